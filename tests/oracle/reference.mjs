@@ -1,0 +1,389 @@
+#!/usr/bin/env node
+// Test oracle: the team's plain JavaScript transcription of the reference metric
+// ("explore allocation efficiency", codegraph agent-eval parse-run.mjs) as written
+// in /work/shared/spec/reference-metric.md. It is NOT the original parse-run.mjs
+// (whose source we do not have). It is written the most natural JS way on purpose:
+// UTF-16 .length, ASCII \w and \b, JS multi-line ^/$, toFixed(1),
+// toLocaleString('en-US') and trim() come for free.
+//
+// Usage: node tests/oracle/reference.mjs [--json] FILE [FILE ...]
+//   FILEs are stream-json JSONL segments of one session, read in order, or one
+//   already-stitched JSONL file of interactive events (no result event: the
+//   answer falls back to the last main-thread assistant text).
+//
+// No dependencies beyond Node 20 built-ins.
+
+import { readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+// ---------------------------------------------------------------------------
+// Constants taken verbatim from the spec.
+
+// Spec §2: defining kinds. Other kinds (calls, references, imports, ...) never credit.
+const DEFINING_KINDS = new Set([
+  'module', 'class', 'struct', 'interface', 'trait', 'protocol', 'function',
+  'method', 'property', 'field', 'variable', 'constant', 'enum', 'enum_member',
+  'type_alias', 'namespace', 'route', 'component',
+]);
+// Spec §4: names listed with these kinds are "weak" owners.
+const WEAK_KINDS = new Set(['variable', 'constant']);
+
+// Spec §3: stopwords for code-span symbol tokens (compared lower-cased).
+const STOPWORDS = new Set([
+  'function', 'return', 'const', 'this', 'true', 'false', 'null', 'void',
+  'undefined', 'string', 'object', 'number', 'boolean', 'array', 'class',
+  'import', 'export', 'async', 'await', 'default', 'type', 'value', 'name',
+  'data', 'self', 'super', 'else', 'then', 'case', 'from', 'with', 'when',
+  'where', 'that', 'they',
+]);
+
+// Regexes exactly as the spec gives them (JS semantics).
+const HEADER_RE = /^\*\*`([^`]+)`\*\*(.*)$/gm;                   // §2 section header
+const HEADER_SYMBOL_RE = /([A-Za-z_$][\w$.]*)\(([a-z_]+)\)/g;     // §2 header symbols
+const PATH_DIR_RE = /(?:[\w@.+-]+\/)+[\w@.+-]+\.[A-Za-z]\w*/g;    // §3 paths (a)
+const PATH_BARE_RE = /\b[\w@+-]+\.[A-Za-z]\w*/g;                  // §3 paths (b), ext-gated
+const CODE_SPAN_RE = /`([^`\n]+)`/g;                              // §3 code spans
+const TOKEN_RE = /[A-Za-z_$][\w$]*/g;                             // §3 tokens in a code span
+
+const TOP_FILES = 12;
+
+// ---------------------------------------------------------------------------
+// Reading.
+// Decision: split each file's text on "\n"; skip lines that are empty after
+// trim() or fail JSON.parse, and count every skipped line in skipped_lines
+// (as decided, this includes blank lines — so the empty string after a file's
+// final "\n" counts as one skipped line).
+
+function readEvents(files) {
+  const events = [];
+  let skipped = 0;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') { skipped++; continue; }
+      let ev;
+      try { ev = JSON.parse(line); } catch { skipped++; continue; }
+      events.push(ev);
+    }
+  }
+  return { events, skipped };
+}
+
+const isObj = (x) => x !== null && typeof x === 'object';
+
+function contentBlocks(ev) {
+  return isObj(ev) && isObj(ev.message) && Array.isArray(ev.message.content)
+    ? ev.message.content : null;
+}
+
+// ---------------------------------------------------------------------------
+// Explore responses (spec §1).
+// Decision: walk events in order; in every event whose message.content is an
+// array, walk blocks in order. tool_use records id -> name. A tool_result whose
+// tool_use_id maps (to a name seen so far) to a name that includes
+// "codegraph_explore" and whose is_error is not truthy contributes a response.
+// Its text: content if a string; if an array, items.map(it => string it.text,
+// else the item itself if it is a string, else JSON.stringify(it)).join('')
+// (an item whose `text` is not a string counts as "without text");
+// any other content is ''.
+
+function resultText(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((it) => (isObj(it) && typeof it.text === 'string')
+      ? it.text
+      : (typeof it === 'string' ? it : JSON.stringify(it))).join('');
+  }
+  return '';
+}
+
+function exploreResponses(events) {
+  const names = new Map(); // tool_use id -> name
+  const out = [];
+  for (const ev of events) {
+    const blocks = contentBlocks(ev);
+    if (!blocks) continue;
+    for (const b of blocks) {
+      if (!isObj(b)) continue;
+      if (b.type === 'tool_use') {
+        names.set(b.id, b.name);
+      } else if (b.type === 'tool_result') {
+        const name = names.get(b.tool_use_id);
+        if (typeof name === 'string' && name.includes('codegraph_explore') && !b.is_error) {
+          out.push(resultText(b.content));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Final answer (spec §1).
+// Decision: if any event has type "result" with a string `result`, the answer is
+// all such strings joined by "\n\n". Otherwise it is the text of the LAST event
+// with type "assistant", parent_tool_use_id absent or null, whose message.content
+// text blocks (type "text" with a string text) concatenated with '' are not blank
+// after trim(); the answer is that concatenation (untrimmed).
+
+function finalAnswer(events) {
+  const results = events
+    .filter((ev) => isObj(ev) && ev.type === 'result' && typeof ev.result === 'string')
+    .map((ev) => ev.result);
+  if (results.length > 0) return results.join('\n\n');
+  let answer = '';
+  for (const ev of events) {
+    if (!isObj(ev) || ev.type !== 'assistant') continue;
+    if (ev.parent_tool_use_id !== undefined && ev.parent_tool_use_id !== null) continue;
+    const blocks = contentBlocks(ev);
+    if (!blocks) continue;
+    const text = blocks
+      .filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string')
+      .map((b) => b.text).join('');
+    if (text.trim() !== '') answer = text;
+  }
+  return answer;
+}
+
+// ---------------------------------------------------------------------------
+// Sections (spec §2).
+// Decision: header regex /^\*\*`([^`]+)`\*\*(.*)$/gm over the response text; a
+// section runs from its header's match index to the next header's match index;
+// the last ends at text.indexOf('\n> ', start), or text.length if -1.
+// chars = end - start (JS length, UTF-16 code units). A response with no header
+// is dropped before calls are numbered. Header symbols: every match of
+// /([A-Za-z_$][\w$.]*)\(([a-z_]+)\)/g in group 2 whose kind is a defining kind.
+
+function parseSections(text) {
+  const headers = [...text.matchAll(HEADER_RE)];
+  return headers.map((m, i) => {
+    const start = m.index;
+    let end;
+    if (i + 1 < headers.length) {
+      end = headers[i + 1].index;
+    } else {
+      end = text.indexOf('\n> ', start);
+      if (end === -1) end = text.length;
+    }
+    const symbols = [...m[2].matchAll(HEADER_SYMBOL_RE)]
+      .filter((s) => DEFINING_KINDS.has(s[2]))
+      .map((s) => ({ name: s[1], kind: s[2] }));
+    return { path: m[1], chars: end - start, symbols };
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Citations (spec §3).
+// Decision: one insertion-ordered Set of paths: all (a) matches first, then the
+// (b) matches whose extension (after the last '.', lower-cased) is the extension
+// of some returned path (after its last '.', lower-cased, only when
+// lastIndexOf('.') > 0). Symbols: in each code span, every token of length >= 4
+// whose lower-case form is not a stopword; insertion-ordered Set.
+
+function extOf(s) {
+  return s.slice(s.lastIndexOf('.') + 1).toLowerCase();
+}
+
+function citedPaths(answer, returnedPaths) {
+  const exts = new Set();
+  for (const p of returnedPaths) {
+    const i = p.lastIndexOf('.');
+    if (i > 0) exts.add(p.slice(i + 1).toLowerCase());
+  }
+  const cited = new Set();
+  for (const m of answer.matchAll(PATH_DIR_RE)) cited.add(m[0]);
+  for (const m of answer.matchAll(PATH_BARE_RE)) {
+    if (exts.has(extOf(m[0]))) cited.add(m[0]);
+  }
+  return cited;
+}
+
+function citedSymbols(answer) {
+  const cited = new Set();
+  for (const span of answer.matchAll(CODE_SPAN_RE)) {
+    for (const t of span[1].matchAll(TOKEN_RE)) {
+      const tok = t[0];
+      if (tok.length >= 4 && !STOPWORDS.has(tok.toLowerCase())) cited.add(tok);
+    }
+  }
+  return cited;
+}
+
+// ---------------------------------------------------------------------------
+// Verdicts (spec §4), decided once per distinct path string.
+// Decision: path channel first: the first cited path p (Set order) such that
+// norm(p) === norm(file), or norm(file) ends with '/' + norm(p), or norm(p) ends
+// with '/' + norm(file); norm replaces every backslash with '/' and then removes
+// one leading './'. Evidence = p. Else the symbol channel: owners map built over
+// every section of every call, name -> {strong, weak} (weak when the kind is
+// variable or constant); owners(name) = strong if strong.size > 0 else weak; the
+// first cited symbol s (Set order) whose owners include the file and number
+// fewer than 3 credits it. Evidence = s.
+
+function norm(p) {
+  const s = p.replace(/\\/g, '/');
+  return s.startsWith('./') ? s.slice(2) : s;
+}
+
+function buildOwners(calls) {
+  const owners = new Map();
+  for (const call of calls) {
+    for (const sec of call) {
+      for (const { name, kind } of sec.symbols) {
+        if (!owners.has(name)) owners.set(name, { strong: new Set(), weak: new Set() });
+        const o = owners.get(name);
+        (WEAK_KINDS.has(kind) ? o.weak : o.strong).add(sec.path);
+      }
+    }
+  }
+  return owners;
+}
+
+function verdict(file, paths, symbols, owners) {
+  const f = norm(file);
+  for (const p of paths) {
+    const q = norm(p);
+    if (q === f || f.endsWith('/' + q) || q.endsWith('/' + f)) {
+      return { credited: 'path', evidence: p };
+    }
+  }
+  for (const s of symbols) {
+    const o = owners.get(s);
+    if (!o) continue;
+    const set = o.strong.size > 0 ? o.strong : o.weak;
+    if (set.has(file) && set.size < 3) return { credited: 'symbol', evidence: s };
+  }
+  return { credited: null, evidence: null };
+}
+
+// ---------------------------------------------------------------------------
+// The accountant (spec §5).
+// Decision: per call, envelope = sum of section chars, used = sum over sections
+// whose path is credited, used_by_path = same for path credits. Pooled files:
+// path -> {chars summed over all sections of all calls, calls = number of such
+// sections}, first-seen order, then stable sort by chars descending. Totals are
+// sums over calls; files_returned = distinct paths; files_used = distinct
+// credited paths. Ratios are x ? a / x : 0.
+
+const ratio = (a, b) => (b ? a / b : 0);
+
+export function analyze(files) {
+  const { events, skipped } = readEvents(files);
+  const calls = exploreResponses(events)
+    .map(parseSections)
+    .filter((secs) => secs.length > 0);
+  const answer = finalAnswer(events);
+
+  const pooled = new Map();
+  for (const call of calls) {
+    for (const sec of call) {
+      if (!pooled.has(sec.path)) pooled.set(sec.path, { path: sec.path, chars: 0, calls: 0 });
+      const p = pooled.get(sec.path);
+      p.chars += sec.chars;
+      p.calls += 1;
+    }
+  }
+
+  const paths = citedPaths(answer, [...pooled.keys()]);
+  const symbols = citedSymbols(answer);
+  const owners = buildOwners(calls);
+  const verdicts = new Map();
+  for (const file of pooled.keys()) verdicts.set(file, verdict(file, paths, symbols, owners));
+
+  const callRows = calls.map((call) => {
+    let envelope = 0, used = 0, usedByPath = 0, credited = 0;
+    for (const sec of call) {
+      const v = verdicts.get(sec.path);
+      envelope += sec.chars;
+      if (v.credited) { used += sec.chars; credited++; }
+      if (v.credited === 'path') usedByPath += sec.chars;
+    }
+    return {
+      envelope, used, used_by_path: usedByPath,
+      credited_sections: credited,
+      sections: call.map(({ path, chars }) => ({ path, chars })),
+    };
+  });
+
+  const envelope = callRows.reduce((a, c) => a + c.envelope, 0);
+  const used = callRows.reduce((a, c) => a + c.used, 0);
+  const usedByPath = callRows.reduce((a, c) => a + c.used_by_path, 0);
+  const fileRows = [...pooled.values()]
+    .sort((a, b) => b.chars - a.chars) // Array.prototype.sort is stable (ES2019+)
+    .map((p) => ({ ...p, ...verdicts.get(p.path) }));
+
+  return {
+    envelope,
+    used,
+    used_by_path: usedByPath,
+    efficiency: ratio(used, envelope),
+    path_efficiency: ratio(usedByPath, envelope),
+    files_returned: fileRows.length,
+    files_used: fileRows.filter((f) => f.credited).length,
+    has_answer: answer.trim() !== '',
+    answer,
+    skipped_lines: skipped,
+    calls: callRows,
+    files: fileRows,
+    cited_paths: [...paths],
+    cited_symbols: [...symbols],
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The text block (spec §6). Lines joined by "\n" with a trailing "\n".
+// pct(x) = (x * 100).toFixed(1) + '%' for a ratio x. "calls"/"files" are always
+// plural. Per-call counts are section counts of that call.
+
+const pct = (x) => (x * 100).toFixed(1) + '%';
+const num = (n) => n.toLocaleString('en-US');
+
+export function render(r) {
+  if (r.calls.length === 0) {
+    return 'Explore allocation: no codegraph_explore responses with source sections\n';
+  }
+  const lines = [];
+  lines.push(`Explore allocation — share of returned bytes the answer used (${r.calls.length} calls, ${r.files_returned} files):`);
+  lines.push(`  efficiency ${pct(r.efficiency).padStart(6)}  ${num(r.used)} of ${num(r.envelope)} chars   (${r.files_used}/${r.files_returned} files cited; path-cited alone ${pct(r.path_efficiency)})`);
+  if (!r.has_answer) {
+    lines.push('  !! no final answer text found — efficiency is not meaningful for this run');
+  }
+  r.calls.forEach((c, i) => {
+    lines.push(`  call ${i + 1}: ${pct(ratio(c.used, c.envelope)).padStart(6)}  ${num(c.used)}/${num(c.envelope)} chars  ${c.credited_sections}/${c.sections.length} files`);
+  });
+  for (const f of r.files.slice(0, TOP_FILES)) {
+    const label = f.credited === 'path' ? 'path'
+      : f.credited === 'symbol' ? `symbol \`${f.evidence}\`` : '—';
+    // r.envelope > 0 here: every section holds at least its header's first char.
+    lines.push(`  ${f.credited ? '*' : ' '} ${pct(f.chars / r.envelope).padStart(6)} ${String(f.chars).padStart(6)}  ${f.path}  ${label}`);
+  }
+  if (r.files.length > TOP_FILES) lines.push(`    … ${r.files.length - TOP_FILES} more files`);
+  lines.push('  note: relative metric — attribution is by citation, so compare builds on the same question, not absolutes.');
+  return lines.join('\n') + '\n';
+}
+
+// JSON view: the documented shape (per-call credited_sections is internal).
+export function toJSON(r) {
+  return {
+    ...r,
+    calls: r.calls.map(({ envelope, used, used_by_path, sections }) => ({ envelope, used, used_by_path, sections })),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// CLI.
+
+function main(argv) {
+  const json = argv.includes('--json');
+  const files = argv.filter((a) => a !== '--json');
+  if (files.length === 0) {
+    process.stderr.write('usage: node tests/oracle/reference.mjs [--json] FILE [FILE ...]\n');
+    process.exit(2);
+  }
+  const r = analyze(files);
+  process.stdout.write(json ? JSON.stringify(toJSON(r)) + '\n' : render(r));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main(process.argv.slice(2));
+}
