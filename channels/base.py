@@ -1,0 +1,49 @@
+"""What a channel is and what it reports."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping, Optional, Protocol
+
+import attrs
+
+from citeledger.core.models import Call
+
+
+@attrs.frozen
+class Finding:
+    """One channel's conclusion about one returned file.
+
+    `evidence` is the citation or symbol that credited the file (or, for a
+    file not credited, the nearest miss); `reason` says which rule decided.
+    """
+
+    channel: str
+    credited: bool
+    evidence: Optional[str]
+    reason: str
+
+
+@attrs.frozen
+class Envelope:
+    """Everything one session's explore calls returned."""
+
+    calls: tuple[Call, ...]
+    paths: tuple[str, ...]  # distinct file paths, first-seen order
+
+    def sections(self):
+        for call in self.calls:
+            for section in call.sections:
+                if not section.meta:
+                    yield section
+
+
+class Channel(Protocol):
+    """A citation channel. Instances are built once per ruleset."""
+
+    name: ClassVar[str]
+    Options: ClassVar[type]  # an attrs class: the keys a ruleset may set
+
+    def __init__(self, options) -> None: ...
+
+    def judge(self, answer: str, envelope: Envelope) -> Mapping[str, Finding]:
+        """A Finding for every path in `envelope.paths`."""

@@ -1,0 +1,134 @@
+"""The symbol channel: the answer names something the file's header defines."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import attrs
+
+from citeledger.core.hookspecs import hookimpl
+from citeledger.core.jsstr import utf16_len
+
+from .base import Envelope, Finding
+
+
+@attrs.frozen
+class SymbolOptions:
+    # An inline code span; group 1 is its content.
+    code_span: re.Pattern
+    # A symbol token inside a code span (or in prose, when allowed).
+    token: re.Pattern
+    # Tokens shorter than this (in UTF-16 units) are too generic to count.
+    min_length: int
+    # Lower-case tokens that are keywords or generic words, never symbols.
+    stopwords: tuple[str, ...]
+    # Only tokens inside code spans count; prose mentions do not.
+    code_spans_only: bool
+    # Header kinds that define a name; others (calls, references, imports)
+    # are call sites and edges and never credit a file.
+    defining_kinds: tuple[str, ...]
+    # Only the defining kinds own a name (false: every kind does).
+    defining_kinds_only: bool
+    # Defining kinds that usually are import bindings (weak owners).
+    weak_kinds: tuple[str, ...]
+    # "lose": weak owners count only when no strong owner exists;
+    # "credit": weak owners are owners beside the strong ones.
+    weak_owners: str = attrs.field(validator=attrs.validators.in_(("lose", "credit")))
+    # A name owned by this many files or more identifies none; 0 turns it off.
+    ambiguity_limit: int = attrs.field(validator=attrs.validators.ge(0))
+    # Names that a render tag (`focused (...)`, `skeleton (...)`) lists
+    # without a kind count as strong definitions.
+    tag_names_define: bool = False
+
+
+@attrs.frozen
+class Owners:
+    strong: frozenset
+    weak: frozenset
+
+
+class SymbolChannel:
+    name = "symbol"
+    Options = SymbolOptions
+
+    def __init__(self, options: SymbolOptions):
+        self.options = options
+        self._stop = frozenset(options.stopwords)
+        self._defining = frozenset(options.defining_kinds)
+        self._weak = frozenset(options.weak_kinds)
+
+    def citations(self, answer: str) -> list[str]:
+        """Cited symbols in first-seen order."""
+        opts = self.options
+        spans = [m.group(1) for m in opts.code_span.finditer(answer)] if opts.code_spans_only else [answer]
+        seen: dict[str, None] = {}
+        for span in spans:
+            for m in opts.token.finditer(span):
+                tok = m.group()
+                if utf16_len(tok) >= opts.min_length and tok.lower() not in self._stop:
+                    seen.setdefault(tok, None)
+        return list(seen)
+
+    def owners(self, envelope: Envelope) -> dict[str, Owners]:
+        strong: dict[str, set] = defaultdict(set)
+        weak: dict[str, set] = defaultdict(set)
+        for section in envelope.sections():
+            header = section.header
+            if header is None:
+                continue
+            for sym in header.symbols:
+                if self.options.defining_kinds_only and sym.kind not in self._defining:
+                    continue
+                (weak if sym.kind in self._weak else strong)[sym.name].add(section.path)
+            if self.options.tag_names_define:
+                for tag in header.tags:
+                    for name in tag.names:
+                        strong[name].add(section.path)
+        return {
+            name: Owners(frozenset(strong.get(name, ())), frozenset(weak.get(name, ())))
+            for name in strong.keys() | weak.keys()
+        }
+
+    def effective(self, owners: Owners) -> frozenset:
+        if self.options.weak_owners == "credit":
+            return owners.strong | owners.weak
+        return owners.strong or owners.weak
+
+    def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
+        cited = self.citations(answer)
+        table = self.owners(envelope)
+        limit = self.options.ambiguity_limit
+        findings = {}
+        for path in envelope.paths:
+            miss = None
+            for name in cited:
+                owners = table.get(name)
+                if owners is None:
+                    continue
+                effective = self.effective(owners)
+                if path not in effective:
+                    if miss is None and path in owners.weak:
+                        others = ", ".join(sorted(owners.strong))
+                        miss = (name, f"symbol `{name}`: weak owner loses to a strong owner in {others}")
+                    continue
+                if limit and len(effective) >= limit:
+                    if miss is None:
+                        miss = (name, f"symbol `{name}`: owned by {len(effective)} files, ambiguity cutoff (limit {limit})")
+                    continue
+                findings[path] = Finding(
+                    self.name, True, name,
+                    f"symbol `{name}`: defined here" + (f" and in {len(effective) - 1} other file(s)" if len(effective) > 1 else ""),
+                )
+                break
+            else:
+                if miss:
+                    findings[path] = Finding(self.name, False, miss[0], miss[1])
+                else:
+                    findings[path] = Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+        return findings
+
+
+@hookimpl
+def citeledger_register_channels(register):
+    register(SymbolChannel)

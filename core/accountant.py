@@ -1,0 +1,134 @@
+"""Score a transcript under a ruleset: calls, sections, verdicts, pooling."""
+
+from __future__ import annotations
+
+import functools
+
+from citeledger.channels.base import Envelope
+
+from .jsstr import is_blank
+from .models import Call, InputWarning, Transcript
+from .plugins import channels as channel_classes
+from .score import CallScore, FileScore, SessionScore, Verdict
+from .splitter import split_sections
+
+
+@functools.lru_cache(maxsize=64)
+def _channels_for(ruleset) -> tuple:
+    known = channel_classes()
+    return tuple(known[rule.name](rule.options) for rule in ruleset.channels)
+
+
+def _readable(transcript: Transcript, ruleset):
+    """The transcript as the ruleset reads it: (responses, results, texts, warnings)."""
+    responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
+    warnings = list(transcript.warnings)
+    if ruleset.reader.bom == "unreadable" and transcript.bom_lines:
+        lost = set(transcript.bom_lines)
+        responses = tuple(
+            r for r in responses if r.origin not in lost and r.tool_use_origin not in lost
+        )
+        results = tuple(r for r in results if r.origin not in lost)
+        texts = tuple(t for t in texts if t.origin not in lost)
+        warnings += [
+            InputWarning(o.file, o.line, "not JSON (starts with a byte order mark), skipped") for o in lost
+        ]
+    return responses, results, texts, tuple(warnings)
+
+
+def final_answer(results, texts, rule: str) -> tuple[str, str]:
+    """(answer, where it came from)."""
+    if results:
+        return "\n\n".join(r.text for r in results), "result"
+    if rule == "final-turn-text":
+        turns: dict[int, list[str]] = {}
+        for t in texts:
+            if t.after_last_tool_use and not is_blank(t.text):
+                turns.setdefault(t.turn, []).append(t.text)
+        if turns:
+            return "\n\n".join("\n\n".join(parts) for parts in turns.values()), "final-turn-text"
+        return "", "none"
+    for t in reversed(texts):
+        if not is_blank(t.text):
+            return t.text, "text-event"
+    return "", "none"
+
+
+def calls_of(responses, ruleset) -> tuple[Call, ...]:
+    calls = []
+    for response in responses:
+        text = ruleset.reader.block_separator.join(response.blocks)
+        sections = split_sections(text, ruleset.splitter)
+        if sections:
+            calls.append(Call(len(calls) + 1, sections, response.origin))
+    return tuple(calls)
+
+
+def score(transcript: Transcript, ruleset) -> SessionScore:
+    responses, results, texts, warnings = _readable(transcript, ruleset)
+    answer, source = final_answer(results, texts, ruleset.reader.answer)
+    calls = calls_of(responses, ruleset)
+    paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+    envelope = Envelope(calls, paths)
+    channels = _channels_for(ruleset)
+    judged = [channel.judge(answer, envelope) for channel in channels]
+    rank = {}
+    verdicts = {}
+    for path in paths:
+        findings = tuple(j[path] for j in judged)
+        winner = next((i for i, f in enumerate(findings) if f.credited), None)
+        rank[path] = winner
+        verdicts[path] = Verdict(
+            path,
+            channels[winner].name if winner is not None else None,
+            findings[winner].evidence if winner is not None else None,
+            findings,
+        )
+    n = len(channels)
+    call_scores = []
+    pooled: dict[str, list[int]] = {}
+    meta = 0
+    for call in calls:
+        by_rank = [0] * n
+        env = used_sections = 0
+        files = []
+        for s in call.sections:
+            env += s.chars
+            if s.meta:
+                meta += s.chars
+                continue
+            files.append((s.path, s.chars))
+            slot = pooled.setdefault(s.path, [0, 0])
+            slot[0] += s.chars
+            slot[1] += 1
+            if rank[s.path] is not None:
+                by_rank[rank[s.path]] += s.chars
+                used_sections += 1
+        call_scores.append(
+            CallScore(
+                call.number, env, sum(by_rank), tuple(by_rank), len(files), used_sections,
+                tuple(files), call.origin.file, call.origin.line,
+            )
+        )
+    # sorted() is stable: ties keep first-seen order, as the reference's sort.
+    files = tuple(
+        FileScore(path, chars, count, verdicts[path])
+        for path, (chars, count) in sorted(pooled.items(), key=lambda kv: -kv[1][0])
+    )
+    used_by_rank = tuple(sum(c.used_by_rank[i] for c in call_scores) for i in range(n))
+    return SessionScore(
+        name=transcript.name,
+        ruleset=ruleset.name,
+        channels=tuple(c.name for c in channels),
+        inputs=transcript.files,
+        calls=tuple(call_scores),
+        files=files,
+        envelope=sum(c.envelope for c in call_scores),
+        used=sum(used_by_rank),
+        used_by_rank=used_by_rank,
+        meta_chars=meta,
+        answer=answer,
+        has_answer=not is_blank(answer),
+        answer_source=source,
+        warnings=warnings,
+    )

@@ -1,0 +1,73 @@
+"""`citeledger score`: one session, the reference's text block or JSON."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+
+from ..accountant import score
+from ..answer_set import answer_set
+from ..errors import EXIT_OK, EXIT_WARNINGS
+from ..jsstr import percent, thousands
+from ..render_json import session_dict
+from ..render_text import render_text
+from ..score import ratio
+from .common import add_ruleset_option, read_session, ruleset_from
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score one session (the reference's text block, or --json)",
+        description=(
+            "Score one session: stream-json segment FILEs of one run, in order "
+            "(run-x.jsonl run-x.t2.jsonl ...), or --session PATH for a Claude Code "
+            "interactive log (a project directory, its ~/.claude/projects folder, or one .jsonl)."
+        ),
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
+    p.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
+    add_ruleset_option(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
+    p.add_argument(
+        "--answer", action="append", default=[], metavar="GLOB",
+        help="files that make up the true answer (repeatable; ** any path, * within a directory): "
+        "adds the envelope view with the answer set's share",
+    )
+    p.set_defaults(run=run)
+
+
+def render_answer_set(result, view) -> str:
+    lines = [
+        f"Envelope view — answer set ({', '.join(view.globs)}): {len(view.members)}/{len(result.files)} files, "
+        f"{percent(view.share)} of {thousands(view.envelope)} chars",
+    ]
+    for f in result.files:
+        mark = "*" if f.path in view.members else " "
+        lines.append(f"  {mark} {percent(ratio(f.chars, view.envelope)):>6} {f.chars:>6}  {f.path}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    ruleset = ruleset_from(args)
+    transcript = read_session(args.files, args.session, ruleset)
+    result = score(transcript, ruleset)
+    view = answer_set(result, args.answer) if args.answer else None
+    if args.json:
+        data = session_dict(result)
+        if view:
+            data["answer_set"] = {
+                "globs": list(view.globs),
+                "chars": view.chars,
+                "share": view.share,
+                "files": list(view.members),
+            }
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(render_text(result))
+        if view:
+            sys.stdout.write(render_answer_set(result, view))
+        for w in result.warnings:
+            print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+    return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

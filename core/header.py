@@ -1,0 +1,94 @@
+"""Parse a section header line with the lark grammar in header.lark."""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+
+from lark import Lark, Token, Transformer, UnexpectedInput
+
+from .models import Header, RenderTag, Symbol
+
+_GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
+_PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False)
+_ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
+_COUNT = re.compile(r"[0-9]+")
+
+
+def _symbol(token: str) -> Symbol:
+    name, kind = _ITEM.fullmatch(token).groups()
+    return Symbol(name, kind)
+
+
+class _Tag:
+    """A render tag while the tree is transformed: the tag and the symbols inside."""
+
+    __slots__ = ("tag", "symbols")
+
+    def __init__(self, tag: RenderTag, symbols: list[Symbol]):
+        self.tag = tag
+        self.symbols = symbols
+
+
+class _ToHeader(Transformer):
+    """Parse tree -> Header. Items keep their left-to-right order."""
+
+    def symbol(self, children):
+        return _symbol(children[0])
+
+    def more(self, children):
+        return int(_COUNT.search(children[0]).group())
+
+    def text(self, children):
+        token = children[0]
+        return str(token) if token.type == "WORD" else None
+
+    def tag(self, children):
+        names: list[str] = []
+        symbols: list[Symbol] = []
+        for child in children[1:-1]:
+            if isinstance(child, Symbol):
+                names.append(child.name)
+                symbols.append(child)
+            elif isinstance(child, _Tag):
+                names.extend(child.tag.names)
+                symbols.extend(child.symbols)
+            elif isinstance(child, str) and not isinstance(child, Token):
+                names.append(child)
+        return _Tag(RenderTag(str(children[0])[:-1].strip(), tuple(names)), symbols)
+
+    def header(self, children):
+        path, items = str(children[1]), children[3:]
+        symbols: list[Symbol] = []
+        tags: list[RenderTag] = []
+        more = None
+        for item in items:
+            if isinstance(item, Symbol):
+                symbols.append(item)
+            elif isinstance(item, _Tag):
+                tags.append(item.tag)
+                symbols.extend(item.symbols)
+            elif isinstance(item, int):
+                more = item
+        return Header(path, "", tuple(symbols), more=more, tags=tuple(tags))
+
+
+_TO_HEADER = _ToHeader()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def parse_header(path: str, suffix: str) -> Header:
+    """Structure a header line the splitter found (path and suffix); never raises.
+
+    Cached: the same header recurs across calls, runs and rulesets.
+    """
+    try:
+        tree = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
+    except UnexpectedInput:
+        tokens = _PARSER.parse(suffix, start="tokens").scan_values(
+            lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
+        )
+        return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
+    parsed = _TO_HEADER.transform(tree)
+    return Header(path, suffix, parsed.symbols, more=parsed.more, tags=parsed.tags)

@@ -1,0 +1,30 @@
+"""The plugin API: what a citeledger plugin can provide.
+
+A plugin is a module with functions marked `@hookimpl`, named after the hooks
+below, registered under the `citeledger.channels` or `citeledger.readers`
+entry-point group. See docs/write-a-channel.md for a worked example.
+"""
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("citeledger")
+hookimpl = pluggy.HookimplMarker("citeledger")
+
+
+@hookspec
+def citeledger_register_channels(register):
+    """Add citation channels: call `register(ChannelClass)` once per channel.
+
+    A channel class has a `name`, an attrs `Options` class (its ruleset keys)
+    and `judge(answer, envelope) -> {path: Finding}`; see
+    citeledger.channels.base.Channel.
+    """
+
+
+@hookspec
+def citeledger_register_readers(register):
+    """Add transcript readers: call `register(ReaderClass)` once per reader.
+
+    A reader class has a `name`, `claims(path) -> bool` and
+    `read(paths, options) -> Transcript`; see citeledger.core.readers.base.Reader.
+    """

@@ -1,0 +1,167 @@
+"""Read JSONL files line by line the way the reference reads them.
+
+The reference reads a file as UTF-8 text, splits it on "\\n" and runs
+JSON.parse on each line. Lines are read here in bounded chunks so a single
+enormous line is skipped without being held in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Iterator, NamedTuple
+
+import orjson
+
+from .models import InputWarning
+
+BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 20
+
+
+class Line(NamedTuple):
+    number: int  # 1-based
+    value: object  # the decoded JSON value
+    bom: bool  # the line began with a UTF-8 byte order mark
+
+
+class LineTooLong(Exception):
+    pass
+
+
+def _reject_constant(name: str):
+    # JSON.parse rejects NaN and Infinity; Python's json accepts them.
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_line(raw: bytes) -> object:
+    """JSON.parse of one line: orjson first, then the lenient path.
+
+    orjson refuses invalid UTF-8 and lone surrogate escapes, which JavaScript
+    accepts (its decoder substitutes U+FFFD); the fallback reproduces that.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        text = raw.decode("utf-8", "replace")
+        return json.loads(text, parse_constant=_reject_constant)
+
+
+def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit."""
+    number = 0
+    pending = bytearray()
+    too_long = False
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl == -1:
+                if not too_long:
+                    pending += chunk[start:]
+                    if len(pending) > max_line_bytes:
+                        too_long = True
+                        pending.clear()
+                break
+            number += 1
+            if too_long:
+                yield number, None
+            else:
+                pending += chunk[start:nl]
+                if len(pending) > max_line_bytes:
+                    yield number, None
+                else:
+                    yield number, bytes(pending)
+            pending.clear()
+            too_long = False
+            start = nl + 1
+    if pending or too_long:
+        number += 1
+        yield number, None if too_long else bytes(pending)
+
+
+def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20) -> Iterator[Line]:
+    """Decoded lines of a JSONL file; what cannot be decoded becomes a warning.
+
+    Blank lines are skipped silently (every file ends with one after its last
+    newline); other undecodable lines are reported with file and line.
+    Raises OSError if the file cannot be opened.
+    """
+    with open(path, "rb") as stream:
+        for number, raw in _raw_lines(stream, max_line_bytes):
+            if raw is None:
+                warnings.append(
+                    InputWarning(path, number, f"line longer than {max_line_bytes:,} bytes, skipped")
+                )
+                continue
+            bom = raw.startswith(BOM)
+            body = raw[3:] if bom else raw
+            if not body.strip():
+                continue
+            try:
+                value = decode_line(body)
+            except (ValueError, RecursionError) as exc:
+                warnings.append(InputWarning(path, number, f"not JSON ({_reason(exc, body)}), skipped"))
+                continue
+            yield Line(number, value, bom)
+
+
+def _reason(exc: Exception, body: bytes) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if not body.rstrip().endswith((b"}", b"]")) and body.lstrip().startswith((b"{", b"[")):
+        return "truncated"
+    text = str(exc).split(":")[0]
+    return text[:60] or "invalid"
+
+
+def js_stringify(value) -> str:
+    """JSON.stringify for a decoded JSON value (compact).
+
+    Differs from json.dumps where JavaScript does: integer-like keys come first
+    in ascending order, integral floats print without ".0", exponents as 1e+21.
+    """
+    if isinstance(value, dict):
+        keys = list(value)
+        index_keys = sorted((k for k in keys if _is_index(k)), key=int)
+        ordered = index_keys + [k for k in keys if not _is_index(k)]
+        return "{" + ",".join(
+            json.dumps(str(k), ensure_ascii=False) + ":" + js_stringify(value[k]) for k in ordered
+        ) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(js_stringify(v) for v in value) + "]"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return _js_number(value)
+    if isinstance(value, str):
+        return _js_string(value)
+    return json.dumps(value)
+
+
+def _is_index(key: str) -> bool:
+    return key.isdigit() and key.isascii() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+
+def _js_number(x: float) -> str:
+    if not math.isfinite(x):
+        return "null"
+    if x == int(x) and abs(x) < 1e21:
+        return str(int(x))
+    text = repr(x)
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        sign = "-" if exp.startswith("-") else "+"
+        text = f"{mantissa}e{sign}{int(exp.lstrip('+-'))}"
+    return text
+
+
+def _js_string(s: str) -> str:
+    # JSON.stringify escapes lone surrogates as \\udXXX and keeps other text.
+    out = json.dumps(s, ensure_ascii=False)
+    if any("\ud800" <= ch <= "\udfff" for ch in s):
+        out = "".join(f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch for ch in out)
+    return out

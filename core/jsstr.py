@@ -1,0 +1,63 @@
+"""JavaScript string semantics the reference metric depends on.
+
+The reference is a JavaScript program. Its lengths are UTF-16 code units, its
+`trim()` strips a specific set of characters, its `toFixed(1)` rounds the exact
+binary value half away from zero, and its `toLocaleString('en-US')` groups
+thousands. Python differs on each; these helpers are the JavaScript behaviour.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal
+
+# ECMAScript WhiteSpace (incl. every Unicode Zs) plus LineTerminator.
+JS_WHITESPACE = (
+    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# What `^`, `$` and `.` treat as a line end in a JavaScript regular expression.
+LINE_TERMINATORS = "\n\r\u2028\u2029"
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def js_trim(text: str) -> str:
+    return text.strip(JS_WHITESPACE)
+
+
+def is_blank(text: str) -> bool:
+    return not js_trim(text)
+
+
+def utf16_len(text: str) -> int:
+    """JavaScript's `.length`: characters outside the BMP count two."""
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_ASTRAL.findall(text))
+
+
+def to_fixed(value: float, digits: int = 1) -> str:
+    """JavaScript's Number.prototype.toFixed for finite values.
+
+    toFixed rounds the exact binary value of the double, ties away from zero;
+    Decimal(float) is that exact value, so ROUND_HALF_UP on it matches.
+    """
+    exact = Decimal(value)
+    quantum = Decimal(1).scaleb(-digits)
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_UP)
+    text = f"{rounded:.{digits}f}"
+    # JavaScript prints (-0).toFixed(1) as "0.0" and -0.04.toFixed(1) as "-0.0".
+    if value == 0:
+        text = text.lstrip("-")
+    return text
+
+
+def thousands(n: int) -> str:
+    """`n.toLocaleString('en-US')` for integers."""
+    return f"{n:,}"
+
+
+def percent(ratio: float) -> str:
+    """The reference's percentage: (ratio * 100).toFixed(1) + '%'."""
+    return to_fixed(ratio * 100, 1) + "%"

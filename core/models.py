@@ -1,0 +1,138 @@
+"""Records that cross module boundaries: what a transcript holds once read.
+
+A reader turns files into a `Transcript` (parsing happens once); scoring a
+transcript under a ruleset turns it into calls and sections. Everything here is
+frozen: a parsed corpus is shared by every ruleset that scores it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+frozen = attrs.frozen  # frozen=True, slots=True, auto_attribs
+
+
+@frozen
+class InputWarning:
+    """Something in the input that was skipped or is doubtful."""
+
+    file: str
+    line: int  # 1-based; 0 when it concerns the whole file
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "message": self.message}
+
+
+@frozen
+class Origin:
+    """Where a record came from: file and 1-based line."""
+
+    file: str
+    line: int
+
+
+@frozen
+class ToolResponse:
+    """One successful codegraph_explore tool_result, before any splitting.
+
+    `blocks` holds each content item's contribution separately so that a
+    ruleset decides how they are joined (the reference joins with nothing).
+    """
+
+    blocks: tuple[str, ...]
+    tool_use_id: str
+    origin: Origin
+    parent_tool_use_id: Optional[str] = None
+    tool_use_origin: Optional[Origin] = None  # where the tool_use named it
+
+
+@frozen
+class ResultText:
+    """The string of one `result` event (a headless run's final answer)."""
+
+    text: str
+    origin: Origin
+
+
+@frozen
+class AssistantText:
+    """The text of one main-thread assistant event (one content block's worth).
+
+    `message_id` groups the events of one message; `turn` counts user prompts;
+    `after_last_tool_use` is true when no tool_use follows it in its turn.
+    """
+
+    text: str
+    message_id: Optional[str]
+    turn: int
+    after_last_tool_use: bool
+    origin: Origin
+
+
+@frozen
+class Transcript:
+    """One session as read, independent of any ruleset."""
+
+    name: str
+    files: tuple[str, ...]
+    responses: tuple[ToolResponse, ...]
+    results: tuple[ResultText, ...]  # every `result` event's string, in order
+    assistant_texts: tuple[AssistantText, ...]
+    warnings: tuple[InputWarning, ...]
+    # Lines that began with a UTF-8 byte order mark: the reference's
+    # JSON.parse fails on them, so a ruleset may treat them as unreadable.
+    bom_lines: tuple[Origin, ...] = ()
+    reader: str = ""
+
+
+@frozen
+class Symbol:
+    name: str
+    kind: str
+
+
+@frozen
+class Header:
+    """A parsed section header line."""
+
+    path: str
+    suffix: str
+    symbols: tuple[Symbol, ...]  # every `name(kind)` item, any kind
+    more: Optional[int] = None  # the `+N more` count
+    tags: tuple["RenderTag", ...] = ()
+    structured: bool = True  # false when the grammar fell back to symbols only
+
+
+@frozen
+class RenderTag:
+    """`focused (a, b)` / `skeleton (...)`: a render mode and the names it lists."""
+
+    tag: str
+    names: tuple[str, ...]
+
+
+@frozen
+class Section:
+    """One file's section of an explore response.
+
+    `chars` is measured in the ruleset's unit; `text` is kept for channels that
+    look inside the source (line ranges, quotes).
+    """
+
+    path: str
+    header: Optional[Header]
+    chars: int
+    text: str
+    meta: bool = False  # a trailing non-source block, charged to no file
+
+
+@frozen
+class Call:
+    """One explore response that had at least one section."""
+
+    number: int  # 1-based, after responses without sections are dropped
+    sections: tuple[Section, ...]
+    origin: Origin

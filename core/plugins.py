@@ -1,0 +1,67 @@
+"""The plugin manager: built-in and installed channels and readers."""
+
+from __future__ import annotations
+
+import functools
+
+import pluggy
+
+from . import hookspecs
+
+CHANNEL_GROUP = "citeledger.channels"
+READER_GROUP = "citeledger.readers"
+
+# Imported directly as well as through the entry points, so a source checkout
+# that was never installed still has its built-ins.
+BUILTIN = (
+    "citeledger.channels.path",
+    "citeledger.channels.symbol",
+    "citeledger.core.readers.claude_stream",
+    "citeledger.core.readers.claude_interactive",
+)
+
+
+class PluginError(Exception):
+    pass
+
+
+@functools.lru_cache(maxsize=1)
+def manager() -> pluggy.PluginManager:
+    import importlib
+
+    pm = pluggy.PluginManager("citeledger")
+    pm.add_hookspecs(hookspecs)
+    for group in (CHANNEL_GROUP, READER_GROUP):
+        pm.load_setuptools_entrypoints(group)
+    for name in BUILTIN:
+        module = importlib.import_module(name)
+        if not pm.is_registered(module):
+            pm.register(module, name=name)
+    return pm
+
+
+def _collect(hook) -> dict[str, type]:
+    found: dict[str, type] = {}
+
+    def register(cls):
+        name = getattr(cls, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginError(f"{cls!r} has no name")
+        if name in found and found[name] is not cls:
+            raise PluginError(f"two plugins register the name {name!r}")
+        found[name] = cls
+
+    hook(register=register)
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def channels() -> dict[str, type]:
+    """Channel classes by name."""
+    return _collect(manager().hook.citeledger_register_channels)
+
+
+@functools.lru_cache(maxsize=1)
+def readers() -> dict[str, type]:
+    """Reader classes by name."""
+    return _collect(manager().hook.citeledger_register_readers)

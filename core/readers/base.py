@@ -1,0 +1,28 @@
+"""What a transcript reader is."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, Sequence
+
+import attrs
+
+from ..errors import InputError  # noqa: F401  (readers raise it)
+from ..models import Transcript
+
+
+@attrs.frozen
+class ReadOptions:
+    """Reading choices that change what is kept, so a corpus is parsed per distinct value."""
+
+    explore_tool: str = "codegraph_explore"  # substring of the tool's name
+    max_line_bytes: int = 64 << 20
+
+
+class Reader(Protocol):
+    name: ClassVar[str]
+
+    def claims(self, path: str) -> bool:
+        """True if `path` (a file or directory) is this reader's format."""
+
+    def read(self, paths: Sequence[str], options: ReadOptions) -> Transcript:
+        """Read one session from its files (raise InputError if impossible)."""

@@ -1,0 +1,111 @@
+"""Claude Code interactive session logs under ~/.claude/projects/.
+
+    ~/.claude/projects/<escaped-cwd>/<session-id>.jsonl
+    ~/.claude/projects/<escaped-cwd>/<session-id>/subagents/agent-<id>.jsonl
+    ~/.claude/projects/<escaped-cwd>/<session-id>/subagents/agent-<id>.meta.json
+
+Subagent events are read into the session just before the main-thread event
+that carries the spawning tool's result, each with `parent_tool_use_id` set to
+the meta file's `toolUseId` (or `subagent:<file name>` without a meta file).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from typing import Sequence
+
+from ..hookspecs import hookimpl
+from ..models import InputWarning, Transcript
+from .base import InputError, ReadOptions
+from .claude_stream import open_events
+from .walker import EventWalker
+
+
+def escape_project(path: str) -> str:
+    """The directory name Claude Code keeps a project's logs under."""
+    return os.path.abspath(path).replace("/", "-")
+
+
+def resolve_session(path: str) -> str:
+    """A session .jsonl from a session file, a log directory or a project directory."""
+    if os.path.isfile(path):
+        return path
+    if not os.path.exists(path):
+        raise InputError(path, "no such file or directory")
+    candidates = glob.glob(os.path.join(glob.escape(path), "*.jsonl"))
+    if not candidates:
+        home = os.path.expanduser("~/.claude/projects")
+        logs = os.path.join(home, escape_project(path))
+        candidates = glob.glob(os.path.join(glob.escape(logs), "*.jsonl"))
+        if not candidates:
+            raise InputError(path, f"no session logs here or in {logs}")
+    # The newest session is the project's current one; name breaks mtime ties.
+    return max(candidates, key=lambda p: (os.path.getmtime(p), p))
+
+
+def subagent_files(session_file: str, warnings: list) -> dict[str, str]:
+    """parent tool_use id -> subagent log, from the meta files."""
+    folder = os.path.join(session_file.removesuffix(".jsonl"), "subagents")
+    found: dict[str, str] = {}
+    for log in sorted(glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))):
+        meta = log.removesuffix(".jsonl") + ".meta.json"
+        parent = f"subagent:{os.path.basename(log)}"
+        if os.path.exists(meta):
+            try:
+                with open(meta, encoding="utf-8") as fh:
+                    value = json.load(fh).get("toolUseId")
+                if isinstance(value, str) and value:
+                    parent = value
+            except (OSError, ValueError, AttributeError) as exc:
+                warnings.append(InputWarning(meta, 0, f"unreadable meta file ({type(exc).__name__})"))
+        found[parent] = log
+    return found
+
+
+class ClaudeInteractiveReader:
+    name = "claude-interactive"
+
+    def claims(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return True
+        return path.endswith(".jsonl") and os.path.isdir(path.removesuffix(".jsonl"))
+
+    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+        if len(paths) != 1:
+            raise InputError(",".join(paths), "an interactive session is one log file or directory")
+        session = resolve_session(paths[0])
+        walker = EventWalker(options.explore_tool)
+        subagents = subagent_files(session, walker.warnings)
+        files = [session]
+        pending = dict(subagents)
+
+        def splice_subagents(line):
+            # A subagent ran before the main-thread result of the tool that spawned it.
+            message = line.value.get("message") if isinstance(line.value, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    parent = block.get("tool_use_id")
+                    log = pending.pop(parent, None) if isinstance(parent, str) else None
+                    if log:
+                        read_subagent(log, parent)
+
+        def read_subagent(log, parent):
+            files.append(log)
+            try:
+                open_events(log, walker, options, parent=parent)
+            except InputError as exc:  # one bad subagent log does not lose the session
+                walker.warnings.append(InputWarning(exc.file, exc.line, exc.message))
+
+        walker.new_turn()
+        open_events(session, walker, options, before=splice_subagents)
+        for parent, log in pending.items():  # never joined: read at the end
+            read_subagent(log, parent)
+        return walker.transcript(os.path.basename(session).removesuffix(".jsonl"), tuple(files), self.name)
+
+
+@hookimpl
+def citeledger_register_readers(register):
+    register(ClaudeInteractiveReader)

@@ -1,0 +1,73 @@
+"""Claude Code headless runs: `claude -p --output-format stream-json`.
+
+One or more segment files (`run-x.jsonl`, `run-x.t2.jsonl`, ...) form one
+session, read in order; each segment is one turn.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from ..hookspecs import hookimpl
+from ..jsonl import read_jsonl
+from ..models import InputWarning, Transcript
+from .base import InputError, ReadOptions
+from .walker import EventWalker
+
+EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
+
+
+def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, before=None) -> int:
+    """Feed one file's events to the walker; returns how many were events.
+
+    `before(line)`, if given, runs ahead of each line (to splice in other files).
+
+    Raises InputError when the file cannot be read or holds lines but no event.
+    """
+    found = lines = 0
+    try:
+        for line in read_jsonl(path, walker.warnings, options.max_line_bytes):
+            lines += 1
+            if isinstance(line.value, dict) and line.value.get("type") in EVENT_TYPES:
+                found += 1
+            if before is not None:
+                before(line)
+            walker.feed(path, line, parent)
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a transcript file (use --session for a project log)")
+    except FileNotFoundError:
+        raise InputError(path, "no such file")
+    except PermissionError:
+        raise InputError(path, "permission denied")
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}")
+    skipped = sum(1 for w in walker.warnings if w.file == path)
+    if found == 0 and (lines or skipped):
+        raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")
+    if found == 0:
+        walker.warnings.append(InputWarning(path, 0, "empty file"))
+    return found
+
+
+class ClaudeStreamReader:
+    name = "claude-stream"
+
+    def claims(self, path: str) -> bool:
+        return os.path.isfile(path) and path.endswith(".jsonl")
+
+    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+        walker = EventWalker(options.explore_tool)
+        for path in paths:
+            walker.new_turn()
+            open_events(path, walker, options)
+        return walker.transcript(session_name(paths), tuple(paths), self.name)
+
+
+def session_name(paths: Sequence[str]) -> str:
+    return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
+
+
+@hookimpl
+def citeledger_register_readers(register):
+    register(ClaudeStreamReader)

@@ -1,0 +1,144 @@
+"""Walk Claude Code events (stream-json and interactive share their shapes).
+
+This is where the reference's reading rules live: which tool_results are
+explore responses, how their text is assembled, which texts can be the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Optional
+
+from ..jsonl import Line, js_stringify
+from ..jsstr import is_blank
+from ..models import AssistantText, ResultText, InputWarning, Origin, ToolResponse, Transcript
+
+
+def js_truthy(value) -> bool:
+    """JavaScript truthiness: unlike Python, [] and {} are true."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and value != value:  # NaN
+        return False
+    return bool(value)
+
+
+def item_text(item) -> str:
+    """One tool_result content item's contribution to the response text."""
+    if isinstance(item, dict) and isinstance(item.get("text"), str):
+        return item["text"]
+    if isinstance(item, str):
+        return item
+    return js_stringify(item)
+
+
+def content_blocks(content) -> tuple[str, ...]:
+    if isinstance(content, str):
+        return (content,)
+    if isinstance(content, list):
+        return tuple(item_text(item) for item in content)
+    return ()
+
+
+class EventWalker:
+    """Accumulates one session's explore responses and answer candidates."""
+
+    def __init__(self, explore_tool: str = "codegraph_explore"):
+        self.explore_tool = explore_tool
+        self.names: dict[Hashable, object] = {}
+        self.responses: list[ToolResponse] = []
+        self.results: list[ResultText] = []
+        self.warnings: list[InputWarning] = []
+        self.bom_lines: list[Origin] = []
+        self._texts: list[tuple[str, Optional[str], int, Origin]] = []
+        self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
+        self.turn = 0
+
+    def new_turn(self) -> None:
+        self.turn += 1
+
+    def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> None:
+        event = line.value
+        origin = Origin(file, line.number)
+        if line.bom:
+            self.bom_lines.append(origin)
+        if not isinstance(event, dict):
+            return
+        if parent_override is not None:
+            event = dict(event, parent_tool_use_id=parent_override)
+        kind = event.get("type")
+        if kind == "result" and isinstance(event.get("result"), str):
+            self.results.append(ResultText(event["result"], origin))
+        message = event.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        main_thread = event.get("parent_tool_use_id") is None
+        if kind == "user" and main_thread and _is_prompt(content):
+            self.new_turn()
+        if not isinstance(content, list):
+            return
+        texts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "tool_use":
+                tool_id = block.get("id")
+                if isinstance(tool_id, Hashable):
+                    self.names[tool_id] = (block.get("name"), origin)
+                if main_thread and kind == "assistant":
+                    self._last_tool_use[self.turn] = len(self._texts)
+            elif btype == "tool_result":
+                self._tool_result(block, event, origin)
+            elif btype == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+        if kind == "assistant" and main_thread and texts:
+            message_id = message.get("id") if isinstance(message.get("id"), str) else None
+            self._texts.append(("".join(texts), message_id, self.turn, origin))
+
+    def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
+        tool_id = block.get("tool_use_id")
+        known = self.names.get(tool_id) if isinstance(tool_id, Hashable) else None
+        if known is None:
+            self.warnings.append(
+                InputWarning(origin.file, origin.line, f"tool_result for unknown tool_use id {tool_id!r}")
+            )
+            return
+        name, use_origin = known
+        if not (isinstance(name, str) and self.explore_tool in name):
+            return
+        if js_truthy(block.get("is_error")):
+            return
+        parent = event.get("parent_tool_use_id")
+        self.responses.append(
+            ToolResponse(
+                content_blocks(block.get("content")),
+                str(tool_id),
+                origin,
+                parent if isinstance(parent, str) else None,
+                use_origin,
+            )
+        )
+
+    def transcript(self, name: str, files: tuple[str, ...], reader: str) -> Transcript:
+        texts = []
+        for index, (text, message_id, turn, origin) in enumerate(self._texts):
+            after = index >= self._last_tool_use.get(turn, -1)
+            texts.append(AssistantText(text, message_id, turn, after, origin))
+        return Transcript(
+            name=name,
+            files=files,
+            responses=tuple(self.responses),
+            results=tuple(self.results),
+            assistant_texts=tuple(texts),
+            warnings=tuple(self.warnings),
+            bom_lines=tuple(self.bom_lines),
+            reader=reader,
+        )
+
+
+def _is_prompt(content) -> bool:
+    """A user event that is a person's prompt, not a tool_result carrier."""
+    if isinstance(content, str):
+        return not is_blank(content)
+    if isinstance(content, list):
+        return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    return False

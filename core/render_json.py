@@ -1,0 +1,62 @@
+"""A scored session as plain data for JSON (stable key order)."""
+
+from __future__ import annotations
+
+from .score import SessionScore, ratio
+
+
+def finding_dict(f) -> dict:
+    return {"channel": f.channel, "credited": f.credited, "evidence": f.evidence, "reason": f.reason}
+
+
+def session_dict(score: SessionScore, explain: bool = False) -> dict:
+    env = score.envelope
+    out = {
+        "session": score.name,
+        "inputs": list(score.inputs),
+        "status": score.status,
+        "ruleset": score.ruleset,
+        "channels": list(score.channels),
+        "envelope": env,
+        "used": score.used,
+        "efficiency": score.efficiency,
+        "lower_bound": score.lower_bound,
+        "ladder": [{"channels": list(score.channels[: i + 1]), "efficiency": e} for i, (_, e) in enumerate(score.ladder)],
+        "used_by_channel": dict(zip(score.channels, score.used_by_rank)),
+        "meta_chars": score.meta_chars,
+        "files_returned": len(score.files),
+        "files_used": score.files_used,
+        "has_answer": score.has_answer,
+        "answer_source": score.answer_source,
+        "warnings": [w.as_dict() for w in score.warnings],
+        "calls": [],
+        "files": [],
+    }
+    verdicts = {f.path: f.verdict for f in score.files}
+    for call in score.calls:
+        out["calls"].append(
+            {
+                "call": call.number,
+                "envelope": call.envelope,
+                "used": call.used,
+                "efficiency": call.efficiency,
+                "source": {"file": call.origin_file, "line": call.origin_line},
+                "files": [
+                    {"path": p, "chars": c, "channel": verdicts[p].channel, "evidence": verdicts[p].evidence}
+                    for p, c in call.files
+                ],
+            }
+        )
+    for f in score.files:
+        row = {
+            "path": f.path,
+            "chars": f.chars,
+            "share": ratio(f.chars, env),
+            "calls": f.calls,
+            "channel": f.verdict.channel,
+            "evidence": f.verdict.evidence,
+        }
+        if explain:
+            row["findings"] = [finding_dict(x) for x in f.verdict.findings]
+        out["files"].append(row)
+    return out

@@ -1,0 +1,46 @@
+"""The reference's text block (spec section 6), byte for byte."""
+
+from __future__ import annotations
+
+from .jsstr import percent, thousands
+from .score import SessionScore, ratio
+
+TOP_FILES = 12
+NO_CALLS = "Explore allocation: no codegraph_explore responses with source sections"
+NO_ANSWER = "  !! no final answer text found — efficiency is not meaningful for this run"
+NOTE = "  note: relative metric — attribution is by citation, so compare builds on the same question, not absolutes."
+
+
+def label(verdict) -> str:
+    if verdict.channel is None:
+        return "—"
+    if verdict.channel == "path":
+        return "path"
+    return f"{verdict.channel} `{verdict.evidence}`"
+
+
+def render_text(score: SessionScore) -> str:
+    if not score.calls:
+        return NO_CALLS + "\n"
+    env = score.envelope
+    lines = [
+        f"Explore allocation — share of returned bytes the answer used ({len(score.calls)} calls, {len(score.files)} files):",
+        f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} chars"
+        f"   ({score.files_used}/{len(score.files)} files cited; path-cited alone {percent(score.lower_bound)})",
+    ]
+    if not score.has_answer:
+        lines.append(NO_ANSWER)
+    for call in score.calls:
+        lines.append(
+            f"  call {call.number}: {percent(call.efficiency):>6}  {thousands(call.used)}/{thousands(call.envelope)} chars"
+            f"  {call.sections_used}/{call.sections} files"
+        )
+    for f in score.files[:TOP_FILES]:
+        mark = "*" if f.verdict.credited else " "
+        lines.append(f"  {mark} {percent(ratio(f.chars, env)):>6} {f.chars:>6}  {f.path}  {label(f.verdict)}")
+    if len(score.files) > TOP_FILES:
+        lines.append(f"    … {len(score.files) - TOP_FILES} more files")
+    if score.meta_chars:
+        lines.append(f"    {percent(ratio(score.meta_chars, env)):>6} {score.meta_chars:>6}  (trailing blocks, charged to no file)")
+    lines.append(NOTE)
+    return "\n".join(lines) + "\n"

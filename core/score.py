@@ -1,0 +1,103 @@
+"""Records of a scored session (what renderers and statistics consume)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+from .models import InputWarning
+
+frozen = attrs.frozen
+
+
+def ratio(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+@frozen
+class Verdict:
+    """Why one file was or was not credited: every channel's finding, in rank order."""
+
+    path: str
+    channel: Optional[str]  # the crediting channel, None when not credited
+    evidence: Optional[str]
+    findings: tuple  # channels.base.Finding, one per ranked channel
+
+    @property
+    def credited(self) -> bool:
+        return self.channel is not None
+
+
+@frozen
+class CallScore:
+    number: int
+    envelope: int
+    used: int
+    used_by_rank: tuple[int, ...]  # chars credited by each ranked channel
+    sections: int
+    sections_used: int
+    files: tuple[tuple[str, int], ...]  # (path, chars) per section, in order
+    origin_file: str = ""
+    origin_line: int = 0
+
+    @property
+    def efficiency(self) -> float:
+        return ratio(self.used, self.envelope)
+
+
+@frozen
+class FileScore:
+    path: str
+    chars: int  # pooled: every return of the file is charged
+    calls: int  # how many sections returned it
+    verdict: Verdict
+
+
+@frozen
+class SessionScore:
+    name: str
+    ruleset: str
+    channels: tuple[str, ...]  # rank order
+    inputs: tuple[str, ...]
+    calls: tuple[CallScore, ...]
+    files: tuple[FileScore, ...]  # pooled chars descending, stable
+    envelope: int
+    used: int
+    used_by_rank: tuple[int, ...]
+    meta_chars: int
+    answer: str
+    has_answer: bool
+    answer_source: str  # "result", "text-event", "final-turn-text" or "none"
+    warnings: tuple[InputWarning, ...]
+
+    @property
+    def efficiency(self) -> float:
+        return ratio(self.used, self.envelope)
+
+    @property
+    def lower_bound(self) -> float:
+        """The first-ranked channel alone: the conservative floor."""
+        return ratio(self.used_by_rank[0] if self.used_by_rank else 0, self.envelope)
+
+    @property
+    def ladder(self) -> tuple[tuple[str, float], ...]:
+        """Cumulative efficiency as channels are added in rank order."""
+        out, total = [], 0
+        for name, chars in zip(self.channels, self.used_by_rank):
+            total += chars
+            out.append((name, ratio(total, self.envelope)))
+        return tuple(out)
+
+    @property
+    def files_used(self) -> int:
+        return sum(1 for f in self.files if f.verdict.credited)
+
+    @property
+    def status(self) -> str:
+        """scored, no-explore (no call had a section) or no-answer."""
+        if not self.calls:
+            return "no-explore"
+        if not self.has_answer:
+            return "no-answer"
+        return "scored"

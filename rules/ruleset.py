@@ -1,0 +1,84 @@
+"""A ruleset: every constant and guard the accountant and its channels use.
+
+The values live in YAML (citeledger.rulesets); these classes are their shape.
+Field docstrings double as the schema reference (docs/rulesets.md).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import attrs
+
+from citeledger.core.readers.base import ReadOptions
+
+frozen = attrs.frozen
+
+
+def one_of(*choices):
+    return attrs.validators.in_(choices)
+
+
+@frozen
+class ReaderRules:
+    # Substring of the tool name whose results are explore responses.
+    explore_tool: str = "codegraph_explore"
+    # Joined between a tool_result's content items (the reference: nothing).
+    block_separator: str = ""
+    # A line starting with a UTF-8 byte order mark: the reference's JSON.parse
+    # fails on it ("unreadable"); "strip" reads it.
+    bom: str = attrs.field(default="unreadable", validator=one_of("unreadable", "strip"))
+    # Final answer when there is no `result` event: the last main-thread text
+    # event ("last-text-event", the reference) or, per turn, every text after
+    # the turn's last tool call ("final-turn-text").
+    answer: str = attrs.field(default="last-text-event", validator=one_of("last-text-event", "final-turn-text"))
+    # Lines longer than this are skipped with a warning, never held in memory.
+    max_line_bytes: int = 64 << 20
+
+    def read_options(self) -> ReadOptions:
+        return ReadOptions(self.explore_tool, self.max_line_bytes)
+
+
+@frozen
+class SplitterRules:
+    # A section header line; group 1 the path, group 2 the suffix. Python re
+    # syntax written to behave as the reference's JavaScript /^...$/m.
+    header: re.Pattern
+    # The last section ends at the first occurrence of this after its header.
+    trailer: str = "\n> "
+    # What follows the last section's code block: charged to the last file
+    # ("last-file", the reference) or to a meta bucket charged to no file.
+    trailing_block: str = attrs.field(default="last-file", validator=one_of("last-file", "meta"))
+    # Unit sections are counted in: utf16 (JavaScript length), codepoint, utf8.
+    unit: str = attrs.field(default="utf16", validator=one_of("utf16", "codepoint", "utf8"))
+
+
+@frozen
+class ChannelRule:
+    """One enabled channel: its name, rank (position) and validated options."""
+
+    name: str
+    options: Any
+
+
+@frozen
+class Ruleset:
+    name: str
+    description: str
+    reader: ReaderRules
+    splitter: SplitterRules
+    channels: tuple[ChannelRule, ...]  # in rank order; the first is the lower bound
+    source: str = ""  # the file it was loaded from
+    # Every channel's options, enabled or not (for explanations and variation).
+    channel_options: tuple[ChannelRule, ...] = ()
+
+    @property
+    def channel_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.channels)
+
+    def options_for(self, name: str) -> Optional[Any]:
+        for rule in self.channel_options:
+            if rule.name == name:
+                return rule.options
+        return None
