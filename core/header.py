@@ -21,14 +21,10 @@ def _symbol(token: str) -> Symbol:
     return Symbol(name, kind)
 
 
-class _Tag:
-    """A render tag while the tree is transformed: the tag and the symbols inside."""
+class _Part(list):
+    """Items of one header part (the names, an annotation, a tag's parentheses)."""
 
-    __slots__ = ("tag", "symbols")
-
-    def __init__(self, tag: RenderTag, symbols: list[Symbol]):
-        self.tag = tag
-        self.symbols = symbols
+    tag: str | None = None
 
 
 class _ToHeader(Transformer):
@@ -45,33 +41,40 @@ class _ToHeader(Transformer):
         return str(token) if token.type == "WORD" else None
 
     def tag(self, children):
-        names: list[str] = []
-        symbols: list[Symbol] = []
-        for child in children[1:-1]:
-            if isinstance(child, Symbol):
-                names.append(child.name)
-                symbols.append(child)
-            elif isinstance(child, _Tag):
-                names.extend(child.tag.names)
-                symbols.extend(child.symbols)
-            elif isinstance(child, str) and not isinstance(child, Token):
-                names.append(child)
-        return _Tag(RenderTag(str(children[0])[:-1].strip(), tuple(names)), symbols)
+        part = _Part(children[1:-1])
+        part.tag = str(children[0])[:-1].strip()
+        return part
+
+    def names(self, children):
+        return _Part(children)
+
+    def annotation(self, children):
+        return _Part(children[1:])
 
     def header(self, children):
-        path, items = str(children[1]), children[3:]
+        path, names, annotations = str(children[1]), children[3], children[4:]
         symbols: list[Symbol] = []
-        tags: list[RenderTag] = []
+        tags: list[str] = []
         more = None
-        for item in items:
-            if isinstance(item, Symbol):
-                symbols.append(item)
-            elif isinstance(item, _Tag):
-                tags.append(item.tag)
-                symbols.extend(item.symbols)
-            elif isinstance(item, int):
-                more = item
-        return Header(path, "", tuple(symbols), more=more, tags=tuple(tags))
+
+        def walk(part):
+            nonlocal more
+            for item in part:
+                if isinstance(item, Symbol):
+                    symbols.append(item)
+                elif isinstance(item, _Part):
+                    if item.tag:
+                        tags.append(item.tag)
+                    walk(item)
+                elif isinstance(item, int) and part is names:
+                    more = item
+
+        walk(names)
+        for part in annotations:
+            walk(part)
+        # A render tag lists its names bare, before the first "·".
+        bare = tuple(item for item in names if isinstance(item, str))
+        return Header(path, "", tuple(symbols), more=more, tags=tuple(RenderTag(t, bare) for t in tags))
 
 
 _TO_HEADER = _ToHeader()

@@ -108,7 +108,7 @@ class Header:
 
 @frozen
 class RenderTag:
-    """`focused (a, b)` / `skeleton (...)`: a render mode and the names it lists."""
+    """A render tag (`· focused (...)`, `· skeleton (...)`) and the bare names listed before it."""
 
     tag: str
     names: tuple[str, ...]
