@@ -1,0 +1,51 @@
+"""Build small transcripts by hand, so tests know every byte they contain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+EXPLORE = "mcp__codegraph__codegraph_explore"
+
+
+def section(path: str, suffix: str = "", size: int | None = None, body: str = "x") -> str:
+    """A section of exactly `size` characters when given (ASCII padding)."""
+    head = f"**`{path}`**{suffix}\n"
+    text = head + body
+    if size is not None:
+        assert size >= len(text), (size, len(text))
+        text += "." * (size - len(text) - 1) + "\n"
+        assert len(text) == size
+    return text
+
+
+def response(*sections: str, preamble: str = "**Exploration: q**\n\n", trailer: str = "\n> Use these.") -> str:
+    return preamble + "".join(sections) + trailer
+
+
+def events(calls, answer=None, *, list_content=True, start=1):
+    """stream-json events: one explore call per item of `calls`, then a result."""
+    out = [{"type": "system", "subtype": "init", "tools": [EXPLORE]}]
+    for i, text in enumerate(calls, start):
+        tid = f"toolu_{i}"
+        out.append({"type": "assistant", "message": {"id": f"msg_{i}", "content": [
+            {"type": "tool_use", "id": tid, "name": EXPLORE, "input": {"query": "q"}}]}})
+        content = [{"type": "text", "text": text}] if list_content else text
+        out.append({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": tid, "content": content}]}})
+    if answer is not None:
+        out.append({"type": "result", "subtype": "success", "result": answer})
+    return out
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
+            fh.write("\n")
+    return path
+
+
+def session(tmp_path: Path, calls, answer=None, name="run", **kw) -> Path:
+    return write_jsonl(tmp_path / f"{name}.jsonl", events(calls, answer, **kw))
