@@ -53,10 +53,19 @@ class PathChannel:
         """Cited paths in order (directory paths first) -> how each was found."""
         opts = self.options
         cited: dict[str, str] = {}
+        inside: list[tuple[int, int]] = []  # spans of paths with directories
         for m in opts.with_directory.finditer(answer):
-            cited.setdefault(m.group(), "path with directories")
+            inside.append(m.span())
+            # The pattern cannot start at "/", so an absolute path shows as the
+            # character before it; only `match: directories` uses the distinction.
+            absolute = m.start() > 0 and answer[m.start() - 1] in "/\\"
+            cited.setdefault(m.group(), "absolute path" if absolute else "path with directories")
         shipped = {e for e in map(extension, envelope.paths) if e is not None}
         for m in opts.basename.finditer(answer):
+            # The reference also reads the last segment of a/b/c.js as a bare
+            # c.js; matching by directories must not let it drop them again.
+            if opts.match == "directories" and any(a <= m.start() < b for a, b in inside):
+                continue
             ext = m.group().rsplit(".", 1)[-1].lower()
             if not opts.basename_extension_gate:
                 cited.setdefault(m.group(), "bare basename")
@@ -86,16 +95,22 @@ class PathChannel:
     def _judge_by_directories(self, normal, envelope: Envelope) -> dict[str, Finding]:
         """A citation credits the returned files it names most specifically.
 
-        Among returned files ending with the citation, only those ending with
-        it are candidates (a longer citation such as packages/a/src/index.ts
-        does not name src/index.ts); a citation that fits several candidates
-        credits none of them.
+        Only returned files ending with the citation are candidates (a longer
+        relative citation such as packages/a/src/index.ts does not name
+        src/index.ts); a citation that fits several candidates credits none of
+        them. An absolute citation carries the project root in front, so it
+        names the longest returned path it ends with.
         """
         files = {path: self.normalise(path) for path in envelope.paths}
         credit: dict[str, tuple[str, str]] = {}
         ambiguous: dict[str, str] = {}
         for citation, n, how in normal:
-            matches = [p for p, f in files.items() if f == n or f.endswith("/" + n)]
+            if how == "absolute path":
+                inside = [(len(f), p) for p, f in files.items() if f == n or n.endswith("/" + f)]
+                longest = max(inside)[0] if inside else 0
+                matches = [p for size, p in inside if size == longest]
+            else:
+                matches = [p for p, f in files.items() if f == n or f.endswith("/" + n)]
             if len(matches) == 1:
                 credit.setdefault(matches[0], (citation, how))
             else:
