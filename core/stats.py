@@ -1,0 +1,81 @@
+"""Quantiles, pooled ratios and a bootstrap of a difference of medians.
+
+Quantile method: Hyndman & Fan type 7, linear interpolation between order
+statistics (R's default, numpy's default "linear", Excel PERCENTILE.INC):
+for sorted x[0..n-1] and probability p, h = (n - 1) * p, and
+q = x[floor(h)] + (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)]).
+The median is q(0.5): the middle value, or the mean of the two middle ones.
+
+Bootstrap: percentile interval of median(new*) - median(base*), where base*
+and new* are resamples with replacement of each side, drawn independently,
+`resamples` times, by numpy's PCG64 seeded with (seed, crc32(label)) so one
+group's interval does not depend on which other groups were compared.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from typing import Optional, Sequence
+
+import attrs
+
+
+def quantile(values: Sequence[float], p: float) -> Optional[float]:
+    """Type-7 quantile of `values` (None when empty)."""
+    if not values:
+        return None
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"quantile probability {p} is not in [0, 1]")
+    xs = sorted(values)
+    h = (len(xs) - 1) * p
+    lo = math.floor(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+def median(values: Sequence[float]) -> Optional[float]:
+    return quantile(values, 0.5)
+
+
+def pooled(parts: Sequence[int], wholes: Sequence[int]) -> Optional[float]:
+    """sum(parts) / sum(wholes): every byte weighs the same, whatever session it is in."""
+    whole = sum(wholes)
+    return sum(parts) / whole if whole else None
+
+
+@attrs.frozen
+class Interval:
+    low: float
+    high: float
+    confidence: float
+    resamples: int
+    seed: int
+
+
+def bootstrap_median_difference(
+    base: Sequence[float],
+    new: Sequence[float],
+    *,
+    label: str = "",
+    seed: int = 0,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+) -> Optional[Interval]:
+    """Percentile bootstrap interval of median(new) - median(base) (None if a side is empty)."""
+    import numpy as np
+
+    if not base or not new:
+        return None
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence {confidence} is not in (0, 1)")
+    rng = np.random.Generator(np.random.PCG64([seed, zlib.crc32(label.encode("utf-8"))]))
+    b = np.asarray(base, dtype=float)
+    n = np.asarray(new, dtype=float)
+    # Drawn in one order (base then new) so the same seed gives the same interval.
+    b_star = np.median(b[rng.integers(0, len(b), size=(resamples, len(b)))], axis=1)
+    n_star = np.median(n[rng.integers(0, len(n), size=(resamples, len(n)))], axis=1)
+    diffs = n_star - b_star
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(diffs, [tail, 1.0 - tail])  # type 7, as quantile() above
+    return Interval(float(low), float(high), confidence, resamples, seed)
