@@ -76,6 +76,7 @@ class EventWalker:
         if not isinstance(content, list):
             return
         texts = []
+        called = False
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -84,8 +85,7 @@ class EventWalker:
                 tool_id = block.get("id")
                 if isinstance(tool_id, Hashable):
                     self.names[tool_id] = (block.get("name"), origin)
-                if main_thread and kind == "assistant":
-                    self._last_tool_use[self.turn] = len(self._texts)
+                called = True
             elif btype == "tool_result":
                 self._tool_result(block, event, origin)
             elif btype == "text" and isinstance(block.get("text"), str):
@@ -93,6 +93,9 @@ class EventWalker:
         if kind == "assistant" and main_thread and texts:
             message_id = message.get("id") if isinstance(message.get("id"), str) else None
             self._texts.append(("".join(texts), message_id, self.turn, origin))
+        if called and main_thread and kind == "assistant":
+            # Marked after this event's own text: a message's text precedes its tool_use.
+            self._last_tool_use[self.turn] = len(self._texts)
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
         tool_id = block.get("tool_use_id")
