@@ -44,11 +44,19 @@ _FENCE = re.compile(r"^```[^\n]*$", re.M)
 
 
 def _cut_after_last_fence(piece: str) -> tuple[str, str]:
-    """Split a last section after the fence that closes its code block."""
+    """Split a last section after the fence that closes its code block.
+
+    A section without a code block (a stale "source omitted" header) ends
+    with its header line; one whose last block is never closed is all source.
+    """
     fences = list(_FENCE.finditer(piece))
-    if len(fences) < 2:
+    if len(fences) % 2:
         return piece, ""
-    close = fences[-1].end()
+    close = fences[-1].end() if fences else piece.find("\n")
+    if close == -1:
+        return piece, ""
     if close < len(piece) and piece[close] == "\n":
         close += 1
+    if not piece[close:].strip():  # blank lines are not a block
+        return piece, ""
     return piece[:close], piece[close:]
