@@ -1,0 +1,196 @@
+"""`citeledger sweep`: every session under some paths, the slice table per ruleset."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+
+import orjson
+
+from citeledger.rules.loader import load_ruleset
+
+from ..corpus import default_jobs, discover, score_corpus
+from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from ..progress import progress_bar
+from ..tables import (
+    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
+)
+
+QUANTILE_NOTE = (
+    "quantiles: Hyndman-Fan type 7 (linear interpolation between order statistics, "
+    "as numpy and R by default); pooled = sum of used chars / sum of envelope chars over scored sessions"
+)
+
+
+def add_corpus_options(p, what: str) -> None:
+    """--ruleset (repeatable), --json, --csv, --out, --jobs, --quiet: shared with compare."""
+    p.add_argument(
+        "--ruleset", action="append", default=None, metavar="NAME|PATH",
+        help=f"a shipped ruleset's name or a YAML file; repeat to {what} (default: default)",
+    )
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON lines (stable keys, docs/sweep.md) instead of text")
+    fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+    p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="score every session under files and directories: the baseline slice table",
+        description=(
+            "Find every session under the given files and directories (stream-json segment groups "
+            "run-x.jsonl, run-x.t2.jsonl, ... and Claude Code interactive logs) and print, per ruleset, "
+            "one row per slice (all, single-question, multi-turn): n, pooled efficiency, median, p25, "
+            "p75, min and path-only pooled, then the per-call median and p25. Sessions without an "
+            "explore response or without an answer, and unreadable ones, are counted and listed. "
+            + QUANTILE_NOTE + "."
+        ),
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
+    add_corpus_options(p, "score the same parsed corpus under several rulesets")
+    p.set_defaults(run=run)
+
+
+def load_rulesets(names) -> list:
+    rulesets = [load_ruleset(n) for n in (names or ["default"])]
+    seen = {}
+    for name, rs in zip(names or ["default"], rulesets):
+        if rs.name in seen:
+            raise UserError(f"{name}: ruleset name {rs.name!r} is also the name of {seen[rs.name]}; names must differ")
+        seen[rs.name] = name
+    return rulesets
+
+
+def jsonl(record: dict) -> bytes:
+    return orjson.dumps(record) + b"\n"
+
+
+class Outputs:
+    """Where rows go as they are made: stdout (--json) and the --out files."""
+
+    def __init__(self, args):
+        self.stdout_json = args.json
+        self.files = {}
+        if args.out:
+            try:
+                os.makedirs(args.out, exist_ok=True)
+                self.files["jsonl"] = open(os.path.join(args.out, "sweep.jsonl"), "wb")
+                self._csv = open(os.path.join(args.out, "sessions.csv"), "w", newline="", encoding="utf-8")
+            except OSError as exc:
+                raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}")
+            self.sessions_csv = csv.writer(self._csv)
+            self.sessions_csv.writerow(SESSION_COLUMNS)
+        self.out = args.out
+
+    def record(self, record: dict) -> None:
+        data = jsonl(record)
+        if self.stdout_json:
+            sys.stdout.buffer.write(data)
+        if "jsonl" in self.files:
+            self.files["jsonl"].write(data)
+        if self.out and record["record"] == "session":
+            self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
+
+    def close(self) -> None:
+        for fh in self.files.values():
+            fh.close()
+        if self.out:
+            self._csv.close()
+
+
+def write_csv(path_or_stream, columns, rows) -> None:
+    if isinstance(path_or_stream, str):
+        with open(path_or_stream, "w", newline="", encoding="utf-8") as fh:
+            write_csv(fh, columns, rows)
+        return
+    w = csv.writer(path_or_stream)
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([csv_value(r[c]) for c in columns])
+
+
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int) -> str:
+    turns = header["single_question"], header["multi_turn"]
+    lines = [
+        f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
+        f"under {', '.join(header['paths'])}"
+    ]
+    out = "\n".join(lines) + "\n"
+    for rows in tables:
+        out += f"\nruleset {rows[0]['ruleset']}:\n" + render_slices(rows)
+    if unscored:
+        out += f"\nnot scored ({len(unscored)}):\n"
+        width = max(len(u["status"]) for u in unscored)
+        for u in unscored:
+            ruleset = f" [{u['ruleset']}]" if len(tables) > 1 else ""
+            out += f"  {u['status']:<{width}}  {u['session']}{ruleset}  — {u['reason']}\n"
+    if warnings:
+        out += f"\n{warnings} input warning(s), listed on stderr\n"
+    out += "\n" + QUANTILE_NOTE + ".\n"
+    return out
+
+
+def run(args) -> int:
+    rulesets = load_rulesets(args.ruleset)
+    refs, found_warnings = discover(args.paths)
+    for w in found_warnings:
+        print(f"citeledger: warning: {w.file}{':' + str(w.line) if w.line else ''}: {w.message}", file=sys.stderr)
+    if not refs:
+        raise UserError(f"{', '.join(args.paths)}: no sessions found")
+    header = {
+        "record": "sweep",
+        "format": SWEEP_FORMAT,
+        "paths": list(args.paths),
+        "rulesets": [r.name for r in rulesets],
+        "sessions": len(refs),
+        "single_question": sum(1 for r in refs if r.turns <= 1),
+        "multi_turn": sum(1 for r in refs if r.turns > 1),
+        "quantiles": "type 7",
+    }
+    outputs = Outputs(args)
+    tables = [SliceTable(r.name) for r in rulesets]
+    unscored: list[dict] = []
+    warnings = list(found_warnings)
+    internal = False
+    try:
+        outputs.record(header)
+        for w in found_warnings:
+            outputs.record({"record": "warning", **w.as_dict()})
+        with progress_bar(len(refs), "sweep", args.quiet) as advance:
+            for outcome in score_corpus(refs, rulesets, args.jobs, advance):
+                internal |= bool(outcome.error and outcome.error.startswith("internal error"))
+                for w in outcome.warnings:
+                    warnings.append(w)
+                    print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+                for table, row in zip(tables, session_rows(outcome, rulesets)):
+                    outputs.record(row)
+                    table.add(row)
+                    if row["status"] != "scored":
+                        unscored.append({k: row[k] for k in ("session", "ruleset", "status", "reason")})
+        slice_rows = [t.rows() for t in tables]
+        for rows in slice_rows:
+            for row in rows:
+                outputs.record(row)
+        for w in warnings[len(found_warnings):]:
+            outputs.record({"record": "warning", **w.as_dict()})
+    finally:
+        outputs.close()
+    flat = [r for rows in slice_rows for r in rows]
+    text = render_text(header, slice_rows, unscored, len(warnings))
+    if args.out:
+        write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
+        with open(os.path.join(args.out, "summary.txt"), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    if args.csv:
+        write_csv(sys.stdout, SLICE_COLUMNS, flat)
+    elif not args.json:
+        sys.stdout.write(text)
+    if internal:
+        print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if unscored or warnings else EXIT_OK

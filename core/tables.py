@@ -1,0 +1,167 @@
+"""Sweep tables: one row per session, the slice table, and plain-text layout.
+
+Column names here are the stable ones documented in docs/sweep.md; the JSON
+and CSV writers use them as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+from .jsstr import percent
+from .stats import median, pooled, quantile
+
+SWEEP_FORMAT = "citeledger-sweep/1"
+
+SESSION_COLUMNS = (
+    "session", "group", "root", "reader", "turns", "ruleset", "status", "reason",
+    "envelope", "used", "used_path_only", "efficiency", "path_only", "calls",
+    "call_efficiencies", "files_returned", "files_used", "warnings", "inputs",
+)
+SLICE_COLUMNS = (
+    "ruleset", "slice", "n", "pooled", "median", "p25", "p75", "min", "path_only_pooled",
+    "calls", "call_median", "call_p25", "envelope", "used", "not_scored",
+)
+SLICES = ("all", "single-question", "multi-turn")
+
+
+def session_rows(outcome, rulesets) -> list[dict]:
+    """One row per ruleset for one outcome; `files` holds (path, pooled chars, channel)."""
+    ref = outcome.ref
+    rows = []
+    for ruleset, s in zip(rulesets, outcome.scores):
+        row = {
+            "record": "session",
+            "session": ref.key,
+            "group": ref.group,
+            "root": ref.root,
+            "reader": ref.reader,
+            "turns": ref.turns,
+            "ruleset": ruleset.name,
+            "status": "unreadable" if s is None else s.status,
+            "reason": outcome.error,
+            "envelope": 0, "used": 0, "used_path_only": 0,
+            "efficiency": None, "path_only": None,
+            "calls": 0, "call_efficiencies": [],
+            "files_returned": 0, "files_used": 0,
+            "warnings": len(outcome.warnings),
+            "inputs": list(ref.files),
+            "files": [],
+        }
+        if s is not None:
+            row.update(
+                envelope=s.envelope,
+                used=s.used,
+                used_path_only=s.used_by_rank[0] if s.used_by_rank else 0,
+                efficiency=s.efficiency,
+                path_only=s.lower_bound,
+                calls=len(s.calls),
+                call_efficiencies=[c.efficiency for c in s.calls],
+                files_returned=len(s.files),
+                files_used=s.files_used,
+                files=[[f.path, f.chars, f.verdict.channel] for f in s.files],
+            )
+            if s.status == "no-explore":
+                row["reason"] = "no codegraph_explore response with a source section"
+            elif s.status == "no-answer":
+                row["reason"] = "no final answer text"
+        rows.append(row)
+    return rows
+
+
+def slice_of(turns: int) -> str:
+    return "single-question" if turns <= 1 else "multi-turn"
+
+
+class _Acc:
+    __slots__ = ("effs", "used", "used_path", "envelope", "call_effs")
+
+    def __init__(self):
+        self.effs: list[float] = []
+        self.used: list[int] = []
+        self.used_path: list[int] = []
+        self.envelope: list[int] = []
+        self.call_effs: list[float] = []
+
+
+class SliceTable:
+    """Accumulates scored session rows of one ruleset; only numbers are kept, not sessions."""
+
+    def __init__(self, ruleset: str):
+        self.ruleset = ruleset
+        self.acc = {name: _Acc() for name in SLICES}
+        self.not_scored = {name: 0 for name in SLICES}
+
+    def add(self, row: dict) -> None:
+        targets = ("all", slice_of(row["turns"]))
+        if row["status"] != "scored":
+            for t in targets:
+                self.not_scored[t] += 1
+            return
+        for t in targets:
+            a = self.acc[t]
+            a.effs.append(row["efficiency"])
+            a.used.append(row["used"])
+            a.used_path.append(row["used_path_only"])
+            a.envelope.append(row["envelope"])
+            a.call_effs.extend(row["call_efficiencies"])
+
+    def rows(self) -> list[dict]:
+        out = []
+        for name in SLICES:
+            a = self.acc[name]
+            out.append({
+                "record": "slice",
+                "ruleset": self.ruleset,
+                "slice": name,
+                "n": len(a.effs),
+                "pooled": pooled(a.used, a.envelope),
+                "median": median(a.effs),
+                "p25": quantile(a.effs, 0.25),
+                "p75": quantile(a.effs, 0.75),
+                "min": min(a.effs) if a.effs else None,
+                "path_only_pooled": pooled(a.used_path, a.envelope),
+                "calls": len(a.call_effs),
+                "call_median": median(a.call_effs),
+                "call_p25": quantile(a.call_effs, 0.25),
+                "envelope": sum(a.envelope),
+                "used": sum(a.used),
+                "not_scored": self.not_scored[name],
+            })
+        return out
+
+
+def pct(value: Optional[float]) -> str:
+    return "—" if value is None else percent(value)
+
+
+def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:
+    """Plain aligned columns (no colour, so it pipes and diffs cleanly)."""
+    rows = [list(map(str, r)) for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def line(cells):
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
+
+
+def render_slices(rows: list[dict]) -> str:
+    headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", "path-only", "calls", "call median", "call p25")
+    body = [
+        (r["slice"], r["n"], pct(r["pooled"]), pct(r["median"]), pct(r["p25"]), pct(r["p75"]), pct(r["min"]),
+         pct(r["path_only_pooled"]), r["calls"], pct(r["call_median"]), pct(r["call_p25"]))
+        for r in rows
+    ]
+    return layout(headers, body, (False,) + (True,) * 10)
+
+
+def csv_value(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(repr(v) if isinstance(v, float) else str(v) for v in value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
