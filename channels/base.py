@@ -21,6 +21,9 @@ class Finding:
     credited: bool
     evidence: Optional[str]
     reason: str
+    # Line-aware channels (line_range, quote) name the file's source lines
+    # they credit, by line number; None is a whole-file statement.
+    lines: Optional[frozenset] = None
 
 
 @attrs.frozen

@@ -5,12 +5,14 @@ from __future__ import annotations
 import functools
 
 from citeledger.channels.base import Envelope
+from citeledger.channels.lines import line_cost
 
 from .jsstr import is_blank
 from .models import Call, InputWarning, Transcript
 from .plugins import channels as channel_classes
 from .score import CallScore, FileScore, SessionScore, Verdict
 from .splitter import split_sections
+from .units import MEASURES
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,12 +87,13 @@ def score(transcript: Transcript, ruleset) -> SessionScore:
             findings,
         )
     n = len(channels)
+    lines = _LineLedger(channels, verdicts, ruleset)
     call_scores = []
     pooled: dict[str, list[int]] = {}
     meta = 0
     for call in calls:
         by_rank = [0] * n
-        env = used_sections = 0
+        env = used_sections = line_used = line_pinned = 0
         files = []
         for s in call.sections:
             env += s.chars
@@ -98,22 +101,27 @@ def score(transcript: Transcript, ruleset) -> SessionScore:
                 meta += s.chars
                 continue
             files.append((s.path, s.chars))
-            slot = pooled.setdefault(s.path, [0, 0])
+            slot = pooled.setdefault(s.path, [0, 0, 0])
             slot[0] += s.chars
             slot[1] += 1
+            if lines.on:
+                used_here, pinned_here = lines.credit(s)
+                slot[2] += used_here
+                line_used += used_here
+                line_pinned += pinned_here
             if rank[s.path] is not None:
                 by_rank[rank[s.path]] += s.chars
                 used_sections += 1
         call_scores.append(
             CallScore(
                 call.number, env, sum(by_rank), tuple(by_rank), len(files), used_sections,
-                tuple(files), call.origin.file, call.origin.line,
+                tuple(files), call.origin.file, call.origin.line, line_used, line_pinned,
             )
         )
     # sorted() is stable: ties keep first-seen order, as the reference's sort.
     files = tuple(
-        FileScore(path, chars, count, verdicts[path])
-        for path, (chars, count) in sorted(pooled.items(), key=lambda kv: -kv[1][0])
+        FileScore(path, chars, count, verdicts[path], line_chars)
+        for path, (chars, count, line_chars) in sorted(pooled.items(), key=lambda kv: -kv[1][0])
     )
     used_by_rank = tuple(sum(c.used_by_rank[i] for c in call_scores) for i in range(n))
     return SessionScore(
@@ -131,4 +139,37 @@ def score(transcript: Transcript, ruleset) -> SessionScore:
         has_answer=not is_blank(answer),
         answer_source=source,
         warnings=warnings,
+        line_level=lines.on,
+        line_used=sum(c.line_used for c in call_scores),
+        line_pinned=sum(c.line_pinned for c in call_scores),
     )
+
+
+class _LineLedger:
+    """Line-level credit of one section (docs/line-level.md).
+
+    On only when a ranked channel is line-aware. Lines pinned by any credited
+    line-aware finding (whatever its rank) are the file's credited lines; a
+    file credited only whole (path, symbol) has all its shipped lines credited.
+    """
+
+    def __init__(self, channels, verdicts, ruleset):
+        self.on = any(getattr(c, "line_level", False) for c in channels)
+        if not self.on:
+            return
+        self._measure = MEASURES[ruleset.splitter.unit]
+        self._verdicts = verdicts
+        self._pinned = {}
+        for path, verdict in verdicts.items():
+            sets = [f.lines for f in verdict.findings if f.credited and f.lines is not None]
+            self._pinned[path] = frozenset().union(*sets) if sets else None
+
+    def credit(self, section) -> tuple[int, int]:
+        """(chars of credited lines, chars of pinned lines) in this section."""
+        pinned = self._pinned[section.path]
+        if pinned is not None:
+            chars = line_cost(section.text, pinned, self._measure)
+            return chars, chars
+        if self._verdicts[section.path].credited:
+            return line_cost(section.text, None, self._measure), 0
+        return 0, 0

@@ -6,7 +6,10 @@ from .score import SessionScore, ratio
 
 
 def finding_dict(f) -> dict:
-    return {"channel": f.channel, "credited": f.credited, "evidence": f.evidence, "reason": f.reason}
+    out = {"channel": f.channel, "credited": f.credited, "evidence": f.evidence, "reason": f.reason}
+    if getattr(f, "lines", None) is not None:  # line-aware channels only
+        out["lines"] = sorted(f.lines)
+    return out
 
 
 def session_dict(score: SessionScore, explain: bool = False) -> dict:
@@ -32,6 +35,13 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
         "calls": [],
         "files": [],
     }
+    if score.line_level:  # only beyond the reference: default's JSON keeps its keys
+        out["line_level"] = {
+            "used": score.line_used,
+            "efficiency": score.line_efficiency,
+            "pinned": score.line_pinned,
+            "pinned_efficiency": score.line_pinned_efficiency,
+        }
     verdicts = {f.path: f.verdict for f in score.files}
     for call in score.calls:
         out["calls"].append(
@@ -47,6 +57,10 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
                 ],
             }
         )
+        if score.line_level:
+            out["calls"][-1].update(
+                line_used=call.line_used, line_efficiency=call.line_efficiency, line_pinned=call.line_pinned
+            )
     for f in score.files:
         row = {
             "path": f.path,
@@ -56,6 +70,8 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             "channel": f.verdict.channel,
             "evidence": f.verdict.evidence,
         }
+        if score.line_level:
+            row["line_used"] = f.line_used
         if explain:
             row["findings"] = [finding_dict(x) for x in f.verdict.findings]
         out["files"].append(row)

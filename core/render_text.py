@@ -28,19 +28,38 @@ def render_text(score: SessionScore) -> str:
         f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} chars"
         f"   ({score.files_used}/{len(score.files)} files cited; path-cited alone {percent(score.lower_bound)})",
     ]
+    # Line level and the ladder appear only beyond the reference (a line-aware
+    # channel, or more than the two default channels), so `default` stays byte-identical.
+    if score.line_level:
+        lines.append(
+            f"  line-level {percent(score.line_efficiency):>6}  {thousands(score.line_used)} of {thousands(env)} chars"
+            f"   (on credited source lines; lines pinned by line/quote citations alone {percent(score.line_pinned_efficiency)})"
+        )
     if not score.has_answer:
         lines.append(NO_ANSWER)
     for call in score.calls:
         lines.append(
             f"  call {call.number}: {percent(call.efficiency):>6}  {thousands(call.used)}/{thousands(call.envelope)} chars"
             f"  {call.sections_used}/{call.sections} files"
+            + (f"  lines {percent(call.line_efficiency)} {thousands(call.line_used)}" if score.line_level else "")
         )
     for f in score.files[:TOP_FILES]:
         mark = "*" if f.verdict.credited else " "
-        lines.append(f"  {mark} {percent(ratio(f.chars, env)):>6} {f.chars:>6}  {f.path}  {label(f.verdict)}")
+        lines.append(
+            f"  {mark} {percent(ratio(f.chars, env)):>6} {f.chars:>6}  {f.path}  {label(f.verdict)}"
+            + (f"  (lines {f.line_used})" if score.line_level and f.verdict.credited else "")
+        )
     if len(score.files) > TOP_FILES:
         lines.append(f"    … {len(score.files) - TOP_FILES} more files")
     if score.meta_chars:
         lines.append(f"    {percent(ratio(score.meta_chars, env)):>6} {score.meta_chars:>6}  (trailing blocks, charged to no file)")
+    if len(score.channels) > 2:
+        lines.append(ladder_line(score))
     lines.append(NOTE)
     return "\n".join(lines) + "\n"
+
+
+def ladder_line(score: SessionScore) -> str:
+    """Cumulative file-level lower bounds as channels are added in rank order."""
+    steps = [f"{'+' if i else ''}{name} {percent(eff)}" for i, (name, eff) in enumerate(score.ladder)]
+    return "  ladder (cumulative lower bounds): " + " · ".join(steps)

@@ -40,10 +40,18 @@ class CallScore:
     files: tuple[tuple[str, int], ...]  # (path, chars) per section, in order
     origin_file: str = ""
     origin_line: int = 0
+    # Line level (when a ruleset turns a line-aware channel on; docs/line-level.md):
+    # chars of credited source lines, and of lines a line-aware channel pinned.
+    line_used: int = 0
+    line_pinned: int = 0
 
     @property
     def efficiency(self) -> float:
         return ratio(self.used, self.envelope)
+
+    @property
+    def line_efficiency(self) -> float:
+        return ratio(self.line_used, self.envelope)
 
 
 @frozen
@@ -52,6 +60,7 @@ class FileScore:
     chars: int  # pooled: every return of the file is charged
     calls: int  # how many sections returned it
     verdict: Verdict
+    line_used: int = 0  # pooled chars of its credited source lines (line level)
 
 
 @frozen
@@ -70,6 +79,20 @@ class SessionScore:
     has_answer: bool
     answer_source: str  # "result", "text-event", "final-turn-text" or "none"
     warnings: tuple[InputWarning, ...]
+    # Line level: set when some ranked channel is line-aware (docs/line-level.md).
+    line_level: bool = False
+    line_used: int = 0
+    line_pinned: int = 0
+
+    @property
+    def line_efficiency(self) -> float:
+        """Share of the envelope on credited source lines (a whole-file credit credits all its lines)."""
+        return ratio(self.line_used, self.envelope)
+
+    @property
+    def line_pinned_efficiency(self) -> float:
+        """Share of the envelope on lines a line-aware channel named (no whole-file credit)."""
+        return ratio(self.line_pinned, self.envelope)
 
     @property
     def efficiency(self) -> float:
