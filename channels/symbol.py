@@ -100,6 +100,13 @@ class SymbolChannel:
         table = self.owners(envelope)
         limit = self.options.ambiguity_limit
         findings = {}
+        memo: list = []
+
+        def listed():  # built only if a file is not credited
+            if not memo:
+                memo.append(self._listed(envelope))
+            return memo[0]
+
         for path in envelope.paths:
             miss = None
             for name in cited:
@@ -110,7 +117,8 @@ class SymbolChannel:
                 if path not in effective:
                     if miss is None and path in owners.weak:
                         others = ", ".join(sorted(owners.strong))
-                        miss = (name, f"symbol `{name}`: weak owner loses to a strong owner in {others}")
+                        kinds = ", ".join(sorted(listed()[path][name] & self._weak))
+                        miss = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
                     continue
                 if limit and len(effective) >= limit:
                     if miss is None:
@@ -125,8 +133,34 @@ class SymbolChannel:
                 if miss:
                     findings[path] = Finding(self.name, False, miss[0], miss[1])
                 else:
-                    findings[path] = Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+                    findings[path] = self._unowned(listed().get(path, {}), cited)
         return findings
+
+    def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
+        """path -> name -> how its header lists the name (kinds, `tag` tags); for explanations only."""
+        listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+        for section in envelope.sections():
+            if section.header is not None:
+                for sym in section.header.symbols:
+                    listed[section.path][sym.name].add(sym.kind)
+                for tag in section.header.tags:
+                    for name in tag.names:
+                        listed[section.path][name].add(f"`{tag.tag}` tag")
+        return listed
+
+    def _unowned(self, here: dict, cited) -> Finding:
+        """Not credited and no cited name owns the file: say which guard kept a listed name out."""
+        for name in cited:
+            how = here.get(name)
+            if how:
+                tags = sorted(h for h in how if h.endswith(" tag"))
+                kinds = sorted(h for h in how if not h.endswith(" tag"))
+                if kinds:
+                    why = f"listed here only as {', '.join(kinds)}, not a defining kind"
+                else:
+                    why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
+                return Finding(self.name, False, name, f"symbol `{name}`: {why}")
+        return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
 
 
 @hookimpl
