@@ -16,6 +16,8 @@ READER_GROUP = "citeledger.readers"
 BUILTIN = (
     "citeledger.channels.path",
     "citeledger.channels.symbol",
+    "citeledger.channels.line_range",
+    "citeledger.channels.quote",
     "citeledger.core.readers.claude_stream",
     "citeledger.core.readers.claude_interactive",
 )
