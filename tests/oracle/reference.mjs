@@ -7,6 +7,7 @@
 // toLocaleString('en-US') and trim() come for free.
 //
 // Usage: node tests/oracle/reference.mjs [--json] FILE [FILE ...]
+//        node tests/oracle/reference.mjs --batch < sessions.json   (see batch())
 //   FILEs are stream-json JSONL segments of one session, read in order, or one
 //   already-stitched JSONL file of interactive events (no result event: the
 //   answer falls back to the last main-thread assistant text).
@@ -373,7 +374,20 @@ export function toJSON(r) {
 // ---------------------------------------------------------------------------
 // CLI.
 
+// Batch mode (for differential property tests: one node start for many
+// sessions): stdin is a JSON array of sessions, each an array of FILEs; stdout
+// is a JSON array of {text, json} in the same order.
+function batch() {
+  const sessions = JSON.parse(readFileSync(0, 'utf8'));
+  const out = sessions.map((files) => {
+    const r = analyze(files);
+    return { text: render(r), json: toJSON(r) };
+  });
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
 function main(argv) {
+  if (argv.length === 1 && argv[0] === '--batch') return batch();
   const json = argv.includes('--json');
   const files = argv.filter((a) => a !== '--json');
   if (files.length === 0) {
