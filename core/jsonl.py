@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Iterator, NamedTuple
 
 import orjson
@@ -129,7 +130,7 @@ def js_stringify(value) -> str:
         index_keys = sorted((k for k in keys if _is_index(k)), key=int)
         ordered = index_keys + [k for k in keys if not _is_index(k)]
         return "{" + ",".join(
-            json.dumps(str(k), ensure_ascii=False) + ":" + js_stringify(value[k]) for k in ordered
+            _js_string(str(k)) + ":" + js_stringify(value[k]) for k in ordered
         ) + "}"
     if isinstance(value, list):
         return "[" + ",".join(js_stringify(v) for v in value) + "]"
@@ -137,6 +138,11 @@ def js_stringify(value) -> str:
         return json.dumps(value)
     if isinstance(value, float):
         return _js_number(value)
+    if isinstance(value, int):  # a JavaScript number is a double
+        try:
+            return _js_number(float(value))
+        except OverflowError:
+            return "null"
     if isinstance(value, str):
         return _js_string(value)
     return json.dumps(value)
@@ -147,16 +153,29 @@ def _is_index(key: str) -> bool:
 
 
 def _js_number(x: float) -> str:
+    """Number.prototype.toString: the shortest round-trip digits, laid out as
+    JavaScript does (plain notation from 1e-7 up to 1e21, exponent outside)."""
     if not math.isfinite(x):
         return "null"
-    if x == int(x) and abs(x) < 1e21:
-        return str(int(x))
-    text = repr(x)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        text = f"{mantissa}e{sign}{int(exp.lstrip('+-'))}"
-    return text
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    # repr gives the shortest round-trip digits; only the layout differs.
+    _, digit_tuple, exp = Decimal(repr(abs(x))).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    exp += len(digit_tuple) - len(digits)
+    k, n = len(digits), exp + len(digits)  # n: position of the decimal point
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        text = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e)}"
+    return sign + text
 
 
 def _js_string(s: str) -> str:

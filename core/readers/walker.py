@@ -22,6 +22,33 @@ def js_truthy(value) -> bool:
     return bool(value)
 
 
+_ABSENT = ("absent",)
+
+
+def js_map_key(block: dict, field: str):
+    """The key a JavaScript Map gives `block[field]`, or None if it matches nothing.
+
+    Map keys compare by SameValueZero: true is not 1, null is not a missing
+    key, 1 is 1.0; an array or object is a key only by identity, so an id read
+    from JSON never finds one. Python's dict would conflate True with 1.
+    """
+    if field not in block:
+        return _ABSENT
+    value = block[field]
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        try:
+            return ("number", float(value))
+        except OverflowError:  # JSON.parse reads a huge integer as Infinity
+            return ("number", float("inf") if value > 0 else float("-inf"))
+    if isinstance(value, str):
+        return ("string", value)
+    return None
+
+
 def item_text(item) -> str:
     """One tool_result content item's contribution to the response text."""
     if isinstance(item, dict) and isinstance(item.get("text"), str):
@@ -82,9 +109,9 @@ class EventWalker:
                 continue
             btype = block.get("type")
             if btype == "tool_use":
-                tool_id = block.get("id")
-                if isinstance(tool_id, Hashable):
-                    self.names[tool_id] = (block.get("name"), origin)
+                key = js_map_key(block, "id")
+                if key is not None:
+                    self.names[key] = (block.get("name"), origin)
                 called = True
             elif btype == "tool_result":
                 self._tool_result(block, event, origin)
@@ -99,7 +126,8 @@ class EventWalker:
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
         tool_id = block.get("tool_use_id")
-        known = self.names.get(tool_id) if isinstance(tool_id, Hashable) else None
+        key = js_map_key(block, "tool_use_id")
+        known = self.names.get(key) if key is not None else None
         if known is None:
             self.warnings.append(
                 InputWarning(origin.file, origin.line, f"tool_result for unknown tool_use id {tool_id!r}")
