@@ -1,0 +1,129 @@
+"""An invalid ruleset is a one-line error naming the file, line and key (exit status 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import response, section, session
+from citeledger.core.cli import main
+from citeledger.core.variation import one_at_a_time, variant
+from citeledger.rules.loader import RulesetError, load_ruleset
+
+
+def write(tmp_path, text, name="bad.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def error_of(path):
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(path)
+    return str(info.value)
+
+
+def test_unknown_top_level_key(tmp_path):
+    path = write(tmp_path, "name: x\nextends: default\ncolour: blue\n")
+    assert error_of(path).startswith(f"{path}:3: colour: unknown key (known: ")
+
+
+def test_unknown_nested_key(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    min_lenght: 3\n")
+    assert error_of(path).startswith(f"{path}:4: channels.symbol.min_lenght: unknown key (known: ambiguity_limit, ")
+
+
+def test_wrong_type(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    ambiguity_limit: three\n")
+    assert error_of(path) == f"{path}:4: channels.symbol.ambiguity_limit: must be an integer, not str"
+
+
+def test_boolean_is_not_an_integer(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    min_length: true\n")
+    assert error_of(path) == f"{path}:4: channels.symbol.min_length: must be an integer, not bool"
+
+
+def test_bad_regular_expression(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  path:\n    basename: '(unclosed'\n")
+    message = error_of(path)
+    assert message.startswith(f"{path}:4: channels.path.basename: bad regular expression (")
+
+
+def test_unknown_channel_in_rank(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  rank: [path, telepathy]\n")
+    message = error_of(path)
+    assert message.startswith(f"{path}:3: channels.telepathy: unknown channel (installed: ")
+    assert "path" in message and "symbol" in message
+
+
+def test_unknown_channel_options(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  grep:\n    x: 1\n")
+    assert error_of(path).startswith(f"{path}:3: channels.grep: unknown channel")
+
+
+def test_value_outside_its_choices(tmp_path):
+    path = write(tmp_path, "extends: default\nsplitter:\n  unit: bytes\n")
+    assert error_of(path) == f"{path}:3: splitter.unit: must be one of 'utf16', 'codepoint', 'utf8', not 'bytes'"
+
+
+def test_negative_ambiguity_limit(tmp_path):
+    path = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    ambiguity_limit: -1\n")
+    assert error_of(path).startswith(f"{path}:4: channels.symbol.ambiguity_limit: ")
+
+
+def test_error_in_an_extended_file_names_that_file(tmp_path):
+    parent = write(tmp_path, "extends: default\nreader:\n  bom: maybe\n", name="parent.yaml")
+    child = write(tmp_path, "extends: parent.yaml\nname: child\n", name="child.yaml")
+    assert error_of(child) == f"{parent}:3: reader.bom: must be one of 'unreadable', 'strip', not 'maybe'"
+
+
+def test_extends_cycle_and_missing_parent(tmp_path):
+    a = write(tmp_path, "extends: b.yaml\n", name="a.yaml")
+    write(tmp_path, "extends: a.yaml\n", name="b.yaml")
+    assert "extends: extends itself (a cycle)" in error_of(a)
+    lost = write(tmp_path, "extends: nowhere\n", name="lost.yaml")
+    assert error_of(lost).startswith(f"{lost}: no ruleset 'nowhere' (a path, or one of: ")
+
+
+def test_not_yaml(tmp_path):
+    path = write(tmp_path, "extends: default\nreader: [unclosed\n")
+    assert error_of(path).startswith(f"{path}:3: not valid YAML (")
+
+
+def test_cli_exit_status_2_and_one_line(tmp_path, capsys):
+    bad = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    ambiguity_limit: three\n")
+    run = session(tmp_path, [response(section("lib/a.js", size=100))], "lib/a.js")
+    for command in (["score"], ["explain"]):
+        assert main(command + ["--ruleset", bad, str(run)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"citeledger: error: {bad}:4: channels.symbol.ambiguity_limit: must be an integer, not str\n"
+
+
+def test_vary_errors_name_the_option():
+    with pytest.raises(RulesetError) as info:
+        one_at_a_time("default", ["channels.symbol.ambiguity_limit=2,x"])
+    assert str(info.value) == "--vary: channels.symbol.ambiguity_limit: must be an integer, not str"
+    with pytest.raises(RulesetError) as info:
+        variant("default", {"channels.path.basename": "(x"})
+    assert str(info.value).startswith("--vary: channels.path.basename: bad regular expression (")
+    with pytest.raises(RulesetError) as info:
+        variant("default", {"splitter.colour": 1})
+    assert str(info.value).startswith("--vary: splitter.colour: unknown key")
+
+
+def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
+    import re
+
+    from citeledger.core.accountant import score
+    from citeledger.core.readers.claude_stream import ClaudeStreamReader
+
+    ruleset = load_ruleset("corrected")
+    own = {p.pattern for p in (ruleset.splitter.header, ruleset.options_for("path").basename,
+                               ruleset.options_for("path").with_directory, ruleset.options_for("symbol").token)}
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda p, *a, **k: compiled.append(p) or real(p, *a, **k))
+    run = session(tmp_path, [response(section("lib/a.js", " — a(function)", size=100))], "`alpha` in lib/a.js")
+    for _ in range(3):
+        assert score(ClaudeStreamReader().read([str(run)]), ruleset).used == 100
+    assert not own & set(compiled)
+    assert ruleset.options_for("path").basename.flags & re.ASCII  # JavaScript's ASCII \w
