@@ -116,7 +116,7 @@ def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
     from citeledger.core.accountant import score
     from citeledger.core.readers.claude_stream import ClaudeStreamReader
 
-    ruleset = load_ruleset("corrected")
+    ruleset = load_ruleset("ambiguity-2")
     own = {p.pattern for p in (ruleset.splitter.header, ruleset.options_for("path").basename,
                                ruleset.options_for("path").with_directory, ruleset.options_for("symbol").token)}
     compiled = []
