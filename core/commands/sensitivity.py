@@ -1,0 +1,190 @@
+"""`citeledger sensitivity`: would the number still move under other rulesets?"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import orjson
+
+from citeledger.rules.loader import load_ruleset
+
+from ..corpus import default_jobs, discover, score_corpus
+from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from ..jsstr import percent
+from ..progress import progress_bar
+from ..sensitivity import COLUMNS, Sensitivity
+from ..tables import SLICES
+from ..variation import one_at_a_time
+from .sweep import QUANTILE_NOTE, write_csv
+
+FORMAT = "citeledger-sensitivity/1"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sensitivity",
+        help="how far other rulesets move the numbers from a base ruleset",
+        description=(
+            "Score every session under PATH... once per ruleset (each session is parsed once) and "
+            "report, per ruleset and slice (all, single-question, multi-turn): pooled, median and p25 "
+            "efficiency, their deltas from the base ruleset in percentage points, and the number of "
+            "sessions whose verdicts changed (credited files or status). Rulesets come from --rulesets "
+            "and from --vary KEY=V1,V2,... (one variant of the base per value, one key at a time). "
+            + QUANTILE_NOTE + "."
+        ),
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
+    p.add_argument("--base", default="default", metavar="NAME|PATH",
+                   help="the ruleset deltas are measured from, and that --vary varies (default: %(default)s)")
+    p.add_argument("--rulesets", nargs="+", default=[], metavar="NAME|PATH", help="rulesets to compare with the base")
+    p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
+                   help="a dotted ruleset key and values (YAML; quote regular expressions), "
+                   "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON lines (a header, then one object per row)")
+    fmt.add_argument("--csv", action="store_true", help="print the table as CSV")
+    p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(run=run)
+
+
+def rulesets_from(args) -> list:
+    """The base first, then --rulesets, then the --vary variants; names must differ."""
+    if not args.rulesets and not args.vary:
+        raise UserError("nothing to compare: give --rulesets NAME ... and/or --vary KEY=V1,V2")
+    out = [load_ruleset(args.base)] + [load_ruleset(n) for n in args.rulesets] + one_at_a_time(args.base, args.vary)
+    seen: dict[str, int] = {}
+    for i, ruleset in enumerate(out):
+        if ruleset.name in seen:
+            raise UserError(f"ruleset {ruleset.name!r} is given twice (as #{seen[ruleset.name] + 1} and #{i + 1}); names must differ")
+        seen[ruleset.name] = i
+    return out
+
+
+def _pct(value) -> str:
+    return "—" if value is None else percent(value)
+
+
+def _pt(value) -> str:
+    if value is None:
+        return "—"
+    points = round(100 * value, 1)
+    return f"{points + 0.0:+.1f}"  # + 0.0 turns -0.0 into 0.0
+
+
+def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
+    lines = [
+        f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
+        f"{header['multi_turn']} multi-turn) under {', '.join(header['paths'])}; base ruleset {header['base']}",
+        "",
+    ]
+    width = max(len(r["ruleset"]) for r in rows)
+    lines.append(
+        f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
+        f"  {'p25':>6}  {'Δ pt':>6}  changed"
+    )
+    for r in rows:
+        base = r["ruleset"] == header["base"]
+        d = (lambda k: "" if base else _pt(r[k]))
+        changed = "" if base else f"{r['changed']}/{r['compared']}"
+        lines.append(
+            f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {_pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
+            f"  {_pct(r['median']):>6}  {d('delta_median'):>6}  {_pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
+        )
+    lines += [
+        "",
+        "Δ pt: percentage points from the base's same statistic; each ruleset's statistics are over the "
+        "sessions it could score. changed: sessions whose credited files or status differ from the base's.",
+        QUANTILE_NOTE + ".",
+        ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plot_deltas(path: str, names: list[str], rows: list[dict], deltas: list[list[float]], base: str) -> list[str]:
+    """Bars: pooled delta per slice; dots: each session's paired delta (all slice). PNG and SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "citeledger"  # stable element ids
+    others = [i for i, n in enumerate(names) if n != base]
+    by = {(r["ruleset"], r["slice"]): r for r in rows}
+    colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
+    fig, ax = plt.subplots(figsize=(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6))
+    step = 0.8 / len(SLICES)
+    for x, i in enumerate(others):
+        for s, name in enumerate(SLICES):
+            value = by[(names[i], name)]["delta_pooled"]
+            if value is not None:
+                ax.bar(x - 0.4 + step * (s + 0.5), 100 * value, width=step * 0.9, color=colours[name],
+                       label=f"pooled Δ, {name}" if x == 0 else None, zorder=2)
+        points = deltas[i]
+        n = len(points)
+        xs = [x + 0.3 * ((k / (n - 1)) - 0.5) if n > 1 else x for k in range(n)]  # deterministic spread
+        ax.scatter(xs, [100 * v for v in points], s=10, color="black", alpha=0.5, zorder=3,
+                   label="one session (all)" if x == 0 else None)
+    ax.axhline(0, color="#444", linewidth=0.8)
+    ax.set_xticks(range(len(others)))
+    ax.set_xticklabels([names[i] for i in others], rotation=30 if len(others) > 3 else 0,
+                       ha="right" if len(others) > 3 else "center", fontsize="small")
+    ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    written = []
+    for ext in ("png", "svg"):
+        out = f"{path}.{ext}"
+        fig.savefig(out, dpi=120, metadata={"Date": None} if ext == "svg" else None)
+        written.append(out)
+    plt.close(fig)
+    return written
+
+
+def run(args) -> int:
+    rulesets = rulesets_from(args)
+    names = [r.name for r in rulesets]
+    refs, warnings = discover(args.paths)
+    for w in warnings:
+        print(f"citeledger: warning: {w.file}{':' + str(w.line) if w.line else ''}: {w.message}", file=sys.stderr)
+    if not refs:
+        raise UserError(f"{', '.join(args.paths)}: no sessions found")
+    result = Sensitivity(names, base=0)
+    internal = unreadable = 0
+    with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
+        for outcome in score_corpus(refs, rulesets, args.jobs, advance):
+            internal += bool(outcome.error and outcome.error.startswith("internal error"))
+            unreadable += outcome.error is not None
+            warnings.extend(outcome.warnings)
+            for w in outcome.warnings:
+                print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+            result.add(outcome.ref.turns, outcome.scores)
+    rows = result.rows()
+    header = {
+        "record": "sensitivity", "format": FORMAT, "paths": list(args.paths), "base": names[0],
+        "rulesets": names, "sessions": len(refs),
+        "single_question": sum(1 for r in refs if r.turns <= 1),
+        "multi_turn": sum(1 for r in refs if r.turns > 1),
+        "unreadable": unreadable, "quantiles": "type 7",
+    }
+    plot = plot_deltas(args.plot, names, rows, result.deltas(), names[0]) if args.plot else []
+    if args.json:
+        out = sys.stdout.buffer
+        out.write(orjson.dumps({**header, "plot": plot}) + b"\n")
+        for r in rows:
+            out.write(orjson.dumps({"record": "row", **r}) + b"\n")
+    elif args.csv:
+        write_csv(sys.stdout, COLUMNS, rows)
+    else:
+        sys.stdout.write(render_text(header, rows, plot))
+    if internal:
+        print("citeledger: internal error while scoring some sessions", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if unreadable or warnings else EXIT_OK

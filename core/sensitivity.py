@@ -1,0 +1,110 @@
+"""Sensitivity: how much each ruleset moves the numbers away from a base ruleset.
+
+Fed one scored session at a time (every ruleset's score of it), it keeps only
+numbers. Per ruleset and slice (all / single-question / multi-turn):
+
+- pooled, median and p25 efficiency over the sessions that ruleset could score
+  (an explore call with a section and an answer), and their deltas from the
+  base ruleset's same statistic;
+- `changed`: sessions, readable under both, whose verdicts differ from the
+  base's: a different set of credited files, or a different status (scored /
+  no-explore / no-answer);
+- per-session paired deltas (ruleset minus base, sessions scored under both),
+  for the plot.
+
+Quantiles are citeledger.core.stats' (type 7), as everywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from .stats import median, pooled, quantile
+from .tables import SLICES, slice_of
+
+COLUMNS = (
+    "ruleset", "slice", "n", "pooled", "median", "p25",
+    "delta_pooled", "delta_median", "delta_p25", "changed", "compared",
+)
+
+
+def verdict_key(score) -> tuple:
+    """What counts as a session's verdicts: its status and the files it credits."""
+    return score.status, frozenset(f.path for f in score.files if f.verdict.credited)
+
+
+class _Slice:
+    __slots__ = ("effs", "used", "envelope", "changed", "compared", "deltas")
+
+    def __init__(self):
+        self.effs: list[float] = []
+        self.used: list[int] = []
+        self.envelope: list[int] = []
+        self.changed = 0
+        self.compared = 0
+        self.deltas: list[float] = []  # paired, ruleset - base
+
+
+class Sensitivity:
+    """Accumulates outcomes scored under `names` (index `base` is the base ruleset)."""
+
+    def __init__(self, names: Sequence[str], base: int = 0):
+        self.names = tuple(names)
+        self.base = base
+        self.acc = [{s: _Slice() for s in SLICES} for _ in self.names]
+        self.sessions = 0
+        self.unreadable = 0
+
+    def add(self, turns: int, scores: Sequence[Optional[object]]) -> None:
+        """One session: its number of turns and its score under each ruleset (None: unreadable)."""
+        self.sessions += 1
+        if all(s is None for s in scores):
+            self.unreadable += 1
+            return
+        slices = ("all", slice_of(turns))
+        base = scores[self.base]
+        for i, s in enumerate(scores):
+            if s is None:
+                continue
+            for name in slices:
+                a = self.acc[i][name]
+                if s.status == "scored":
+                    a.effs.append(s.efficiency)
+                    a.used.append(s.used)
+                    a.envelope.append(s.envelope)
+                if base is not None:
+                    a.compared += 1
+                    a.changed += verdict_key(s) != verdict_key(base)
+                    if s.status == "scored" and base.status == "scored":
+                        a.deltas.append(s.efficiency - base.efficiency)
+
+    def _stats(self, i: int, name: str) -> dict:
+        a = self.acc[i][name]
+        return {
+            "n": len(a.effs),
+            "pooled": pooled(a.used, a.envelope),
+            "median": median(a.effs),
+            "p25": quantile(a.effs, 0.25),
+        }
+
+    def rows(self) -> list[dict]:
+        """One row per ruleset and slice, in ruleset order then slice order."""
+        out = []
+        for i, ruleset in enumerate(self.names):
+            for name in SLICES:
+                row = {"ruleset": ruleset, "slice": name, **self._stats(i, name)}
+                base = self._stats(self.base, name)
+                for key in ("pooled", "median", "p25"):
+                    row[f"delta_{key}"] = _minus(row[key], base[key])
+                a = self.acc[i][name]
+                row["changed"], row["compared"] = a.changed, a.compared
+                out.append(row)
+        return out
+
+    def deltas(self, name: str = "all") -> list[list[float]]:
+        """Per ruleset, the paired per-session efficiency deltas from the base."""
+        return [list(self.acc[i][name].deltas) for i in range(len(self.names))]
+
+
+def _minus(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return None if a is None or b is None else a - b
