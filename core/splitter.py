@@ -33,7 +33,7 @@ def split_sections(text: str, rules) -> tuple[Section, ...]:
         path, suffix = head.group(1), head.group(2)
         meta = None
         if i + 1 == len(heads) and rules.trailing_block == "meta":
-            piece, meta = _cut_after_last_fence(piece)
+            piece, meta = _cut_after_last_fence(piece, head.end() - start)
         sections.append(Section(path, parse_header(path, suffix), measure(piece), piece))
         if meta:
             sections.append(Section("", None, measure(meta), meta, meta=True))
@@ -43,16 +43,17 @@ def split_sections(text: str, rules) -> tuple[Section, ...]:
 _FENCE = re.compile(r"^```[^\n]*$", re.M)
 
 
-def _cut_after_last_fence(piece: str) -> tuple[str, str]:
+def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:
     """Split a last section after the fence that closes its code block.
 
     A section without a code block (a stale "source omitted" header) ends
     with its header line; one whose last block is never closed is all source.
+    `header_end` matters because a header's path may run over a line end.
     """
-    fences = list(_FENCE.finditer(piece))
+    fences = list(_FENCE.finditer(piece, header_end))
     if len(fences) % 2:
         return piece, ""
-    close = fences[-1].end() if fences else piece.find("\n")
+    close = fences[-1].end() if fences else piece.find("\n", header_end)
     if close == -1:
         return piece, ""
     if close < len(piece) and piece[close] == "\n":

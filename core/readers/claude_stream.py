@@ -29,7 +29,8 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
     try:
         for line in read_jsonl(path, walker.warnings, options.max_line_bytes):
             lines += 1
-            if isinstance(line.value, dict) and line.value.get("type") in EVENT_TYPES:
+            kind = line.value.get("type") if isinstance(line.value, dict) else None
+            if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event
                 found += 1
             if before is not None:
                 before(line)
