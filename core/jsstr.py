@@ -34,7 +34,9 @@ def utf16_len(text: str) -> int:
     """JavaScript's `.length`: characters outside the BMP count two."""
     if text.isascii():
         return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
+    # Encoding is a C loop, ~10x faster than finding astral characters with a
+    # regex; surrogatepass gives a lone surrogate (from a JSON escape) one unit.
+    return len(text.encode("utf-16-le", "surrogatepass")) >> 1
 
 
 def to_fixed(value: float, digits: int = 1) -> str:
