@@ -20,6 +20,7 @@ BUILTIN = (
     "citeledger.channels.quote",
     "citeledger.core.readers.claude_stream",
     "citeledger.core.readers.claude_interactive",
+    "citeledger.core.readers.codex",
 )
 
 

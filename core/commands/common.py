@@ -30,6 +30,12 @@ def read_session(files, session, ruleset):
     for f in files:
         if os.path.isdir(f):
             raise InputError(f, "is a directory (use --session for a Claude Code project log)")
+    # Other formats (Codex rollouts, plugins) first: claude-stream claims any .jsonl.
+    for name, cls in known.items():
+        if name not in ("claude-stream", "claude-interactive"):
+            reader = cls()
+            if all(reader.claims(f) for f in files):
+                return reader.read(list(files), options)
     return known["claude-stream"]().read(list(files), options)
 
 

@@ -1,0 +1,199 @@
+"""OpenAI Codex CLI session logs ("rollouts"): ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl.
+
+Format facts relied on, and where they come from, are in docs/codex.md. In short:
+each line is `{"timestamp", "type", "payload"}`; `type` is session_meta,
+turn_context (one per turn), event_msg (status stream, not read here) or
+response_item (messages, tool calls, tool outputs). An MCP tool call is a
+`function_call` response item (`name` like `mcp__codegraph__codegraph_explore`,
+a `call_id`), answered by a `function_call_output` with the same `call_id`.
+The final answer of a turn is its last assistant `message`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Hashable, Optional, Sequence
+
+import orjson
+
+from ..hookspecs import hookimpl
+from ..jsonl import read_jsonl
+from ..jsstr import is_blank
+from ..models import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
+from .base import InputError, ReadOptions
+from .walker import js_truthy
+
+ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
+# Response items written bare, one per line, by rollouts older than the payload envelope.
+RESPONSE_ITEM_TYPES = frozenset({
+    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+    "custom_tool_call_output", "local_shell_call", "web_search_call",
+})
+CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
+OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def rollout_item(value) -> tuple[Optional[str], object]:
+    """(kind, payload) of one line: the envelope's, or a bare legacy response item's."""
+    if not isinstance(value, dict):
+        return None, None
+    kind = value.get("type")
+    if kind in ROLLOUT_TYPES and "payload" in value:
+        return kind, value["payload"]
+    if kind in RESPONSE_ITEM_TYPES:
+        return "response_item", value
+    return None, None
+
+
+def output_blocks(output) -> tuple[tuple[str, ...], bool]:
+    """(text blocks, failed) of a function_call_output's `output`.
+
+    Seen shapes: the text itself; a list of content items (`input_text`,
+    `output_text`, MCP `text`); a JSON string of such a list or of an MCP
+    CallToolResult (`{"content": [...], "isError": ...}`); an object
+    `{"content": ..., "success": false}`.
+    """
+    if isinstance(output, dict):
+        blocks, failed = output_blocks(output.get("content"))
+        return blocks, failed or output.get("success") is False or js_truthy(output.get("isError"))
+    if isinstance(output, list):
+        return tuple(item["text"] for item in output if isinstance(item, dict) and isinstance(item.get("text"), str)), False
+    if not isinstance(output, str):
+        return (), False
+    if output[:1] in ("[", "{"):
+        try:
+            decoded = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            decoded = None
+        if _is_mcp_content(decoded) or isinstance(decoded, dict) and _is_mcp_content(decoded.get("content")):
+            return output_blocks(decoded)
+    return (output,), False
+
+
+def _is_mcp_content(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(i, dict) and "type" in i for i in value)
+
+
+def message_text(payload: dict) -> str:
+    content = payload.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        item["text"] for item in content
+        if isinstance(item, dict) and item.get("type") in ("output_text", "text") and isinstance(item.get("text"), str)
+    )
+
+
+class CodexReader:
+    name = "codex"
+
+    def claims(self, path: str) -> bool:
+        """A .jsonl file whose first JSON line is a rollout line."""
+        if not (os.path.isfile(path) and path.endswith(".jsonl")):
+            return False
+        try:
+            with open(path, "rb") as fh:
+                for raw in fh:
+                    if raw.strip():
+                        return rollout_item(orjson.loads(raw))[0] is not None
+        except (OSError, orjson.JSONDecodeError):
+            return False
+        return False
+
+    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+        warnings: list[InputWarning] = []
+        names: dict[Hashable, tuple[object, Origin]] = {}
+        responses: list[ToolResponse] = []
+        # (turn, text, message id, origin) of every assistant message; turn -> index of its last tool call
+        texts: list[tuple[int, str, Optional[str], Origin]] = []
+        last_call: dict[int, int] = {}
+        items = []
+        for path in paths:
+            items.extend(self._items(path, warnings, options))
+        # `turn_context` marks turns; a log without any falls back to user messages.
+        by_context = any(kind == "turn_context" for kind, _, _ in items)
+        turn = 0
+        for kind, payload, origin in items:
+            if kind == "turn_context" and by_context:
+                turn += 1
+            if kind != "response_item" or not isinstance(payload, dict):
+                continue
+            ptype = payload.get("type")
+            if ptype == "message" and payload.get("role") == "user" and not by_context:
+                turn += 1
+            elif ptype == "message" and payload.get("role") == "assistant":
+                message_id = payload.get("id") if isinstance(payload.get("id"), str) else None
+                texts.append((turn, message_text(payload), message_id, origin))
+            elif ptype in CALL_TYPES:
+                call_id = payload.get("call_id")
+                if isinstance(call_id, Hashable):
+                    names[call_id] = (payload.get("name"), origin)
+                last_call[turn] = len(texts)
+            elif ptype in OUTPUT_TYPES:
+                self._output(payload, origin, names, responses, warnings, options)
+        return Transcript(
+            name=session_name(paths),
+            files=tuple(paths),
+            responses=tuple(responses),
+            results=final_answers(texts),
+            assistant_texts=tuple(
+                AssistantText(text, mid, t, i >= last_call.get(t, -1), origin)
+                for i, (t, text, mid, origin) in enumerate(texts)
+            ),
+            warnings=tuple(warnings),
+            reader=self.name,
+        )
+
+    def _items(self, path: str, warnings: list, options: ReadOptions):
+        found = lines = 0
+        try:
+            for line in read_jsonl(path, warnings, options.max_line_bytes):
+                lines += 1
+                kind, payload = rollout_item(line.value)
+                if kind is not None:
+                    found += 1
+                    yield kind, payload, Origin(path, line.number)
+        except FileNotFoundError:
+            raise InputError(path, "no such file")
+        except IsADirectoryError:
+            raise InputError(path, "is a directory, not a Codex rollout file")
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror or exc}")
+        if found == 0 and lines:
+            raise InputError(path, "not a Codex CLI rollout (no session_meta/turn_context/response_item lines)")
+        if found == 0:
+            warnings.append(InputWarning(path, 0, "empty file"))
+
+    @staticmethod
+    def _output(payload, origin, names, responses, warnings, options) -> None:
+        call_id = payload.get("call_id")
+        known = names.get(call_id) if isinstance(call_id, Hashable) else None
+        if known is None:
+            warnings.append(InputWarning(origin.file, origin.line, f"function_call_output for unknown call_id {call_id!r}"))
+            return
+        name, use_origin = known
+        if not (isinstance(name, str) and options.explore_tool in name):
+            return
+        blocks, failed = output_blocks(payload.get("output"))
+        if not failed:
+            responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin))
+
+
+def final_answers(texts) -> tuple[ResultText, ...]:
+    """Each turn's last non-blank assistant message: a headless run's `result`, per turn."""
+    last: dict[int, ResultText] = {}
+    for turn, text, _, origin in texts:
+        if not is_blank(text):
+            last[turn] = ResultText(text, origin)
+    return tuple(last[t] for t in sorted(last))
+
+
+def session_name(paths: Sequence[str]) -> str:
+    return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
+
+
+@hookimpl
+def citeledger_register_readers(register):
+    register(CodexReader)
