@@ -90,14 +90,20 @@ class CodexReader:
     name = "codex"
 
     def claims(self, path: str) -> bool:
-        """A .jsonl file whose first JSON line is a rollout line."""
+        """A .jsonl file with a rollout line among its first 5 (a legacy log opens with a bare session line)."""
         if not (os.path.isfile(path) and path.endswith(".jsonl")):
             return False
         try:
             with open(path, "rb") as fh:
+                seen = 0
                 for raw in fh:
-                    if raw.strip():
-                        return rollout_item(orjson.loads(raw))[0] is not None
+                    if not raw.strip():
+                        continue
+                    if rollout_item(orjson.loads(raw))[0] is not None:
+                        return True
+                    seen += 1
+                    if seen == 5:
+                        break
         except (OSError, orjson.JSONDecodeError):
             return False
         return False
