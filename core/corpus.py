@@ -72,7 +72,7 @@ def looks_interactive(path: str) -> bool:
     """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(1 << 16)
+            head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
     except OSError:
         return False
     first = head.split(b"\n", 1)[0]
