@@ -20,6 +20,9 @@ from .base import Envelope, Finding
 from .lines import normalise_code, shipped_lines, window
 
 
+_BARE_NAME = re.compile(r"[A-Za-z_$][\w$.]*", re.ASCII)
+
+
 def _has_code_group(instance, attribute, pattern: re.Pattern) -> None:
     if "code" not in pattern.groupindex:
         raise ValueError(f"{attribute.name} needs a named group `code` (the block's body)")
@@ -43,6 +46,9 @@ class QuoteOptions:
     ambiguity_limit: int = attrs.field(default=0, validator=attrs.validators.ge(0))
     # false: a quote credits the whole file (file level only), no line numbers.
     line_level: bool = True
+    # A bare (dotted) name such as `full_dispatch_request` is a symbol mention,
+    # the symbol channel's business; false: it is not a quote.
+    bare_names: bool = True
 
 
 class QuoteChannel:
@@ -70,8 +76,9 @@ class QuoteChannel:
         seen: dict[str, None] = {}
         for text in raw:
             q = normalise_code(opts.line_number_prefix.sub("", text, count=1))
-            if utf16_len(q) >= opts.min_length:
-                seen.setdefault(q, None)
+            if utf16_len(q) < opts.min_length or not opts.bare_names and _BARE_NAME.fullmatch(q):
+                continue
+            seen.setdefault(q, None)
         return list(seen)
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:

@@ -34,6 +34,13 @@ def test_quotes_are_normalised_and_filtered_by_length():
     assert channel(inline=False).quotes("`module.exports = someLongName;`") == []
 
 
+def test_bare_names_are_not_quotes_when_switched_off():
+    # 21 chars, long enough, but one identifier: the symbol channel's kind of citation.
+    answer = "`full_dispatch_request` then `Symbol.for('skip-override')`"
+    assert channel(bare_names=True).quotes(answer) == ["full_dispatch_request", "Symbol.for('skip-override')"]
+    assert channel(bare_names=False).quotes(answer) == ["Symbol.for('skip-override')"]
+
+
 def test_inline_fragment_credits_its_line():
     found = channel().judge("Then `compute(1, 2, 3);` runs.", envelope([A, B]))
     # "compute(1, 2, 3);" is 17 chars: under the minimum, credits nothing.
