@@ -138,7 +138,9 @@ def _claim(path: str, order) -> Optional[str]:
 def _rel(path: str, root: str, root_is_file: bool) -> str:
     if root_is_file:
         return os.path.normpath(path)
-    return os.path.relpath(path, root)
+    prefix = os.path.join(root, "")
+    # os.walk yields root + sep + rest: slicing is exact and far cheaper than relpath
+    return path[len(prefix):] if path.startswith(prefix) else os.path.relpath(path, root)
 
 
 def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]]:
@@ -147,6 +149,7 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
     refs: list[SessionRef] = []
     warnings: list[InputWarning] = []
     seen: set[str] = set()
+    cwd = os.getcwd()
     for root in paths:
         if not os.path.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
@@ -156,7 +159,7 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
         segments: dict[tuple[str, str], dict[int, str]] = collections.defaultdict(dict)
         found: list[tuple[str, SessionRef]] = []
         for path in files:
-            real = os.path.realpath(path)
+            real = os.path.normpath(os.path.join(cwd, path))  # no symlink resolution: os.walk follows none
             if real in seen:
                 warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
                 continue
@@ -181,7 +184,7 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
                     InputWarning(ordered[0], 0, f"segment(s) {', '.join(f't{t}' for t in missing)} of {base} not found; read without them")
                 )
             found.append((ordered[0], _ref(root, root_is_file, ordered, STREAM, len(ordered))))
-        found.sort(key=lambda item: _rel(item[0], root, root_is_file))
+        found.sort(key=lambda item: item[1].key)
         refs.extend(ref for _, ref in found)
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
@@ -193,7 +196,7 @@ def _ref(root, root_is_file, files, reader, turns) -> SessionRef:
     if root_is_file:
         group = os.path.normpath(os.path.dirname(first) or ".")
     else:
-        group = os.path.relpath(os.path.dirname(first), root)
+        group = os.path.dirname(_rel(first, root, False)) or "."
     return SessionRef(
         key=_rel(first, root, root_is_file), files=tuple(files), reader=reader,
         group=group, turns=turns, root=root,

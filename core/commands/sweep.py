@@ -88,6 +88,8 @@ class Outputs:
         self.out = args.out
 
     def record(self, record: dict) -> None:
+        if not (self.stdout_json or self.out):
+            return
         data = jsonl(record)
         if self.stdout_json:
             sys.stdout.buffer.write(data)
