@@ -19,6 +19,7 @@ import yaml
 from citeledger.core import plugins
 from citeledger.core.errors import UserError
 
+from . import safety
 from .ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
@@ -218,8 +219,14 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
 
 
 def compile_pattern(text: str) -> re.Pattern:
-    """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b."""
-    return re.compile(text, re.ASCII)
+    """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
+
+    re has no time limit, so shapes that can backtrack catastrophically are
+    refused here (safety.UnsafePattern is an re.error; docs/robustness.md).
+    """
+    pattern = re.compile(text, re.ASCII)
+    safety.check_ruleset_pattern(pattern)
+    return pattern
 
 
 def build(cls, mapping: Located, prefix: str):
