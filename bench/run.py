@@ -119,7 +119,8 @@ def measure(cmd: list[str]) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
-    return {"seconds": wall, "maxrss_mb": usage.ru_maxrss / 1024, "tree_rss_mb": peak[0] / 1024}
+    cpu = usage.ru_utime + usage.ru_stime  # includes the waited-for pool workers
+    return {"seconds": wall, "cpu": cpu, "maxrss_mb": usage.ru_maxrss / 1024, "tree_rss_mb": peak[0] / 1024}
 
 
 def main() -> None:
@@ -137,7 +138,7 @@ def main() -> None:
     large_dir, small_dir = str(HERE / "corpus" / "large"), str(HERE / "corpus" / "small")
     mb = large["bytes"] / 1e6
     print(f"corpus large: {large['sessions']} sessions, {mb:,.1f} MB; small: {small['sessions']} sessions, "
-          f"{small['bytes'] / 1e6:,.1f} MB  ({os.cpu_count()} cores)")
+          f"{small['bytes'] / 1e6:,.1f} MB  ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start)")
 
     name, timings = fastest_decoder(HERE / "corpus" / "large")
     print("decoders on a 30 MB sample: " + ", ".join(f"{k} {v:.3f}s" for k, v in sorted(timings.items(), key=lambda kv: kv[1])))
@@ -153,17 +154,19 @@ def main() -> None:
         r = best(CITELEDGER + ["sweep", large_dir, "-q", "-j", str(jobs)])
         rows[jobs] = r
         print(f"sweep -j {jobs}: {r['seconds']:.2f} s, {large['sessions'] / r['seconds']:,.0f} sessions/s, "
-              f"{mb / r['seconds']:,.0f} MB/s, peak RSS {r['maxrss_mb']:.0f} MB per process, "
+              f"{mb / r['seconds']:,.0f} MB/s, {r['cpu']:.2f} s CPU, peak RSS {r['maxrss_mb']:.0f} MB per process, "
               f"{r['tree_rss_mb']:.0f} MB all processes")
     one, many = rows[1], rows[args.jobs]
     print(f"single job / floor: {one['seconds'] / fl['seconds']:.2f}x   (target <= 1.5x)")
-    print(f"speed-up with {args.jobs} jobs: {one['seconds'] / many['seconds']:.2f}x   (ideal {args.jobs}x)")
+    print(f"speed-up with {args.jobs} jobs: {one['seconds'] / many['seconds']:.2f}x wall   (ideal {args.jobs}x); "
+          f"CPU spent {many['cpu'] / one['cpu']:.2f}x the 1-job CPU (1.00 = no parallel overhead)")
 
     for jobs in (1, args.jobs):
         s = measure(CITELEDGER + ["sweep", small_dir, "-q", "-j", str(jobs)])
         big = rows[jobs]
         print(f"peak RSS -j {jobs}: small {s['tree_rss_mb']:.0f} MB (max process {s['maxrss_mb']:.0f} MB), "
               f"large {big['tree_rss_mb']:.0f} MB (max process {big['maxrss_mb']:.0f} MB)   (target < 200 MB, flat)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (other work on the machine slows the N-job run first)")
     if args.clean:
         shutil.rmtree(HERE / "corpus")
 
