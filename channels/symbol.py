@@ -96,16 +96,26 @@ class SymbolChannel:
         return owners.strong or owners.weak
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
-        cited = self.citations(answer)
-        table = self.owners(envelope)
+        shared = _shared(envelope)
+        opts = self.options
+        key = (opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
+        if _CITED.get("answer") != answer:
+            _CITED.clear()
+            _CITED["answer"] = answer
+        if key not in _CITED:
+            _CITED[key] = self.citations(answer)
+        cited = _CITED[key]
+        key = ("owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
+        if key not in shared:
+            shared[key] = self.owners(envelope)
+        table = shared[key]
         limit = self.options.ambiguity_limit
         findings = {}
-        memo: list = []
 
         def listed():  # built only if a file is not credited
-            if not memo:
-                memo.append(self._listed(envelope))
-            return memo[0]
+            if "listed" not in shared:
+                shared["listed"] = self._listed(envelope)
+            return shared["listed"]
 
         for path in envelope.paths:
             miss = None
@@ -161,6 +171,23 @@ class SymbolChannel:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
         return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+
+
+# Work that symbol channels with different options share (parse once, score
+# many): the rulesets scoring one session ask about the same answer and the
+# same few envelopes in turn. Objects are held here, so `is` is safe.
+_CITED: dict = {}  # the last answer's citations, per citation options
+_SHARED: list = []  # (envelope, its owner tables and listings), the last few
+
+
+def _shared(envelope: Envelope) -> dict:
+    for held, tables in _SHARED:
+        if held is envelope:
+            return tables
+    if len(_SHARED) >= 4:
+        _SHARED.pop(0)
+    _SHARED.append((envelope, {}))
+    return _SHARED[-1][1]
 
 
 @hookimpl

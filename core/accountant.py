@@ -66,28 +66,29 @@ def calls_of(responses, ruleset) -> tuple[Call, ...]:
     return tuple(calls)
 
 
-def score(transcript: Transcript, ruleset) -> SessionScore:
-    responses, results, texts, warnings = _readable(transcript, ruleset)
-    answer, source = final_answer(results, texts, ruleset.reader.answer)
-    calls = calls_of(responses, ruleset)
-    paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-    envelope = Envelope(calls, paths)
-    channels = _channels_for(ruleset)
-    judged = [channel.judge(answer, envelope) for channel in channels]
-    rank = {}
-    verdicts = {}
-    for path in paths:
-        findings = tuple(j[path] for j in judged)
-        winner = next((i for i, f in enumerate(findings) if f.credited), None)
-        rank[path] = winner
-        verdicts[path] = Verdict(
-            path,
-            channels[winner].name if winner is not None else None,
-            findings[winner].evidence if winner is not None else None,
-            findings,
-        )
-    n = len(channels)
-    lines = _LineLedger(channels, verdicts, ruleset)
+class _Memo:
+    """Work one transcript's rulesets share: parse once, score many.
+
+    Rulesets that split alike share the calls and envelope; channels with the
+    same options, answer and envelope share their findings. Only the last
+    transcript is kept (a corpus is scored session by session), and it is held
+    here, so identity (`is`) cannot be fooled by a recycled address.
+    """
+
+    transcript = None
+    envelopes: dict = {}
+    judged: dict = {}
+    accounts: dict = {}
+
+
+def _memo(transcript) -> type[_Memo]:
+    if _Memo.transcript is not transcript:
+        _Memo.transcript, _Memo.envelopes, _Memo.judged, _Memo.accounts = transcript, {}, {}, {}
+    return _Memo
+
+
+def _charge(calls, rank, n, lines):
+    """Per-call scores, pooled (chars, sections, line chars) per path, and meta chars."""
     call_scores = []
     pooled: dict[str, list[int]] = {}
     meta = 0
@@ -118,6 +119,53 @@ def score(transcript: Transcript, ruleset) -> SessionScore:
                 tuple(files), call.origin.file, call.origin.line, line_used, line_pinned,
             )
         )
+    return call_scores, pooled, meta
+
+
+def score(transcript: Transcript, ruleset) -> SessionScore:
+    responses, results, texts, warnings = _readable(transcript, ruleset)
+    answer, source = final_answer(results, texts, ruleset.reader.answer)
+    memo = _memo(transcript)
+    # The responses depend only on the transcript and reader.bom.
+    split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
+    if split not in memo.envelopes:
+        calls = calls_of(responses, ruleset)
+        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+        memo.envelopes[split] = Envelope(calls, paths)
+    envelope = memo.envelopes[split]
+    calls, paths = envelope.calls, envelope.paths
+    channels = _channels_for(ruleset)
+    rules = ruleset.splitter
+    splitter_shape = (rules.header, rules.trailer, rules.trailing_block)
+    judged = []
+    for rule, channel in zip(ruleset.channels, channels):
+        # Findings never depend on the unit chars are counted in.
+        key = (split[:2], splitter_shape, rule.name, rule.options, answer)
+        if key not in memo.judged:
+            memo.judged[key] = channel.judge(answer, envelope)
+        judged.append(memo.judged[key])
+    rank = {}
+    verdicts = {}
+    for path in paths:
+        findings = tuple(j[path] for j in judged)
+        winner = next((i for i, f in enumerate(findings) if f.credited), None)
+        rank[path] = winner
+        verdicts[path] = Verdict(
+            path,
+            channels[winner].name if winner is not None else None,
+            findings[winner].evidence if winner is not None else None,
+            findings,
+        )
+    n = len(channels)
+    lines = _LineLedger(channels, verdicts, ruleset)
+    # Rulesets that split alike and rank every file alike charge alike.
+    account = (split, n, tuple(rank[p] for p in paths))
+    if lines.on:  # line credit depends on findings, not only on ranks
+        call_scores, pooled, meta = _charge(calls, rank, n, lines)
+    else:
+        if account not in memo.accounts:
+            memo.accounts[account] = _charge(calls, rank, n, lines)
+        call_scores, pooled, meta = memo.accounts[account]
     # sorted() is stable: ties keep first-seen order, as the reference's sort.
     files = tuple(
         FileScore(path, chars, count, verdicts[path], line_chars)

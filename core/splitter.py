@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import re
 
 from .header import parse_header
@@ -17,27 +18,81 @@ def split_sections(text: str, rules) -> tuple[Section, ...]:
     `trailing_block: meta`, whatever follows the last section's closing code
     fence is split off as a meta section charged to no file.
     """
-    measure = MEASURES[rules.unit]
-    heads = list(rules.header.finditer(text))
-    if not heads:
-        return ()
-    sections = []
-    for i, head in enumerate(heads):
-        start = head.start()
-        if i + 1 < len(heads):
-            end = heads[i + 1].start()
-        else:
-            found = text.find(rules.trailer, start) if rules.trailer else -1
-            end = len(text) if found == -1 else found
-        piece = text[start:end]
-        path, suffix = head.group(1), head.group(2)
-        meta = None
-        if i + 1 == len(heads) and rules.trailing_block == "meta":
-            piece, meta = _cut_after_last_fence(piece, head.end() - start)
-        sections.append(Section(path, parse_header(path, suffix), measure(piece), piece))
-        if meta:
-            sections.append(Section("", None, measure(meta), meta, meta=True))
-    return tuple(sections)
+    cut = _cut_of(text, rules.header, rules.trailer)
+    pieces = cut.pieces(rules.trailing_block)
+    sizes = cut.sizes(rules.trailing_block, rules.unit)
+    return tuple(
+        Section(path, header, size, piece, meta=meta)
+        for (path, header, piece, meta), size in zip(pieces, sizes)
+    )
+
+
+class _Cut:
+    """One response cut by one header pattern and trailer, for every ruleset that shares them.
+
+    Rulesets that differ only in their unit or trailing_block (parse once,
+    score many) reuse the regex work, and the sizes of every section but the
+    last one.
+    """
+
+    __slots__ = ("text", "_pieces", "_header_end", "_meta", "_sizes")
+
+    def __init__(self, text: str, header_re, trailer: str):
+        heads = list(header_re.finditer(text))
+        pieces = []
+        for i, head in enumerate(heads):
+            start = head.start()
+            if i + 1 < len(heads):
+                end = heads[i + 1].start()
+            else:
+                found = text.find(trailer, start) if trailer else -1
+                end = len(text) if found == -1 else found
+            path, suffix = head.group(1), head.group(2)
+            pieces.append((path, parse_header(path, suffix), text[start:end], False))
+        self.text = text
+        self._pieces = tuple(pieces)
+        self._header_end = heads[-1].end() - heads[-1].start() if heads else 0
+        self._meta = None
+        self._sizes: dict = {}
+
+    def pieces(self, trailing_block: str) -> tuple:
+        if trailing_block != "meta" or not self._pieces:
+            return self._pieces
+        if self._meta is None:
+            path, header, last, _ = self._pieces[-1]
+            kept, meta = _cut_after_last_fence(last, self._header_end)
+            tail = ((path, header, kept, False),) + ((("", None, meta, True),) if meta else ())
+            self._meta = self._pieces[:-1] + tail
+        return self._meta
+
+    def sizes(self, trailing_block: str, unit: str) -> tuple:
+        key = (trailing_block == "meta", unit)
+        if key not in self._sizes:
+            measure = MEASURES[unit]
+            pieces = self.pieces(trailing_block)
+            other = self._sizes.get((not key[0], unit))
+            common = len(self._pieces) - 1  # every section but the last is the same either way
+            if other is not None and common > 0:
+                self._sizes[key] = other[:common] + tuple(measure(p[2]) for p in pieces[common:])
+            else:
+                self._sizes[key] = tuple(measure(p[2]) for p in pieces)
+        return self._sizes[key]
+
+
+_CUTS: "collections.OrderedDict" = collections.OrderedDict()
+_CUTS_KEPT = 256  # more than the calls of one session under its few distinct splitters
+
+
+def _cut_of(text: str, header_re, trailer: str) -> _Cut:
+    key = (text, header_re, trailer)
+    cut = _CUTS.get(key)
+    if cut is None:
+        cut = _CUTS[key] = _Cut(text, header_re, trailer)
+        if len(_CUTS) > _CUTS_KEPT:
+            _CUTS.popitem(last=False)
+    else:
+        _CUTS.move_to_end(key)
+    return cut
 
 
 _FENCE = re.compile(r"^```[^\n]*$", re.M)

@@ -8,6 +8,8 @@ from .jsstr import utf16_len
 
 
 def _utf8_len(text: str) -> int:
+    if text.isascii():  # one byte each, without building the bytes
+        return len(text)
     # surrogatepass: lone surrogates from JSON escapes still have a size.
     return len(text.encode("utf-8", "surrogatepass"))
 
