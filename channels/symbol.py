@@ -70,21 +70,19 @@ class SymbolChannel:
                     seen.setdefault(tok, None)
         return list(seen)
 
-    def owners(self, envelope: Envelope) -> dict[str, Owners]:
+    def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
+        """name -> its strong and weak owners, from each file's header listings."""
         strong: dict[str, set] = defaultdict(set)
         weak: dict[str, set] = defaultdict(set)
-        for section in envelope.sections():
-            header = section.header
-            if header is None:
-                continue
-            for sym in header.symbols:
-                if self.options.defining_kinds_only and sym.kind not in self._defining:
-                    continue
-                (weak if sym.kind in self._weak else strong)[sym.name].add(section.path)
-            if self.options.tag_names_define:
-                for tag in header.tags:
-                    for name in tag.names:
-                        strong[name].add(section.path)
+        defining_only, tags_define = self.options.defining_kinds_only, self.options.tag_names_define
+        for path, names in (self._listed(envelope) if listed is None else listed).items():
+            for name, hows in names.items():
+                for how in hows:
+                    if how.endswith(" tag"):  # a render tag's bare name (kinds have no space)
+                        if tags_define:
+                            strong[name].add(path)
+                    elif not defining_only or how in self._defining:
+                        (weak if how in self._weak else strong)[name].add(path)
         return {
             name: Owners(frozenset(strong.get(name, ())), frozenset(weak.get(name, ())))
             for name in strong.keys() | weak.keys()
@@ -105,18 +103,15 @@ class SymbolChannel:
         if key not in _CITED:
             _CITED[key] = self.citations(answer)
         cited = _CITED[key]
+        if "listed" not in shared:
+            shared["listed"] = self._listed(envelope)
         key = ("owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
         if key not in shared:
-            shared[key] = self.owners(envelope)
+            shared[key] = self.owners(envelope, shared["listed"])
         table = shared[key]
         limit = self.options.ambiguity_limit
         findings = {}
-
-        def listed():  # built only if a file is not credited
-            if "listed" not in shared:
-                shared["listed"] = self._listed(envelope)
-            return shared["listed"]
-
+        listed = shared["listed"]
         for path in envelope.paths:
             miss = None
             for name in cited:
@@ -127,7 +122,7 @@ class SymbolChannel:
                 if path not in effective:
                     if miss is None and path in owners.weak:
                         others = ", ".join(sorted(owners.strong))
-                        kinds = ", ".join(sorted(listed()[path][name] & self._weak))
+                        kinds = ", ".join(sorted(listed[path][name] & self._weak))
                         miss = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
                     continue
                 if limit and len(effective) >= limit:
@@ -143,11 +138,11 @@ class SymbolChannel:
                 if miss:
                     findings[path] = Finding(self.name, False, miss[0], miss[1])
                 else:
-                    findings[path] = self._unowned(listed().get(path, {}), cited)
+                    findings[path] = self._unowned(listed.get(path, {}), cited)
         return findings
 
     def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
-        """path -> name -> how its header lists the name (kinds, `tag` tags); for explanations only."""
+        """path -> name -> how its header lists the name: its kinds, and `tag` tags for render-tag names."""
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
         for section in envelope.sections():
             if section.header is not None:
