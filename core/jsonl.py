@@ -123,17 +123,38 @@ def js_stringify(value) -> str:
     """JSON.stringify for a decoded JSON value (compact).
 
     Differs from json.dumps where JavaScript does: integer-like keys come first
-    in ascending order, integral floats print without ".0", exponents as 1e+21.
+    in ascending order, numbers print as Number#toString, lone surrogates are
+    escaped. Iterative, so a value nested as deeply as the decoder allows
+    (orjson: 1024 levels) cannot exhaust Python's recursion limit.
     """
-    if isinstance(value, dict):
-        keys = list(value)
-        index_keys = sorted((k for k in keys if _is_index(k)), key=int)
-        ordered = index_keys + [k for k in keys if not _is_index(k)]
-        return "{" + ",".join(
-            _js_string(str(k)) + ":" + js_stringify(value[k]) for k in ordered
-        ) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(js_stringify(v) for v in value) + "]"
+    out: list[str] = []
+    # Work items: a decoded value, or a 1-tuple holding literal output.
+    stack: list = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            out.append(item[0])
+        elif isinstance(item, dict):
+            keys = list(item)
+            index_keys = sorted((k for k in keys if _is_index(k)), key=int)
+            ordered = index_keys + [k for k in keys if not _is_index(k)]
+            parts: list = [("{",)]
+            for i, k in enumerate(ordered):
+                parts += [((",", ) if i else ("",)), (_js_string(str(k)) + ":",), item[k]]
+            parts.append(("}",))
+            stack.extend(reversed(parts))
+        elif isinstance(item, list):
+            parts = [("[",)]
+            for i, v in enumerate(item):
+                parts += [((",",) if i else ("",)), v]
+            parts.append(("]",))
+            stack.extend(reversed(parts))
+        else:
+            out.append(_js_scalar(item))
+    return "".join(out)
+
+
+def _js_scalar(value) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, float):

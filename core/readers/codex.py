@@ -38,6 +38,8 @@ def rollout_item(value) -> tuple[Optional[str], object]:
     if not isinstance(value, dict):
         return None, None
     kind = value.get("type")
+    if not isinstance(kind, str):  # {"type": []} is no item (and a list is unhashable)
+        return None, None
     if kind in ROLLOUT_TYPES and "payload" in value:
         return kind, value["payload"]
     if kind in RESPONSE_ITEM_TYPES:
@@ -86,6 +88,9 @@ def message_text(payload: dict) -> str:
     )
 
 
+_SNIFF_LINE = 8 << 20  # bytes of one line read while sniffing
+
+
 class CodexReader:
     name = "codex"
 
@@ -96,7 +101,10 @@ class CodexReader:
         try:
             with open(path, "rb") as fh:
                 seen = 0
-                for raw in fh:
+                # Bounded reads: sniffing must not load a 200 MB line whole.
+                for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
+                    if len(raw) == _SNIFF_LINE and not raw.endswith(b"\n"):
+                        return False  # a line this long opens no rollout we know
                     if not raw.strip():
                         continue
                     if rollout_item(orjson.loads(raw))[0] is not None:

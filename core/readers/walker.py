@@ -78,7 +78,11 @@ class EventWalker:
         self.bom_lines: list[Origin] = []
         self._texts: list[tuple[str, Optional[str], int, Origin]] = []
         self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
+        self._answered: dict = {}  # tool_use key -> Origin of its first explore result
         self.turn = 0
+
+    def warn(self, origin: Origin, message: str) -> None:
+        self.warnings.append(InputWarning(origin.file, origin.line, message))
 
     def new_turn(self) -> None:
         self.turn += 1
@@ -100,17 +104,28 @@ class EventWalker:
         main_thread = event.get("parent_tool_use_id") is None
         if kind == "user" and main_thread and _is_prompt(content):
             self.new_turn()
+        # Skipped as the reference skips them, but never silently.
+        if kind in ("assistant", "user"):
+            if not isinstance(message, dict):
+                self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
+            elif not isinstance(content, list) and not (kind == "user" and isinstance(content, str)):
+                self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
         if not isinstance(content, list):
             return
         texts = []
         called = False
-        for block in content:
+        for index, block in enumerate(content):
             if not isinstance(block, dict):
+                self.warn(origin, f"content block {index} is {js_type(block)}, not an object, ignored")
                 continue
             btype = block.get("type")
             if btype == "tool_use":
                 key = js_map_key(block, "id")
                 if key is not None:
+                    if key in self.names:
+                        first = self.names[key][1]
+                        self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
+                                          f"its later results belong to this {block.get('name')!r}")
                     self.names[key] = (block.get("name"), origin)
                 called = True
             elif btype == "tool_result":
@@ -138,6 +153,14 @@ class EventWalker:
             return
         if js_truthy(block.get("is_error")):
             return
+        if key in self._answered:
+            first = self._answered[key]
+            self.warn(origin, f"another explore result for tool_use id {tool_id!r} (first at {first.file}:{first.line}); "
+                              "counted again, as the reference does")
+        self._answered.setdefault(key, origin)
+        content = block.get("content", _MISSING)
+        if not isinstance(content, (str, list)):
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as empty")
         parent = event.get("parent_tool_use_id")
         self.responses.append(
             ToolResponse(
@@ -164,6 +187,26 @@ class EventWalker:
             bom_lines=tuple(self.bom_lines),
             reader=reader,
         )
+
+
+_MISSING = object()
+
+
+def js_type(value) -> str:
+    """How a warning names a JSON value's type."""
+    if value is _MISSING:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
 
 
 def _is_prompt(content) -> bool:
