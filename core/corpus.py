@@ -85,14 +85,15 @@ def count_prompts(path: str) -> int:
     Only lines that can be prompts are decoded: a tool_result carrier always
     holds the literal `"tool_result"`, and those lines hold most of the bytes.
     """
-    from .jsonl import decode_line
+    from .jsonl import _raw_lines, decode_line
     from .readers.walker import _is_prompt
 
     prompts = 0
     try:
         with open(path, "rb") as fh:
-            for raw in fh:
-                if b'"user"' not in raw or b'"tool_result"' in raw:
+            # Bounded lines: a 200 MB line is never held whole (None past 64 MiB).
+            for _, raw in _raw_lines(fh, 64 << 20):
+                if raw is None or b'"user"' not in raw or b'"tool_result"' in raw:
                     continue
                 try:
                     event = decode_line(raw.lstrip(b"\xef\xbb\xbf"))

@@ -204,3 +204,28 @@ def test_one_bad_segment_names_that_segment(tmp_path, capsys):
     bad.write_bytes(b"\x00\x01garbage\n\xff\n")
     assert main(["score", str(good), str(bad)]) == 2
     assert f"citeledger: error: {bad}: not a Claude Code transcript" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# A sweep over all of it: every session reported, each with its status.
+
+
+def test_a_sweep_reports_every_session_with_its_status(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for p in MALFORMED.glob("*.jsonl"):
+        (corpus / p.name).write_bytes(p.read_bytes())
+    os.symlink(corpus / "nowhere", corpus / "gone.jsonl")  # unreadable, for root too
+    use, _, answer = events()
+    (corpus / "deeper.jsonl").write_bytes(b"\n".join([use, _deep(100_000), answer]) + b"\n")
+    assert main(["sweep", str(corpus), "--json", "--quiet", "--jobs", "2"]) == 1
+    captured = capsys.readouterr()
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    status = {r["session"]: (r["status"], r["reason"]) for r in rows if r["record"] == "session"}
+    expected = {name: "scored" for name in EXPECTED}
+    expected.update({"binary-garbage.jsonl": "unreadable", "empty.jsonl": "no-explore",
+                     "gone.jsonl": "unreadable", "deeper.jsonl": "no-explore"})  # its one result was too deep
+    assert {name: s for name, (s, _) in status.items()} == expected
+    assert "no such file" in status["gone.jsonl"][1]
+    assert "not a Claude Code transcript" in status["binary-garbage.jsonl"][1]
+    assert f"{corpus}/deeper.jsonl:2: not JSON (nested too deeply)" in captured.err

@@ -55,7 +55,10 @@ class ClaudeStreamReader:
     name = "claude-stream"
 
     def claims(self, path: str) -> bool:
-        return os.path.isfile(path) and path.endswith(".jsonl")
+        # A dangling symlink is claimed too, so a sweep reports it unreadable
+        # instead of skipping it unseen (a FIFO is not: opening it would block).
+        dangling = os.path.islink(path) and not os.path.exists(path)
+        return path.endswith(".jsonl") and (os.path.isfile(path) or dangling)
 
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
         walker = EventWalker(options.explore_tool)
