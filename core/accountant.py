@@ -56,35 +56,32 @@ def final_answer(results, texts, rule: str) -> tuple[str, str]:
     return "", "none"
 
 
-def calls_of(responses, ruleset) -> tuple[Call, ...]:
+def calls_of(responses, ruleset, cuts: dict | None = None) -> tuple[Call, ...]:
     calls = []
     for response in responses:
         text = ruleset.reader.block_separator.join(response.blocks)
-        sections = split_sections(text, ruleset.splitter)
+        sections = split_sections(text, ruleset.splitter, cuts)
         if sections:
             calls.append(Call(len(calls) + 1, sections, response.origin))
     return tuple(calls)
 
 
-class _Memo:
-    """Work one transcript's rulesets share: parse once, score many.
+class Shared:
+    """Work the rulesets scoring one transcript can share: parse once, score many.
 
-    Rulesets that split alike share the calls and envelope; channels with the
-    same options, answer and envelope share their findings. Only the last
-    transcript is kept (a corpus is scored session by session), and it is held
-    here, so identity (`is`) cannot be fooled by a recycled address.
+    Rulesets that split alike share the cut responses, calls and envelope;
+    channels with the same options, answer and envelope share their findings;
+    rulesets that rank every file alike share the charges. Lives as long as
+    one `score_many` call, so nothing outlives the transcript it describes.
     """
 
-    transcript = None
-    envelopes: dict = {}
-    judged: dict = {}
-    accounts: dict = {}
+    __slots__ = ("cuts", "envelopes", "judged", "accounts")
 
-
-def _memo(transcript) -> type[_Memo]:
-    if _Memo.transcript is not transcript:
-        _Memo.transcript, _Memo.envelopes, _Memo.judged, _Memo.accounts = transcript, {}, {}, {}
-    return _Memo
+    def __init__(self):
+        self.cuts: dict = {}
+        self.envelopes: dict = {}
+        self.judged: dict = {}
+        self.accounts: dict = {}
 
 
 def _charge(calls, rank, n, lines):
@@ -122,14 +119,21 @@ def _charge(calls, rank, n, lines):
     return call_scores, pooled, meta
 
 
-def score(transcript: Transcript, ruleset) -> SessionScore:
+def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:
+    """The transcript scored under each ruleset, sharing what they have in common."""
+    shared = Shared()
+    return tuple(score(transcript, ruleset, shared) for ruleset in rulesets)
+
+
+def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> SessionScore:
+    """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
     responses, results, texts, warnings = _readable(transcript, ruleset)
     answer, source = final_answer(results, texts, ruleset.reader.answer)
-    memo = _memo(transcript)
+    memo = shared or Shared()
     # The responses depend only on the transcript and reader.bom.
     split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
     if split not in memo.envelopes:
-        calls = calls_of(responses, ruleset)
+        calls = calls_of(responses, ruleset, memo.cuts)
         paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
         memo.envelopes[split] = Envelope(calls, paths)
     envelope = memo.envelopes[split]

@@ -217,7 +217,7 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...]], ...]:
 
 def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
     """Read one session once per reading option set and score it under every ruleset."""
-    from .accountant import score
+    from .accountant import score_many
 
     plan = plan or _plan(rulesets)
     scores: list[Optional[SessionScore]] = [None] * len(rulesets)
@@ -236,8 +236,8 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
         for w in transcript.warnings:
             if w not in warnings:
                 warnings.append(w)
-        for i in indexes:
-            scores[i] = score(transcript, rulesets[i])
+        for i, result in zip(indexes, score_many(transcript, [rulesets[i] for i in indexes])):
+            scores[i] = result
         del transcript  # released before the next option set is read
     return SessionOutcome(ref, tuple(scores), None, tuple(warnings))
 

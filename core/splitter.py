@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import re
 
 from .header import parse_header
@@ -10,15 +9,21 @@ from .models import Section
 from .units import MEASURES
 
 
-def split_sections(text: str, rules) -> tuple[Section, ...]:
+def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section, ...]:
     """Sections of one response text under a ruleset's `splitter` rules.
 
     A section runs from its header line to the next header; the last one ends
     at the trailer marker (the guidance quote) or the end of the text. With
     `trailing_block: meta`, whatever follows the last section's closing code
-    fence is split off as a meta section charged to no file.
+    fence is split off as a meta section charged to no file. `cuts` lets the
+    rulesets scoring one transcript reuse each other's regex work.
     """
-    cut = _cut_of(text, rules.header, rules.trailer)
+    key = (text, rules.header, rules.trailer)
+    cut = cuts.get(key) if cuts is not None else None
+    if cut is None:
+        cut = _Cut(text, rules.header, rules.trailer)
+        if cuts is not None:
+            cuts[key] = cut
     pieces = cut.pieces(rules.trailing_block)
     sizes = cut.sizes(rules.trailing_block, rules.unit)
     return tuple(
@@ -77,22 +82,6 @@ class _Cut:
             else:
                 self._sizes[key] = tuple(measure(p[2]) for p in pieces)
         return self._sizes[key]
-
-
-_CUTS: "collections.OrderedDict" = collections.OrderedDict()
-_CUTS_KEPT = 256  # more than the calls of one session under its few distinct splitters
-
-
-def _cut_of(text: str, header_re, trailer: str) -> _Cut:
-    key = (text, header_re, trailer)
-    cut = _CUTS.get(key)
-    if cut is None:
-        cut = _CUTS[key] = _Cut(text, header_re, trailer)
-        if len(_CUTS) > _CUTS_KEPT:
-            _CUTS.popitem(last=False)
-    else:
-        _CUTS.move_to_end(key)
-    return cut
 
 
 _FENCE = re.compile(r"^```[^\n]*$", re.M)
