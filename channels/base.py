@@ -32,6 +32,10 @@ class Envelope:
 
     calls: tuple[Call, ...]
     paths: tuple[str, ...]  # distinct file paths, first-seen order
+    # Work channels derive from the envelope (owner tables, citations of an
+    # answer) and share across the rulesets that score it: parse once, score
+    # many. Keys start with the channel's name.
+    memo: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     def sections(self):
         for call in self.calls:

@@ -94,51 +94,52 @@ class SymbolChannel:
         return owners.strong or owners.weak
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
-        shared = _shared(envelope)
+        memo = envelope.memo
         opts = self.options
-        key = (opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
-        if _CITED.get("answer") != answer:
-            _CITED.clear()
-            _CITED["answer"] = answer
-        if key not in _CITED:
-            _CITED[key] = self.citations(answer)
-        cited = _CITED[key]
-        if "listed" not in shared:
-            shared["listed"] = self._listed(envelope)
-        key = ("owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
-        if key not in shared:
-            shared[key] = self.owners(envelope, shared["listed"])
-        table = shared[key]
+        key = ("symbol", "cited", answer, opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
+        if key not in memo:
+            memo[key] = self.citations(answer)
+        cited = memo[key]
+        if ("symbol", "listed") not in memo:
+            memo["symbol", "listed"] = self._listed(envelope)
+        listed = memo["symbol", "listed"]
+        key = ("symbol", "owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
+        if key not in memo:
+            memo[key] = self.owners(envelope, listed)
+        table = memo[key]
         limit = self.options.ambiguity_limit
-        findings = {}
-        listed = shared["listed"]
-        for path in envelope.paths:
-            miss = None
-            for name in cited:
-                owners = table.get(name)
-                if owners is None:
+        # One pass over the cited names in first-seen order: each file keeps
+        # the first name that credits it, else the first near miss.
+        credit: dict[str, tuple[str, int]] = {}
+        miss: dict[str, tuple[str, str]] = {}
+        for name in cited:
+            owners = table.get(name)
+            if owners is None:
+                continue
+            effective = self.effective(owners)
+            over = limit and len(effective) >= limit
+            for path in effective:
+                if path in credit:
                     continue
-                effective = self.effective(owners)
-                if path not in effective:
-                    if miss is None and path in owners.weak:
-                        others = ", ".join(sorted(owners.strong))
-                        kinds = ", ".join(sorted(listed[path][name] & self._weak))
-                        miss = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
-                    continue
-                if limit and len(effective) >= limit:
-                    if miss is None:
-                        miss = (name, f"symbol `{name}`: owned by {len(effective)} files, ambiguity cutoff (limit {limit})")
-                    continue
-                findings[path] = Finding(
-                    self.name, True, name,
-                    f"symbol `{name}`: defined here" + (f" and in {len(effective) - 1} other file(s)" if len(effective) > 1 else ""),
-                )
-                break
-            else:
-                if miss:
-                    findings[path] = Finding(self.name, False, miss[0], miss[1])
+                if over:
+                    miss.setdefault(path, (name, f"symbol `{name}`: owned by {len(effective)} files, ambiguity cutoff (limit {limit})"))
                 else:
-                    findings[path] = self._unowned(listed.get(path, {}), cited)
+                    credit[path] = (name, len(effective))
+            for path in owners.weak - effective:
+                if path not in credit and path not in miss:
+                    others = ", ".join(sorted(owners.strong))
+                    kinds = ", ".join(sorted(listed[path][name] & self._weak))
+                    miss[path] = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
+        findings = {}
+        for path in envelope.paths:
+            if path in credit:
+                name, owned = credit[path]
+                also = f" and in {owned - 1} other file(s)" if owned > 1 else ""
+                findings[path] = Finding(self.name, True, name, f"symbol `{name}`: defined here{also}")
+            elif path in miss:
+                findings[path] = Finding(self.name, False, *miss[path])
+            else:
+                findings[path] = self._unowned(listed.get(path, {}), cited)
         return findings
 
     def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
@@ -166,23 +167,6 @@ class SymbolChannel:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
         return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
-
-
-# Work that symbol channels with different options share (parse once, score
-# many): the rulesets scoring one session ask about the same answer and the
-# same few envelopes in turn. Objects are held here, so `is` is safe.
-_CITED: dict = {}  # the last answer's citations, per citation options
-_SHARED: list = []  # (envelope, its owner tables and listings), the last few
-
-
-def _shared(envelope: Envelope) -> dict:
-    for held, tables in _SHARED:
-        if held is envelope:
-            return tables
-    if len(_SHARED) >= 4:
-        _SHARED.pop(0)
-    _SHARED.append((envelope, {}))
-    return _SHARED[-1][1]
 
 
 @hookimpl

@@ -75,10 +75,11 @@ class Shared:
     one `score_many` call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("cuts", "envelopes", "judged", "accounts")
+    __slots__ = ("cuts", "envelopes", "channel_memos", "judged", "accounts")
 
     def __init__(self):
         self.cuts: dict = {}
+        self.channel_memos: dict = {}
         self.envelopes: dict = {}
         self.judged: dict = {}
         self.accounts: dict = {}
@@ -135,7 +136,10 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     if split not in memo.envelopes:
         calls = calls_of(responses, ruleset, memo.cuts)
         paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-        memo.envelopes[split] = Envelope(calls, paths)
+        # Channel work never depends on the unit sizes are counted in, so
+        # envelopes that differ only in their unit share one channel memo.
+        shape = split[:2] + (ruleset.splitter.header, ruleset.splitter.trailer, ruleset.splitter.trailing_block)
+        memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
     envelope = memo.envelopes[split]
     calls, paths = envelope.calls, envelope.paths
     channels = _channels_for(ruleset)
