@@ -26,16 +26,8 @@ def strip_plot(
     value is drawn as a dot (percent), each series' median as a short bar.
     Jitter is deterministic (spread by index), so the files are reproducible.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams["svg.hashsalt"] = "citeledger"  # stable element ids
-
     k = len(series)
-    width = min(max(4.0, 0.6 * k * len(groups) + 1.5), 40.0)
-    fig, ax = plt.subplots(figsize=(width, 4.2))
+    fig, ax = figure(min(max(4.0, 0.6 * k * len(groups) + 1.5), 40.0), 4.2)
     step = 0.8 / k
     for g, (label, per_series) in enumerate(groups):
         for s, values in enumerate(per_series):
@@ -56,11 +48,29 @@ def strip_plot(
     if title:
         ax.set_title(title)
     ax.legend(loc="best", fontsize="small")
+    return save_figure(fig, path)
+
+
+def figure(width: float, height: float):
+    """A new matplotlib figure and axes on the Agg backend, with stable SVG ids."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "citeledger"  # stable element ids
+    return plt.subplots(figsize=(width, height))
+
+
+def save_figure(fig, path: str) -> list[str]:
+    """Write `path`.png and `path`.svg, close the figure; returns the files written."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    written = []
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
+    written = []
     for ext in ("png", "svg"):
         out = f"{path}.{ext}"
         # No date in the metadata: the same data gives the same SVG bytes.

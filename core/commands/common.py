@@ -3,11 +3,38 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from citeledger.rules.loader import load_ruleset
 
 from ..errors import InputError
 from ..plugins import readers
+
+
+def add_session_inputs(parser) -> None:
+    """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
+    parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
+    parser.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
+    add_ruleset_option(parser)
+
+
+def add_format_options(parser, json_help: str) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help=json_help)
+    fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+
+
+def add_jobs_options(parser) -> None:
+    from ..corpus import default_jobs
+
+    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                        help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+
+
+def warn(warning) -> None:
+    """One warning line on stderr: FILE:LINE: message (line 0: the whole file)."""
+    print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
 
 
 def add_ruleset_option(parser) -> None:

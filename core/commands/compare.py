@@ -14,7 +14,10 @@ import orjson
 from ..corpus import discover, score_corpus
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from ..jsstr import percent, to_fixed
+from citeledger.rules.loader import compile_pattern
+
 from ..progress import progress_bar
+from .common import warn
 from ..stats import bootstrap_median_difference, median
 from ..tables import SWEEP_FORMAT, layout, pct, session_rows
 from .sweep import QUANTILE_NOTE, add_corpus_options, jsonl, load_rulesets, write_csv
@@ -121,7 +124,7 @@ def key_function(spec: str):
     if spec == "session":
         return lambda row: row["session"]
     try:
-        pattern = re.compile(spec)
+        pattern = compile_pattern(spec)  # checked like a ruleset's patterns: no catastrophic backtracking
     except re.error as exc:
         raise UserError(f"--key {spec!r}: not a regular expression ({exc})")
 
@@ -283,7 +286,7 @@ def run(args) -> int:
             comparison.add(side, row)
     ruleset_name = " vs ".join(sorted(used)) or rulesets[0].name
     for w in warnings:
-        print(f"citeledger: warning: {w.file}{':' + str(w.line) if w.line else ''}: {w.message}", file=sys.stderr)
+        warn(w)
     groups = comparison.group_rows(args)
     files = comparison.file_rows(args.top)
     header = {

@@ -12,7 +12,7 @@ from ..jsstr import percent, thousands
 from ..render_json import session_dict
 from ..render_text import NO_CALLS
 from ..score import SessionScore, ratio
-from .common import add_ruleset_option, read_session, ruleset_from
+from .common import add_session_inputs, read_session, ruleset_from, warn
 
 SOURCES = {
     "result": "the result event(s)",
@@ -33,9 +33,7 @@ def add_parser(sub) -> None:
             "inputs as `score`: stream-json segment FILEs of one session, or --session PATH."
         ),
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
-    p.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
-    add_ruleset_option(p)
+    add_session_inputs(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
     p.set_defaults(run=run)
 
@@ -85,5 +83,5 @@ def run(args) -> int:
     else:
         sys.stdout.write(render_explain(result))
         for w in result.warnings:
-            print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+            warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -13,7 +13,7 @@ from ..jsstr import percent, thousands
 from ..render_json import session_dict
 from ..render_text import render_text
 from ..score import ratio
-from .common import add_ruleset_option, read_session, ruleset_from
+from .common import add_session_inputs, read_session, ruleset_from, warn
 
 
 def add_parser(sub) -> None:
@@ -26,9 +26,7 @@ def add_parser(sub) -> None:
             "interactive log (a project directory, its ~/.claude/projects folder, or one .jsonl)."
         ),
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
-    p.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
-    add_ruleset_option(p)
+    add_session_inputs(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
     p.add_argument(
         "--answer", action="append", default=[], metavar="GLOB",
@@ -69,5 +67,5 @@ def run(args) -> int:
         if view:
             sys.stdout.write(render_answer_set(result, view))
         for w in result.warnings:
-            print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+            warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import orjson
 
 from citeledger.rules.loader import load_ruleset
 
-from ..corpus import default_jobs, discover, score_corpus
+from ..corpus import discover, score_corpus
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from ..jsstr import percent
+from ..plot import figure, save_figure
 from ..progress import progress_bar
 from ..sensitivity import COLUMNS, Sensitivity
 from ..tables import SLICES
 from ..variation import one_at_a_time
+from .common import add_format_options, add_jobs_options, warn
 from .sweep import QUANTILE_NOTE, write_csv
 
 FORMAT = "citeledger-sensitivity/1"
@@ -41,13 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
                    help="a dotted ruleset key and values (YAML; quote regular expressions), "
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print JSON lines (a header, then one object per row)")
-    fmt.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_format_options(p, "print JSON lines (a header, then one object per row)")
     p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
-    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+    add_jobs_options(p)
     p.set_defaults(run=run)
 
 
@@ -106,16 +103,10 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
 
 def plot_deltas(path: str, names: list[str], rows: list[dict], deltas: list[list[float]], base: str) -> list[str]:
     """Bars: pooled delta per slice; dots: each session's paired delta (all slice). PNG and SVG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams["svg.hashsalt"] = "citeledger"  # stable element ids
     others = [i for i, n in enumerate(names) if n != base]
     by = {(r["ruleset"], r["slice"]): r for r in rows}
     colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
-    fig, ax = plt.subplots(figsize=(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6))
+    fig, ax = figure(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6)
     step = 0.8 / len(SLICES)
     for x, i in enumerate(others):
         for s, name in enumerate(SLICES):
@@ -135,17 +126,7 @@ def plot_deltas(path: str, names: list[str], rows: list[dict], deltas: list[list
     ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    written = []
-    for ext in ("png", "svg"):
-        out = f"{path}.{ext}"
-        fig.savefig(out, dpi=120, metadata={"Date": None} if ext == "svg" else None)
-        written.append(out)
-    plt.close(fig)
-    return written
+    return save_figure(fig, path)
 
 
 def run(args) -> int:
@@ -153,7 +134,7 @@ def run(args) -> int:
     names = [r.name for r in rulesets]
     refs, warnings = discover(args.paths)
     for w in warnings:
-        print(f"citeledger: warning: {w.file}{':' + str(w.line) if w.line else ''}: {w.message}", file=sys.stderr)
+        warn(w)
     if not refs:
         raise UserError(f"{', '.join(args.paths)}: no sessions found")
     result = Sensitivity(names, base=0)
@@ -164,7 +145,7 @@ def run(args) -> int:
             unreadable += outcome.error is not None
             warnings.extend(outcome.warnings)
             for w in outcome.warnings:
-                print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+                warn(w)
             result.add(outcome.ref.turns, outcome.scores)
     rows = result.rows()
     header = {

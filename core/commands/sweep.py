@@ -10,9 +10,10 @@ import orjson
 
 from citeledger.rules.loader import load_ruleset
 
-from ..corpus import default_jobs, discover, score_corpus
+from ..corpus import discover, score_corpus
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from ..progress import progress_bar
+from .common import add_format_options, add_jobs_options, warn
 from ..tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -29,13 +30,9 @@ def add_corpus_options(p, what: str) -> None:
         "--ruleset", action="append", default=None, metavar="NAME|PATH",
         help=f"a shipped ruleset's name or a YAML file; repeat to {what} (default: default)",
     )
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print JSON lines (stable keys, docs/sweep.md) instead of text")
-    fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+    add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
-    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+    add_jobs_options(p)
 
 
 def add_parser(sub) -> None:
@@ -141,7 +138,7 @@ def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
     refs, found_warnings = discover(args.paths)
     for w in found_warnings:
-        print(f"citeledger: warning: {w.file}{':' + str(w.line) if w.line else ''}: {w.message}", file=sys.stderr)
+        warn(w)
     if not refs:
         raise UserError(f"{', '.join(args.paths)}: no sessions found")
     header = {
@@ -168,7 +165,7 @@ def run(args) -> int:
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 for w in outcome.warnings:
                     warnings.append(w)
-                    print(f"citeledger: warning: {w.file}:{w.line}: {w.message}", file=sys.stderr)
+                    warn(w)
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar, Protocol, Sequence
 
 import attrs
@@ -16,6 +17,21 @@ class ReadOptions:
 
     explore_tool: str = "codegraph_explore"  # substring of the tool's name
     max_line_bytes: int = 64 << 20
+
+
+@contextlib.contextmanager
+def reading(path: str, what: str):
+    """Turn the ways a file can fail to open into one-line input errors."""
+    try:
+        yield
+    except IsADirectoryError:
+        raise InputError(path, f"is a directory, not {what}")
+    except FileNotFoundError:
+        raise InputError(path, "no such file")
+    except PermissionError:
+        raise InputError(path, "permission denied")
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}")
 
 
 class Reader(Protocol):

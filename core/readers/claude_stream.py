@@ -12,7 +12,7 @@ from typing import Sequence
 from ..hookspecs import hookimpl
 from ..jsonl import read_jsonl
 from ..models import InputWarning, Transcript
-from .base import InputError, ReadOptions
+from .base import InputError, ReadOptions, reading
 from .walker import EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
@@ -26,7 +26,7 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
     Raises InputError when the file cannot be read or holds lines but no event.
     """
     found = lines = 0
-    try:
+    with reading(path, "a transcript file (use --session for a project log)"):
         for line in read_jsonl(path, walker.warnings, options.max_line_bytes):
             lines += 1
             kind = line.value.get("type") if isinstance(line.value, dict) else None
@@ -35,14 +35,6 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
             if before is not None:
                 before(line)
             walker.feed(path, line, parent)
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a transcript file (use --session for a project log)")
-    except FileNotFoundError:
-        raise InputError(path, "no such file")
-    except PermissionError:
-        raise InputError(path, "permission denied")
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}")
     skipped = sum(1 for w in walker.warnings if w.file == path)
     if found == 0 and (lines or skipped):
         raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")

@@ -20,7 +20,7 @@ from ..hookspecs import hookimpl
 from ..jsonl import read_jsonl
 from ..jsstr import is_blank
 from ..models import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from .base import InputError, ReadOptions
+from .base import InputError, ReadOptions, reading
 from .walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -162,19 +162,13 @@ class CodexReader:
 
     def _items(self, path: str, warnings: list, options: ReadOptions):
         found = lines = 0
-        try:
+        with reading(path, "a Codex rollout file"):
             for line in read_jsonl(path, warnings, options.max_line_bytes):
                 lines += 1
                 kind, payload = rollout_item(line.value)
                 if kind is not None:
                     found += 1
                     yield kind, payload, Origin(path, line.number)
-        except FileNotFoundError:
-            raise InputError(path, "no such file")
-        except IsADirectoryError:
-            raise InputError(path, "is a directory, not a Codex rollout file")
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}")
         if found == 0 and lines:
             raise InputError(path, "not a Codex CLI rollout (no session_meta/turn_context/response_item lines)")
         if found == 0:
