@@ -98,3 +98,17 @@ def test_console_script_runs_without_traceback(tmp_path):
     bin_dir = Path(sys.executable).parent
     done = subprocess.run([str(bin_dir / "citeledger"), "score", str(tmp_path / "x.jsonl")], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_project_directory_with_its_own_jsonl_files_is_not_a_log_directory(tmp_path, capsys, monkeypatch):
+    # A repository that keeps .jsonl test data at its root: --session means its Claude Code logs.
+    project = tmp_path / "repo"
+    project.mkdir()
+    (project / "data.jsonl").write_text('{"type": "result", "result": "not a session"}\n')
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    code, _, err = cli("score", "--session", project, capsys=capsys)
+    assert code == 2 and "no Claude Code session logs here or in" in err
+    logs = tmp_path / "home" / ".claude" / "projects" / str(project).replace("/", "-")
+    shutil.copytree(REAL / "interactive" / "-tmp-proj-express", logs)
+    code, out, _ = cli("score", "--session", project, capsys=capsys)
+    assert code == 0 and out.startswith("Explore allocation — share of returned bytes")

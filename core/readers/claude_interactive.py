@@ -28,19 +28,35 @@ def escape_project(path: str) -> str:
     return os.path.abspath(path).replace("/", "-")
 
 
+def looks_interactive(path: str) -> bool:
+    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
+    except OSError:
+        return False
+    first = head.split(b"\n", 1)[0]
+    return b'"sessionId"' in first or b'"parentUuid"' in first
+
+
 def resolve_session(path: str) -> str:
-    """A session .jsonl from a session file, a log directory or a project directory."""
+    """A session .jsonl from a session file, a project directory or its log directory.
+
+    A project directory's logs live in ~/.claude/projects/<escaped path>/ and
+    win when they exist; otherwise the directory itself must hold interactive
+    logs (a project's own .jsonl fixtures are not sessions).
+    """
     if os.path.isfile(path):
         return path
     if not os.path.exists(path):
         raise InputError(path, "no such file or directory")
-    candidates = glob.glob(os.path.join(glob.escape(path), "*.jsonl"))
+    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(path))
+    candidates = glob.glob(os.path.join(glob.escape(logs), "*.jsonl"))
     if not candidates:
-        home = os.path.expanduser("~/.claude/projects")
-        logs = os.path.join(home, escape_project(path))
-        candidates = glob.glob(os.path.join(glob.escape(logs), "*.jsonl"))
+        here = glob.glob(os.path.join(glob.escape(path), "*.jsonl"))
+        candidates = [p for p in here if looks_interactive(p)]
         if not candidates:
-            raise InputError(path, f"no session logs here or in {logs}")
+            raise InputError(path, f"no Claude Code session logs here or in {logs}")
     # The newest session is the project's current one; name breaks mtime ties.
     return max(candidates, key=lambda p: (os.path.getmtime(p), p))
 
@@ -60,6 +76,9 @@ def subagent_files(session_file: str, warnings: list) -> dict[str, str]:
                     parent = value
             except (OSError, ValueError, AttributeError) as exc:
                 warnings.append(InputWarning(meta, 0, f"unreadable meta file ({type(exc).__name__})"))
+        if parent in found:  # two logs claim one spawning tool: keep both, the second unattached
+            warnings.append(InputWarning(meta, 0, f"toolUseId {parent} already belongs to {os.path.basename(found[parent])}"))
+            parent = f"subagent:{os.path.basename(log)}"
         found[parent] = log
     return found
 
