@@ -19,6 +19,11 @@ def label(verdict) -> str:
     return f"{verdict.channel} `{verdict.evidence}`"
 
 
+def floor_channel(score: SessionScore) -> str:
+    """The first-ranked channel, whose share alone is the lower bound ("path" under default)."""
+    return score.channels[0] if score.channels else "path"
+
+
 def render_text(score: SessionScore) -> str:
     if not score.calls:
         return NO_CALLS + "\n"
@@ -26,7 +31,7 @@ def render_text(score: SessionScore) -> str:
     lines = [
         f"Explore allocation — share of returned bytes the answer used ({len(score.calls)} calls, {len(score.files)} files):",
         f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} chars"
-        f"   ({score.files_used}/{len(score.files)} files cited; path-cited alone {percent(score.lower_bound)})",
+        f"   ({score.files_used}/{len(score.files)} files cited; {floor_channel(score)}-cited alone {percent(score.lower_bound)})",
     ]
     # Line level and the ladder appear only beyond the reference (a line-aware
     # channel, or more than the two default channels), so `default` stays byte-identical.

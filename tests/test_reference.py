@@ -224,3 +224,15 @@ def test_top_twelve_files_then_more(tmp_path):
     assert lines[3] == "  *   7.6%    113  src/f13.py  path"
     assert len(lines) == 17 and lines[15] == "    … 2 more files"
     assert lines[-1].startswith("  note: relative metric")
+
+
+def test_lower_bound_is_named_after_the_first_ranked_channel(tmp_path):
+    from citeledger.rules.loader import build_ruleset, load_tree
+
+    tree = load_tree("default")
+    tree["channels"]["rank"] = ["symbol", "path"]
+    symbol_first = build_ruleset(tree, "symbol-first")
+    text = response(section("lib/a.js", " — alpha(function)", size=300), section("lib/b.js", size=100))
+    result = run(session(tmp_path, [text], "`alpha`, and lib/b.js"), symbol_first)
+    assert result.lower_bound == 0.75
+    assert "(2/2 files cited; symbol-cited alone 75.0%)" in render_text(result)
