@@ -145,8 +145,13 @@ class SymbolChannel:
     def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name: its kinds, and `tag` tags for render-tag names."""
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+        # A file returned again under the same header (one cached Header
+        # object, see header.parse_header) adds nothing: list it once.
+        seen: set[tuple[str, int]] = set()
         for section in envelope.sections():
-            if section.header is not None:
+            key = (section.path, id(section.header))
+            if section.header is not None and key not in seen:
+                seen.add(key)
                 for sym in section.header.symbols:
                     listed[section.path][sym.name].add(sym.kind)
                 for tag in section.header.tags:

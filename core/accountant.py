@@ -90,11 +90,40 @@ def _charge(calls, rank, n, lines):
     call_scores = []
     pooled: dict[str, list[int]] = {}
     meta = 0
+    # Calls that returned the same text share one sections tuple (see
+    # splitter._Cut), and charge alike: each distinct tuple is tallied once.
+    tallies: dict[int, _Tally] = {}
     for call in calls:
+        tally = tallies.get(id(call.sections))
+        if tally is None:
+            tally = tallies[id(call.sections)] = _Tally(call.sections, rank, n, lines)
+        meta += tally.meta
+        for path, chars, count, line_chars in tally.pooled:
+            slot = pooled.setdefault(path, [0, 0, 0])
+            slot[0] += chars
+            slot[1] += count
+            slot[2] += line_chars
+        call_scores.append(
+            CallScore(
+                call.number, tally.envelope, sum(tally.by_rank), tally.by_rank, len(tally.files),
+                tally.used_sections, tally.files, call.origin.file, call.origin.line,
+                tally.line_used, tally.line_pinned,
+            )
+        )
+    return call_scores, pooled, meta
+
+
+class _Tally:
+    """What one call's sections add up to under one ranking."""
+
+    __slots__ = ("envelope", "by_rank", "used_sections", "files", "meta", "pooled", "line_used", "line_pinned")
+
+    def __init__(self, sections, rank, n, lines):
         by_rank = [0] * n
-        env = used_sections = line_used = line_pinned = 0
+        env = used_sections = meta = line_used = line_pinned = 0
         files = []
-        for s in call.sections:
+        pooled: dict[str, list[int]] = {}  # path -> [chars, sections, line chars], first-seen order
+        for s in sections:
             env += s.chars
             if s.meta:
                 meta += s.chars
@@ -111,13 +140,10 @@ def _charge(calls, rank, n, lines):
             if rank[s.path] is not None:
                 by_rank[rank[s.path]] += s.chars
                 used_sections += 1
-        call_scores.append(
-            CallScore(
-                call.number, env, sum(by_rank), tuple(by_rank), len(files), used_sections,
-                tuple(files), call.origin.file, call.origin.line, line_used, line_pinned,
-            )
-        )
-    return call_scores, pooled, meta
+        self.envelope, self.by_rank, self.used_sections = env, tuple(by_rank), used_sections
+        self.files, self.meta = tuple(files), meta
+        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
+        self.line_used, self.line_pinned = line_used, line_pinned
 
 
 def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:

@@ -18,18 +18,25 @@ def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section,
     fence is split off as a meta section charged to no file. `cuts` lets the
     rulesets scoring one transcript reuse each other's regex work.
     """
-    key = (text, rules.header, rules.trailer)
-    cut = cuts.get(key) if cuts is not None else None
-    if cut is None:
-        cut = _Cut(text, rules.header, rules.trailer)
-        if cuts is not None:
-            cuts[key] = cut
-    pieces = cut.pieces(rules.trailing_block)
-    sizes = cut.sizes(rules.trailing_block, rules.unit)
-    return tuple(
-        Section(path, header, size, piece, meta=meta)
-        for (path, header, piece, meta), size in zip(pieces, sizes)
-    )
+    cut = _cached_cut(text, rules, cuts) if cuts is not None else _Cut(text, rules.header, rules.trailer)
+    return cut.sections(rules.trailing_block, rules.unit)
+
+
+def _cached_cut(text: str, rules, cuts: dict) -> "_Cut":
+    """The cut of `text` from `cuts`, made and kept if new.
+
+    Keyed by the text's length and ends, then compared whole: hashing every
+    response text costs about three times the comparison, and an equal text
+    is usually the same response read again.
+    """
+    key = (len(text), text[:64], text[-64:], rules.header, rules.trailer)
+    same = cuts.setdefault(key, [])
+    for cut in same:
+        if cut.text == text:
+            return cut
+    cut = _Cut(text, rules.header, rules.trailer)
+    same.append(cut)
+    return cut
 
 
 class _Cut:
@@ -40,7 +47,7 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "_pieces", "_header_end", "_meta", "_sizes")
+    __slots__ = ("text", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
 
     def __init__(self, text: str, header_re, trailer: str):
         heads = list(header_re.finditer(text))
@@ -59,6 +66,19 @@ class _Cut:
         self._header_end = heads[-1].end() - heads[-1].start() if heads else 0
         self._meta = None
         self._sizes: dict = {}
+        self._sections: dict = {}
+
+    def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
+        """The Section records; built once, as every call that returned this text holds equal ones."""
+        key = (trailing_block, unit)
+        if key not in self._sections:
+            pieces = self.pieces(trailing_block)
+            sizes = self.sizes(trailing_block, unit)
+            self._sections[key] = tuple(
+                Section(path, header, size, piece, meta=meta)
+                for (path, header, piece, meta), size in zip(pieces, sizes)
+            )
+        return self._sections[key]
 
     def pieces(self, trailing_block: str) -> tuple:
         if trailing_block != "meta" or not self._pieces:
