@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 
+import attrs
 import pluggy
 
 from . import hookspecs
+from .errors import UserError
 
 CHANNEL_GROUP = "citeledger.channels"
 READER_GROUP = "citeledger.readers"
@@ -24,8 +26,8 @@ BUILTIN = (
 )
 
 
-class PluginError(Exception):
-    pass
+class PluginError(UserError):
+    """A plugin that breaks the plugin contract (one line, exit status 2)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,7 +63,19 @@ def _collect(hook) -> dict[str, type]:
 @functools.lru_cache(maxsize=1)
 def channels() -> dict[str, type]:
     """Channel classes by name."""
-    return _collect(manager().hook.citeledger_register_channels)
+    found = _collect(manager().hook.citeledger_register_channels)
+    for cls in found.values():
+        check_channel(cls)
+    return found
+
+
+def check_channel(cls) -> None:
+    """Refuse a channel class whose Options cannot key the shared-work caches."""
+    options = getattr(cls, "Options", None)
+    if not (attrs.has(options) and options.__hash__ is not None):
+        raise PluginError(f"channel plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
+    if not callable(getattr(cls, "judge", None)):
+        raise PluginError(f"channel plugin {cls.name!r}: has no judge(answer, envelope) method")
 
 
 @functools.lru_cache(maxsize=1)
