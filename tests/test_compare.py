@@ -53,9 +53,11 @@ def test_groups_runs_medians_and_difference(capsys):
     assert g["delta"]["base_n"] == 0 and g["delta"]["difference"] is None and g["delta"]["ci_low"] is None
     assert g["gamma"]["base_not_scored"] == 1 and g["gamma"]["new_n"] == 0
     everything = g["(all)"]
-    assert (everything["base_n"], everything["new_n"]) == (5, 6)
-    assert everything["new_median"] == pytest.approx(0.85)  # 0.6 0.7 0.8 0.9 0.9 1.0
-    assert everything["difference"] == pytest.approx(0.25)
+    # (all) pools the groups scored on both sides: alpha and beta (delta is new-only)
+    assert (everything["base_n"], everything["new_n"]) == (5, 5)
+    assert everything["base_median"] == pytest.approx(0.6)  # 0.25 0.3 0.6 0.9 1.0
+    assert everything["new_median"] == pytest.approx(0.8)  # 0.6 0.7 0.8 0.9 0.9
+    assert everything["difference"] == pytest.approx(0.2)
 
 
 def test_files_whose_share_moved(capsys):

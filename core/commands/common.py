@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 from citeledger.rules.loader import load_ruleset
 
-from ..errors import InputError
+from ..errors import InputError, UserError
 from ..plugins import readers
 
 
@@ -27,9 +28,19 @@ def add_format_options(parser, json_help: str) -> None:
 def add_jobs_options(parser) -> None:
     from ..corpus import default_jobs
 
-    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+    parser.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
                         help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes, 0 or more (0: all cores)")
+    return value
 
 
 def warn(warning) -> None:
@@ -53,7 +64,7 @@ def read_session(files, session, ruleset):
             raise InputError(files[0], "give segment files or --session, not both")
         return known["claude-interactive"]().read([session], options)
     if not files:
-        raise InputError("<arguments>", "no transcript given (FILE ... or --session PATH)")
+        raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
     for f in files:
         if os.path.isdir(f):
             raise InputError(f, "is a directory (use --session for a Claude Code project log)")

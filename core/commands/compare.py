@@ -184,8 +184,9 @@ class Comparison:
                 sides = self.groups[name]
                 runs = {side: [e for _, e in sides[side].runs] for side in SIDES}
                 not_scored = {side: sides[side].not_scored for side in SIDES}
-                for side in SIDES:
-                    everything[side].extend(runs[side])
+                if runs["base"] and runs["new"]:  # (all) pools paired groups only: a one-sided
+                    for side in SIDES:            # group would move a median by itself
+                        everything[side].extend(runs[side])
             b, n = median(runs["base"]), median(runs["new"])
             ci = bootstrap_median_difference(
                 runs["base"], runs["new"], label=name, seed=args.seed,
@@ -275,6 +276,10 @@ def run(args) -> int:
         raise UserError("--resamples must be at least 1")
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1")
+    if args.top < 0:
+        raise UserError("--top must be 0 or more")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError(args.out, "--out names a file, not a directory")
     rulesets = load_rulesets(args.ruleset)
     comparison = Comparison(key_function(args.key))
     warnings: list = []

@@ -8,7 +8,7 @@ import orjson
 
 from ..accountant import score
 from ..errors import EXIT_OK, EXIT_WARNINGS
-from ..jsstr import percent, thousands
+from ..jsstr import percent, thousands, utf16_len
 from ..render_json import session_dict
 from ..render_text import NO_CALLS
 from ..score import SessionScore, ratio
@@ -45,7 +45,7 @@ def render_explain(result: SessionScore) -> str:
     lines = [
         f"Explain — {result.name} under ruleset {result.ruleset} (channels in rank order: {', '.join(result.channels)})",
         f"  answer: {SOURCES.get(result.answer_source, result.answer_source)}"
-        + (f", {thousands(len(result.answer))} chars" if result.has_answer else ""),
+        + (f", {thousands(utf16_len(result.answer))} chars" if result.has_answer else ""),
         f"  efficiency {percent(result.efficiency)}: {thousands(result.used)} of {thousands(env)} chars, "
         f"{result.files_used}/{len(result.files)} files credited",
     ]
@@ -82,6 +82,6 @@ def run(args) -> int:
         sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         sys.stdout.write(render_explain(result))
-        for w in result.warnings:
-            warn(w)
+    for w in result.warnings:  # on stderr whatever the format; --json also carries them
+        warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -66,6 +66,6 @@ def run(args) -> int:
         sys.stdout.write(render_text(result))
         if view:
             sys.stdout.write(render_answer_set(result, view))
-        for w in result.warnings:
-            warn(w)
+    for w in result.warnings:  # on stderr whatever the format; --json also carries them
+        warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK
