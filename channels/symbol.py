@@ -39,7 +39,7 @@ class SymbolOptions:
     ambiguity_limit: int = attrs.field(validator=attrs.validators.ge(0))
     # Names that a render tag (`focused (...)`, `skeleton (...)`) lists
     # without a kind count as strong definitions.
-    tag_names_define: bool = False
+    tag_names_define: bool
 
 
 @attrs.frozen

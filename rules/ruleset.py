@@ -20,21 +20,25 @@ def one_of(*choices):
     return attrs.validators.in_(choices)
 
 
+# No field has a default: every value comes from the YAML (default.yaml holds
+# the reference's), so Python holds no second copy to drift from it.
+
+
 @frozen
 class ReaderRules:
     # Substring of the tool name whose results are explore responses.
-    explore_tool: str = "codegraph_explore"
+    explore_tool: str
     # Joined between a tool_result's content items (the reference: nothing).
-    block_separator: str = ""
+    block_separator: str
     # A line starting with a UTF-8 byte order mark: the reference's JSON.parse
     # fails on it ("unreadable"); "strip" reads it.
-    bom: str = attrs.field(default="unreadable", validator=one_of("unreadable", "strip"))
+    bom: str = attrs.field(validator=one_of("unreadable", "strip"))
     # Final answer when there is no `result` event: the last main-thread text
     # event ("last-text-event", the reference) or, per turn, every text after
     # the turn's last tool call ("final-turn-text").
-    answer: str = attrs.field(default="last-text-event", validator=one_of("last-text-event", "final-turn-text"))
+    answer: str = attrs.field(validator=one_of("last-text-event", "final-turn-text"))
     # Lines longer than this are skipped with a warning, never held in memory.
-    max_line_bytes: int = 64 << 20
+    max_line_bytes: int = attrs.field(validator=attrs.validators.gt(0))
 
     def read_options(self) -> ReadOptions:
         return ReadOptions(self.explore_tool, self.max_line_bytes)
@@ -46,12 +50,12 @@ class SplitterRules:
     # syntax written to behave as the reference's JavaScript /^...$/m.
     header: re.Pattern
     # The last section ends at the first occurrence of this after its header.
-    trailer: str = "\n> "
+    trailer: str
     # What follows the last section's code block: charged to the last file
     # ("last-file", the reference) or to a meta bucket charged to no file.
-    trailing_block: str = attrs.field(default="last-file", validator=one_of("last-file", "meta"))
+    trailing_block: str = attrs.field(validator=one_of("last-file", "meta"))
     # Unit sections are counted in: utf16 (JavaScript length), codepoint, utf8.
-    unit: str = attrs.field(default="utf16", validator=one_of("utf16", "codepoint", "utf8"))
+    unit: str = attrs.field(validator=one_of("utf16", "codepoint", "utf8"))
 
 
 @frozen
