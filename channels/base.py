@@ -6,9 +6,10 @@ from typing import ClassVar, Mapping, Optional, Protocol
 
 import attrs
 
-from citeledger.core.models import Call
+from citeledger.core.models import Call, pickle_by_fields
 
 
+@pickle_by_fields
 @attrs.frozen
 class Finding:
     """One channel's conclusion about one returned file.

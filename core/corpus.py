@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 import attrs
 
 from .errors import InputError
-from .models import InputWarning
+from .models import InputWarning, pickle_by_fields
 from .plugins import readers
 from .score import SessionScore
 
@@ -37,6 +37,7 @@ INTERACTIVE = "claude-interactive"
 _SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
 
 
+@pickle_by_fields
 @attrs.frozen
 class SessionRef:
     """One session found on disk."""
@@ -49,6 +50,7 @@ class SessionRef:
     root: str = ""  # the path given to discover() it was found under
 
 
+@pickle_by_fields
 @attrs.frozen
 class SessionOutcome:
     ref: SessionRef

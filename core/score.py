@@ -6,7 +6,7 @@ from typing import Optional
 
 import attrs
 
-from .models import InputWarning
+from .models import InputWarning, pickle_by_fields
 
 frozen = attrs.frozen
 
@@ -15,6 +15,7 @@ def ratio(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
+@pickle_by_fields
 @frozen
 class Verdict:
     """Why one file was or was not credited: every channel's finding, in rank order."""
@@ -29,6 +30,7 @@ class Verdict:
         return self.channel is not None
 
 
+@pickle_by_fields
 @frozen
 class CallScore:
     number: int
@@ -54,6 +56,7 @@ class CallScore:
         return ratio(self.line_used, self.envelope)
 
 
+@pickle_by_fields
 @frozen
 class FileScore:
     path: str
@@ -63,6 +66,7 @@ class FileScore:
     line_used: int = 0  # pooled chars of its credited source lines (line level)
 
 
+@pickle_by_fields
 @frozen
 class SessionScore:
     name: str
