@@ -32,9 +32,11 @@ def js_map_key(block: dict, field: str):
     key, 1 is 1.0; an array or object is a key only by identity, so an id read
     from JSON never finds one. Python's dict would conflate True with 1.
     """
-    if field not in block:
+    value = block.get(field, _ABSENT)
+    if type(value) is str:  # nearly every id: answered first
+        return ("string", value)
+    if value is _ABSENT:
         return _ABSENT
-    value = block[field]
     if value is None:
         return ("null",)
     if isinstance(value, bool):
@@ -214,5 +216,9 @@ def _is_prompt(content) -> bool:
     if isinstance(content, str):
         return not is_blank(content)
     if isinstance(content, list):
-        return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        # A loop, not any(<generator>): this runs for every main-thread user event.
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                return False
+        return True
     return False
