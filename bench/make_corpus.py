@@ -41,7 +41,12 @@ def explore_ids(lines: list[bytes]) -> set[str]:
 
 
 def amplify(lines: list[bytes], ids: set[str], r: int) -> bytes:
-    """Every line that names an explore id is written r times, the id made unique per copy."""
+    """Every line that names an explore id is written r times, the id made unique per copy.
+
+    Each copy's response text is made distinct too (its title, and a comment
+    line closing every code block), as real repeated calls are: a benchmark of
+    identical copies would measure the caches of repeated work, not the work.
+    """
     out = []
     for raw in lines:
         hit = next((i for i in ids if f'"{i}"'.encode() in raw), None)
@@ -50,7 +55,10 @@ def amplify(lines: list[bytes], ids: set[str], r: int) -> bytes:
             continue
         out.append(raw)
         for k in range(1, r):
-            out.append(raw.replace(f'"{hit}"'.encode(), f'"{hit}_r{k}"'.encode()))
+            copy = raw.replace(f'"{hit}"'.encode(), f'"{hit}_r{k}"'.encode())
+            copy = copy.replace(b"**Exploration: ", b"**Exploration: (repeat %d) " % k)
+            copy = copy.replace(b"\\n```\\n", b"\\n// repeat %d\\n```\\n" % k)
+            out.append(copy)
     return b"\n".join(out)
 
 
