@@ -32,8 +32,9 @@ def _readable(transcript: Transcript, ruleset):
         )
         results = tuple(r for r in results if r.origin not in lost)
         texts = tuple(t for t in texts if t.origin not in lost)
-        warnings += [
-            InputWarning(o.file, o.line, "not JSON (starts with a byte order mark), skipped") for o in lost
+        warnings += [  # in file order: a set's order would vary from run to run
+            InputWarning(o.file, o.line, "not JSON (starts with a byte order mark), skipped")
+            for o in dict.fromkeys(transcript.bom_lines)
         ]
     return responses, results, texts, tuple(warnings)
 

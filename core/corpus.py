@@ -30,6 +30,7 @@ import attrs
 from .errors import InputError
 from .models import InputWarning, pickle_by_fields
 from .plugins import readers
+from .readers.claude_interactive import looks_interactive
 from .score import SessionScore
 
 STREAM = "claude-stream"
@@ -68,17 +69,6 @@ def _reader_order() -> list[tuple[str, type]]:
     builtin = (INTERACTIVE, STREAM)
     extra = sorted((n, c) for n, c in known.items() if n not in builtin)
     return extra + [(n, known[n]) for n in builtin if n in known]
-
-
-def looks_interactive(path: str) -> bool:
-    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
-    except OSError:
-        return False
-    first = head.split(b"\n", 1)[0]
-    return b'"sessionId"' in first or b'"parentUuid"' in first
 
 
 def count_prompts(path: str) -> int:
@@ -175,7 +165,13 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
             if name == STREAM:
                 m = _SEGMENT.match(os.path.basename(path))
                 turn = int(m["turn"]) if m["turn"] else 1
-                segments[(os.path.dirname(path), m["base"])][turn] = path
+                by_turn = segments[(os.path.dirname(path), m["base"])]
+                if turn in by_turn:  # run.t1.jsonl beside run.jsonl, or .t2 beside .t02
+                    warnings.append(InputWarning(
+                        path, 0, f"same segment (t{turn}) as {os.path.basename(by_turn[turn])}: scored as a session of its own"))
+                    found.append((path, _ref(root, root_is_file, (path,), STREAM, 1)))
+                else:
+                    by_turn[turn] = path
                 continue
             turns = count_prompts(path) if name == INTERACTIVE else 1
             found.append((path, _ref(root, root_is_file, (path,), name, turns)))
@@ -197,7 +193,7 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
 def _ref(root, root_is_file, files, reader, turns) -> SessionRef:
     first = files[0]
     if root_is_file:
-        group = os.path.normpath(os.path.dirname(first) or ".")
+        group = "."  # a file given by name: pairs with the other pass's files given by name
     else:
         group = os.path.dirname(_rel(first, root, False)) or "."
     return SessionRef(
@@ -223,7 +219,7 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
 
     plan = plan or _plan(rulesets)
     scores: list[Optional[SessionScore]] = [None] * len(rulesets)
-    warnings: list[InputWarning] = []
+    warnings: dict[InputWarning, None] = {}  # ordered, each warning once
     try:
         reader = readers()[ref.reader]()
     except KeyError:
@@ -235,11 +231,11 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
             return SessionOutcome(ref, (None,) * len(rulesets), str(exc), tuple(warnings))
         except RecursionError:
             return SessionOutcome(ref, (None,) * len(rulesets), f"{ref.files[0]}: nested too deeply", tuple(warnings))
-        for w in transcript.warnings:
-            if w not in warnings:
-                warnings.append(w)
         for i, result in zip(indexes, score_many(transcript, [rulesets[i] for i in indexes])):
             scores[i] = result
+            # A score's warnings are the transcript's plus what its ruleset
+            # could not read (a byte order mark, say); each is listed once.
+            warnings.update(dict.fromkeys(result.warnings))
         del transcript  # released before the next option set is read
     return SessionOutcome(ref, tuple(scores), None, tuple(warnings))
 

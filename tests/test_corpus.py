@@ -138,3 +138,47 @@ def test_parse_once_score_many(tmp_path, monkeypatch):
 def test_contract_fields():
     assert [f.name for f in corpus.SessionRef.__attrs_attrs__][:5] == ["key", "files", "reader", "group", "turns"]
     assert [f.name for f in corpus.SessionOutcome.__attrs_attrs__] == ["ref", "scores", "error", "warnings"]
+
+
+def test_two_files_for_one_segment_are_both_kept(tmp_path):
+    from builders import response, section, session
+
+    text = response(section("lib/a.js", size=100))
+    first = session(tmp_path, [text], "lib/a.js", name="run")
+    (tmp_path / "run.t1.jsonl").write_bytes(first.read_bytes())
+    refs, warnings = discover([str(tmp_path)])
+    assert sorted(r.key for r in refs) == ["run.jsonl", "run.t1.jsonl"]
+    assert [w.message for w in warnings] == ["same segment (t1) as run.jsonl: scored as a session of its own"]
+
+
+def test_files_given_by_name_group_together(tmp_path):
+    from builders import response, section, session
+
+    text = response(section("lib/a.js", size=100))
+    a = session(tmp_path / "base" / "alpha", [text], "lib/a.js")
+    b = session(tmp_path / "new" / "alpha", [text], "lib/a.js")
+    refs_a, _ = discover([str(a)])
+    refs_b, _ = discover([str(b)])
+    assert refs_a[0].group == refs_b[0].group == "."
+
+
+def test_byte_order_mark_warnings_reach_the_outcome_in_file_order(tmp_path):
+    from builders import EXPLORE, response, section
+
+    rows = [
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": f"t{i}", "name": EXPLORE}]}}
+        for i in range(4)
+    ] + [
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": f"t{i}",
+                                                  "content": response(section(f"lib/{i}.js", size=100))}]}}
+        for i in range(4)
+    ]
+    lines = [json.dumps(r).encode() for r in rows]
+    for n in (6, 2, 7, 4):  # BOM on lines 7, 3, 8, 5 (0-based 6, 2, 7, 4)
+        lines[n] = b"\xef\xbb\xbf" + lines[n]
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    refs, _ = discover([str(path)])
+    (outcome,) = score_corpus(refs, [load_ruleset("default")], jobs=1)
+    bom = [w.line for w in outcome.warnings if "byte order mark" in w.message]
+    assert bom == [3, 5, 7, 8]

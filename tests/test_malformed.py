@@ -198,12 +198,29 @@ def test_a_directory_named_like_a_transcript_is_an_input_error(tmp_path, capsys)
 
 
 def test_one_bad_segment_names_that_segment(tmp_path, capsys):
+    # A killed run can leave a later segment with nothing readable: the session
+    # is still scored from its other segments, and the bad one is named line by line.
     good = tmp_path / "run.jsonl"
     good.write_bytes(b"\n".join(events()) + b"\n")
     bad = tmp_path / "run.t2.jsonl"
     bad.write_bytes(b"\x00\x01garbage\n\xff\n")
-    assert main(["score", str(good), str(bad)]) == 2
+    assert main(["score", str(good), str(bad)]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("Explore allocation — share of returned bytes")
+    assert f"citeledger: warning: {bad}:1: not JSON" in err and f"{bad}:2: not JSON" in err
+    assert f"citeledger: warning: {bad}:0: no events (nothing readable)" in err
+    # Alone, the same file is no transcript at all.
+    assert main(["score", str(bad)]) == 2
     assert f"citeledger: error: {bad}: not a Claude Code transcript" in capsys.readouterr().err
+
+
+def test_killed_segment_with_one_partial_line(tmp_path, capsys):
+    good = tmp_path / "run.jsonl"
+    good.write_bytes(b"\n".join(events()) + b"\n")
+    killed = tmp_path / "run.t2.jsonl"
+    killed.write_bytes(b'{"type": "assistant", "message": {"content": [{"type": "te')
+    assert main(["score", str(good), str(killed)]) == 1
+    assert f"{killed}:1: not JSON (truncated), skipped" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

@@ -18,14 +18,18 @@ from .walker import EventWalker
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 
 
-def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, before=None) -> int:
+def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, before=None, alone=True) -> int:
     """Feed one file's events to the walker; returns how many were events.
 
     `before(line)`, if given, runs ahead of each line (to splice in other files).
 
-    Raises InputError when the file cannot be read or holds lines but no event.
+    Raises InputError when the file cannot be read, holds JSON but no event,
+    or, read `alone`, holds nothing readable at all. A segment of a longer
+    session that a killed run left as one partial line only warns: the other
+    segments still make the session.
     """
     found = lines = 0
+    known = len(walker.warnings)
     with reading(path, "a transcript file (use --session for a project log)"):
         for line in read_jsonl(path, walker.warnings, options.max_line_bytes):
             lines += 1
@@ -35,11 +39,11 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
             if before is not None:
                 before(line)
             walker.feed(path, line, parent)
-    skipped = sum(1 for w in walker.warnings if w.file == path)
-    if found == 0 and (lines or skipped):
+    skipped = len(walker.warnings) > known
+    if found == 0 and (lines or skipped and alone):
         raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")
     if found == 0:
-        walker.warnings.append(InputWarning(path, 0, "empty file"))
+        walker.warnings.append(InputWarning(path, 0, "no events (nothing readable)" if skipped else "empty file"))
     return found
 
 
@@ -56,7 +60,7 @@ class ClaudeStreamReader:
         walker = EventWalker(options.explore_tool)
         for path in paths:
             walker.new_turn()
-            open_events(path, walker, options)
+            open_events(path, walker, options, alone=len(paths) == 1)
         return walker.transcript(session_name(paths), tuple(paths), self.name)
 
 
