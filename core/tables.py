@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from .jsstr import percent
+from .jsstr import percent, to_fixed
 from .stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"
@@ -133,6 +133,16 @@ class SliceTable:
 
 def pct(value: Optional[float]) -> str:
     return "—" if value is None else percent(value)
+
+
+def points(delta: Optional[float], minus: str = "−") -> str:
+    """A difference of ratios in percentage points, signed, rounded as toFixed(1)."""
+    if delta is None:
+        return "—"
+    text = to_fixed(abs(delta) * 100, 1)
+    if text == "0.0":
+        return "0.0" if minus == "−" else "+0.0"
+    return ("+" if delta > 0 else minus) + text
 
 
 def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:

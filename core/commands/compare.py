@@ -19,7 +19,7 @@ from citeledger.rules.loader import compile_pattern
 from ..progress import progress_bar
 from .common import warn
 from ..stats import bootstrap_median_difference, median
-from ..tables import SWEEP_FORMAT, layout, pct, session_rows
+from ..tables import SWEEP_FORMAT, layout, pct, points, session_rows
 from .sweep import QUANTILE_NOTE, add_corpus_options, jsonl, load_rulesets, write_csv
 
 GROUP_COLUMNS = (
@@ -222,14 +222,6 @@ class Comparison:
                     "delta": ns - bs, "base_chars": base.chars.get(path, 0), "new_chars": new.chars.get(path, 0),
                 })
         return rows
-
-
-def points(delta: Optional[float]) -> str:
-    """A difference of ratios in percentage points, signed."""
-    if delta is None:
-        return "—"
-    text = to_fixed(abs(delta) * 100, 1)
-    return ("+" if delta >= 0 else "−") + text if text != "0.0" else "0.0"
 
 
 def render_text(header: dict, groups: list[dict], files: list[dict], unscored: list[dict], plot: list[str]) -> str:

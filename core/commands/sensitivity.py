@@ -10,11 +10,10 @@ from citeledger.rules.loader import load_ruleset
 
 from ..corpus import discover, score_corpus
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from ..jsstr import percent
 from ..plot import figure, save_figure
 from ..progress import progress_bar
 from ..sensitivity import COLUMNS, Sensitivity
-from ..tables import SLICES
+from ..tables import SLICES, pct, points
 from ..variation import one_at_a_time
 from .common import add_format_options, add_jobs_options, warn
 from .sweep import QUANTILE_NOTE, write_csv
@@ -61,17 +60,6 @@ def rulesets_from(args) -> list:
     return out
 
 
-def _pct(value) -> str:
-    return "—" if value is None else percent(value)
-
-
-def _pt(value) -> str:
-    if value is None:
-        return "—"
-    points = round(100 * value, 1)
-    return f"{points + 0.0:+.1f}"  # + 0.0 turns -0.0 into 0.0
-
-
 def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     lines = [
         f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
@@ -85,11 +73,11 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     )
     for r in rows:
         base = r["ruleset"] == header["base"]
-        d = (lambda k: "" if base else _pt(r[k]))
+        d = (lambda k: "" if base else points(r[k], minus="-"))
         changed = "" if base else f"{r['changed']}/{r['compared']}"
         lines.append(
-            f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {_pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
-            f"  {_pct(r['median']):>6}  {d('delta_median'):>6}  {_pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
+            f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
+            f"  {pct(r['median']):>6}  {d('delta_median'):>6}  {pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
         )
     lines += [
         "",
