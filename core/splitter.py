@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .header import parse_header
 from .models import Section
 from .units import MEASURES
@@ -104,9 +102,6 @@ class _Cut:
         return self._sizes[key]
 
 
-_FENCE = re.compile(r"^```[^\n]*$", re.M)
-
-
 def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:
     """Split a last section after the fence that closes its code block.
 
@@ -114,10 +109,10 @@ def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:
     with its header line; one whose last block is never closed is all source.
     `header_end` matters because a header's path may run over a line end.
     """
-    fences = list(_FENCE.finditer(piece, header_end))
-    if len(fences) % 2:
+    count, last = _fences(piece, header_end)
+    if count % 2:
         return piece, ""
-    close = fences[-1].end() if fences else piece.find("\n", header_end)
+    close = _line_end(piece, last) if count else piece.find("\n", header_end)
     if close == -1:
         return piece, ""
     if close < len(piece) and piece[close] == "\n":
@@ -125,3 +120,24 @@ def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:
     if not piece[close:].strip():  # blank lines are not a block
         return piece, ""
     return piece[:close], piece[close:]
+
+
+def _fences(piece: str, start: int) -> tuple[int, int]:
+    """(how many fence lines begin at or after `start`, where the last one begins).
+
+    A fence line starts with ``` (the reference's multiline `^````, whose
+    `^` is a line start only after a newline). Counting newline + ``` is a
+    C loop, far faster than a multiline regex over a large last section; the
+    occurrences cannot overlap, so the count is the number of fence lines.
+    """
+    count = piece.count("\n```", max(start - 1, 0))
+    last = piece.rfind("\n```", max(start - 1, 0)) + 1
+    if start == 0 and piece.startswith("```"):  # a fence on the first line has no newline before it
+        count += 1  # and `last` is already 0 when it is the only one
+    return count, last
+
+
+def _line_end(piece: str, start: int) -> int:
+    """Where the line beginning at `start` ends: its newline, or the end of `piece`."""
+    end = piece.find("\n", start)
+    return len(piece) if end == -1 else end
