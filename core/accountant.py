@@ -76,75 +76,119 @@ class Shared:
     one `score_many` call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("cuts", "envelopes", "channel_memos", "judged", "accounts")
+    __slots__ = ("cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
 
     def __init__(self):
         self.cuts: dict = {}
         self.channel_memos: dict = {}
         self.envelopes: dict = {}
         self.judged: dict = {}
+        self.layouts: dict = {}
         self.accounts: dict = {}
 
 
-def _charge(calls, rank, n, lines):
+def _charge(calls, layout: "_Layout", rank, n, lines):
     """Per-call scores, pooled (chars, sections, line chars) per path, and meta chars."""
     call_scores = []
-    pooled: dict[str, list[int]] = {}
-    meta = 0
-    # Calls that returned the same text share one sections tuple (see
-    # splitter._Cut), and charge alike: each distinct tuple is tallied once.
-    tallies: dict[int, _Tally] = {}
-    for call in calls:
-        tally = tallies.get(id(call.sections))
-        if tally is None:
-            tally = tallies[id(call.sections)] = _Tally(call.sections, rank, n, lines)
-        meta += tally.meta
-        for path, chars, count, line_chars in tally.pooled:
-            slot = pooled.setdefault(path, [0, 0, 0])
-            slot[0] += chars
-            slot[1] += count
-            slot[2] += line_chars
+    # Calls that returned the same text share one _Tally: each is ranked once.
+    ranked: dict[int, tuple] = {}
+    line_credit: dict[int, tuple] = {}
+    pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
+    for call, tally in zip(calls, layout.tallies):
+        if id(tally) not in ranked:
+            ranked[id(tally)] = tally.ranked(rank, n)
+        by_rank, used_sections = ranked[id(tally)]
+        line_used = line_pinned = 0
+        if lines.on:  # line credit depends on findings, not only on ranks
+            if id(tally) not in line_credit:
+                line_credit[id(tally)] = _line_credit(call.sections, lines)
+            line_used, line_pinned, by_path = line_credit[id(tally)]
+            for path, chars in by_path:
+                pooled[path][2] += chars
         call_scores.append(
             CallScore(
-                call.number, tally.envelope, sum(tally.by_rank), tally.by_rank, len(tally.files),
-                tally.used_sections, tally.files, call.origin.file, call.origin.line,
-                tally.line_used, tally.line_pinned,
+                call.number, tally.envelope, sum(by_rank), by_rank, len(tally.files),
+                used_sections, tally.files, call.origin.file, call.origin.line,
+                line_used, line_pinned,
             )
         )
-    return call_scores, pooled, meta
+    return call_scores, pooled, layout.meta
+
+
+class _Layout:
+    """What the calls of one split add up to whatever the ranking.
+
+    The rulesets that split alike share it: only the ranked totals (and line
+    credit) differ between them, so sizes are tallied once per split.
+    """
+
+    __slots__ = ("tallies", "pooled", "meta")
+
+    def __init__(self, calls):
+        # Calls that returned the same text share one sections tuple (see
+        # splitter._Cut), and tally alike: each distinct tuple is tallied once.
+        by_sections: dict[int, _Tally] = {}
+        pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
+        meta = 0
+        for call in calls:
+            tally = by_sections.get(id(call.sections))
+            if tally is None:
+                tally = by_sections[id(call.sections)] = _Tally(call.sections)
+            meta += tally.meta
+            for path, chars, count in tally.by_path:
+                slot = pooled.setdefault(path, [0, 0])
+                slot[0] += chars
+                slot[1] += count
+        self.tallies = tuple(by_sections[id(call.sections)] for call in calls)
+        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
+        self.meta = meta
 
 
 class _Tally:
-    """What one call's sections add up to under one ranking."""
+    """What one call's sections add up to, whatever the ranking."""
 
-    __slots__ = ("envelope", "by_rank", "used_sections", "files", "meta", "pooled", "line_used", "line_pinned")
+    __slots__ = ("envelope", "files", "meta", "by_path")
 
-    def __init__(self, sections, rank, n, lines):
-        by_rank = [0] * n
-        env = used_sections = meta = line_used = line_pinned = 0
+    def __init__(self, sections):
+        env = meta = 0
         files = []
-        pooled: dict[str, list[int]] = {}  # path -> [chars, sections, line chars], first-seen order
+        by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
         for s in sections:
             env += s.chars
             if s.meta:
                 meta += s.chars
                 continue
             files.append((s.path, s.chars))
-            slot = pooled.setdefault(s.path, [0, 0, 0])
+            slot = by_path.setdefault(s.path, [0, 0])
             slot[0] += s.chars
             slot[1] += 1
-            if lines.on:
-                used_here, pinned_here = lines.credit(s)
-                slot[2] += used_here
-                line_used += used_here
-                line_pinned += pinned_here
-            if rank[s.path] is not None:
-                by_rank[rank[s.path]] += s.chars
-                used_sections += 1
-        self.envelope, self.by_rank, self.used_sections = env, tuple(by_rank), used_sections
-        self.files, self.meta = tuple(files), meta
-        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
-        self.line_used, self.line_pinned = line_used, line_pinned
+        self.envelope, self.files, self.meta = env, tuple(files), meta
+        self.by_path = tuple((path, *slot) for path, slot in by_path.items())
+
+    def ranked(self, rank, n) -> tuple[tuple[int, ...], int]:
+        """(chars credited by each ranked channel, sections used) under `rank`."""
+        by_rank = [0] * n
+        used_sections = 0
+        for path, chars, count in self.by_path:  # per file, not per section
+            winner = rank[path]
+            if winner is not None:
+                by_rank[winner] += chars
+                used_sections += count
+        return tuple(by_rank), used_sections
+
+
+def _line_credit(sections, lines) -> tuple[int, int, tuple]:
+    """(chars of credited lines, chars of pinned lines, credited line chars per path) of one call."""
+    line_used = line_pinned = 0
+    by_path: dict[str, int] = {}
+    for s in sections:
+        if s.meta:
+            continue
+        used_here, pinned_here = lines.credit(s)
+        by_path[s.path] = by_path.get(s.path, 0) + used_here
+        line_used += used_here
+        line_pinned += pinned_here
+    return line_used, line_pinned, tuple(by_path.items())
 
 
 def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:
@@ -195,11 +239,14 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     lines = _LineLedger(channels, verdicts, ruleset)
     # Rulesets that split alike and rank every file alike charge alike.
     account = (split, n, tuple(rank[p] for p in paths))
+    if split not in memo.layouts:
+        memo.layouts[split] = _Layout(calls)
+    layout = memo.layouts[split]
     if lines.on:  # line credit depends on findings, not only on ranks
-        call_scores, pooled, meta = _charge(calls, rank, n, lines)
+        call_scores, pooled, meta = _charge(calls, layout, rank, n, lines)
     else:
         if account not in memo.accounts:
-            memo.accounts[account] = _charge(calls, rank, n, lines)
+            memo.accounts[account] = _charge(calls, layout, rank, n, lines)
         call_scores, pooled, meta = memo.accounts[account]
     # sorted() is stable: ties keep first-seen order, as the reference's sort.
     files = tuple(
