@@ -87,32 +87,48 @@ class Shared:
         self.accounts: dict = {}
 
 
-def _charge(calls, layout: "_Layout", rank, n, lines):
-    """Per-call scores, pooled (chars, sections, line chars) per path, and meta chars."""
-    call_scores = []
-    # Calls that returned the same text share one _Tally: each is ranked once.
-    ranked: dict[int, tuple] = {}
-    line_credit: dict[int, tuple] = {}
-    pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
-    for call, tally in zip(calls, layout.tallies):
-        if id(tally) not in ranked:
-            ranked[id(tally)] = tally.ranked(rank, n)
-        by_rank, used_sections = ranked[id(tally)]
-        line_used = line_pinned = 0
-        if lines.on:  # line credit depends on findings, not only on ranks
-            if id(tally) not in line_credit:
-                line_credit[id(tally)] = _line_credit(call.sections, lines)
-            line_used, line_pinned, by_path = line_credit[id(tally)]
-            for path, chars in by_path:
-                pooled[path][2] += chars
-        call_scores.append(
-            CallScore(
-                call.number, tally.envelope, sum(by_rank), by_rank, len(tally.files),
-                used_sections, tally.files, call.origin.file, call.origin.line,
-                line_used, line_pinned,
+class _Charges:
+    """What one session is charged under one ranking: its call scores and their totals.
+
+    Rulesets that split alike and rank every file alike share one (without
+    line credit), so the totals and the file order are worked out once.
+    """
+
+    __slots__ = ("calls", "files", "meta", "envelope", "used_by_rank", "line_used", "line_pinned")
+
+    def __init__(self, calls, layout: "_Layout", rank, n, lines):
+        call_scores = []
+        # Calls that returned the same text share one _Tally: each is ranked once.
+        ranked: dict[int, tuple] = {}
+        line_credit: dict[int, tuple] = {}
+        pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
+        for call, tally in zip(calls, layout.tallies):
+            if id(tally) not in ranked:
+                ranked[id(tally)] = tally.ranked(rank, n)
+            by_rank, used_sections = ranked[id(tally)]
+            line_used = line_pinned = 0
+            if lines.on:  # line credit depends on findings, not only on ranks
+                if id(tally) not in line_credit:
+                    line_credit[id(tally)] = _line_credit(call.sections, lines)
+                line_used, line_pinned, by_path = line_credit[id(tally)]
+                for path, chars in by_path:
+                    pooled[path][2] += chars
+            call_scores.append(
+                CallScore(
+                    call.number, tally.envelope, sum(by_rank), by_rank, len(tally.files),
+                    used_sections, tally.files, call.origin.file, call.origin.line,
+                    line_used, line_pinned,
+                )
             )
-        )
-    return call_scores, pooled, layout.meta
+        self.calls = tuple(call_scores)
+        # (path, chars, sections, line chars), pooled chars descending; sorted()
+        # is stable: ties keep first-seen order, as the reference's sort.
+        self.files = sorted(((path, *slot) for path, slot in pooled.items()), key=lambda row: -row[1])
+        self.meta = layout.meta
+        self.envelope = sum(c.envelope for c in call_scores)
+        self.used_by_rank = tuple(sum(c.used_by_rank[i] for c in call_scores) for i in range(n))
+        self.line_used = sum(c.line_used for c in call_scores)
+        self.line_pinned = sum(c.line_pinned for c in call_scores)
 
 
 class _Layout:
@@ -204,14 +220,14 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     memo = shared or Shared()
     # The responses depend only on the transcript and reader.bom.
     split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
-    if split not in memo.envelopes:
+    envelope = memo.envelopes.get(split)  # get(): one hash of the key, not two
+    if envelope is None:
         calls = calls_of(responses, ruleset, memo.cuts)
         paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
         # Channel work never depends on the unit sizes are counted in, so
         # envelopes that differ only in their unit share one channel memo.
         shape = split[:2] + (ruleset.splitter.header, ruleset.splitter.trailer, ruleset.splitter.trailing_block)
-        memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
-    envelope = memo.envelopes[split]
+        envelope = memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
     calls, paths = envelope.calls, envelope.paths
     channels = _channels_for(ruleset)
     rules = ruleset.splitter
@@ -220,14 +236,60 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     for rule, channel in zip(ruleset.channels, channels):
         # Findings never depend on the unit chars are counted in.
         key = (split[:2], splitter_shape, rule.name, rule.options, answer)
-        if key not in memo.judged:
-            memo.judged[key] = channel.judge(answer, envelope)
-        judged.append(memo.judged[key])
+        findings = memo.judged.get(key)
+        if findings is None:
+            findings = memo.judged[key] = channel.judge(answer, envelope)
+        judged.append(findings)
+    rank, verdicts = _verdicts(paths, judged, channels)
+    n = len(channels)
+    lines = _LineLedger(channels, verdicts, ruleset)
+    layout = memo.layouts.get(split)
+    if layout is None:
+        layout = memo.layouts[split] = _Layout(calls)
+    if lines.on:  # line credit depends on findings, not only on ranks
+        charges = _Charges(calls, layout, rank, n, lines)
+    else:
+        # Rulesets that split alike and rank every file alike charge alike.
+        account = (split, n, tuple(rank.values()))
+        charges = memo.accounts.get(account)
+        if charges is None:
+            charges = memo.accounts[account] = _Charges(calls, layout, rank, n, lines)
+    return SessionScore(
+        name=transcript.name,
+        ruleset=ruleset.name,
+        channels=tuple(c.name for c in channels),
+        inputs=transcript.files,
+        calls=charges.calls,
+        files=tuple(
+            FileScore(path, chars, count, verdicts[path], line_chars)
+            for path, chars, count, line_chars in charges.files
+        ),
+        envelope=charges.envelope,
+        used=sum(charges.used_by_rank),
+        used_by_rank=charges.used_by_rank,
+        meta_chars=charges.meta,
+        answer=answer,
+        has_answer=not is_blank(answer),
+        answer_source=source,
+        warnings=warnings,
+        line_level=lines.on,
+        line_used=charges.line_used,
+        line_pinned=charges.line_pinned,
+    )
+
+
+def _verdicts(paths, judged, channels) -> tuple[dict, dict]:
+    """path -> rank of the channel crediting it (None: none), and path -> its Verdict."""
     rank = {}
     verdicts = {}
-    for path in paths:
-        findings = tuple(j[path] for j in judged)
-        winner = next((i for i, f in enumerate(findings) if f.credited), None)
+    # One row of findings per path, in rank order (zip builds the rows in C).
+    rows = zip(*[[findings[path] for path in paths] for findings in judged]) if judged else [()] * len(paths)
+    for path, findings in zip(paths, rows):
+        winner = None
+        for i, finding in enumerate(findings):
+            if finding.credited:
+                winner = i
+                break
         rank[path] = winner
         verdicts[path] = Verdict(
             path,
@@ -235,44 +297,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
             findings[winner].evidence if winner is not None else None,
             findings,
         )
-    n = len(channels)
-    lines = _LineLedger(channels, verdicts, ruleset)
-    # Rulesets that split alike and rank every file alike charge alike.
-    account = (split, n, tuple(rank[p] for p in paths))
-    if split not in memo.layouts:
-        memo.layouts[split] = _Layout(calls)
-    layout = memo.layouts[split]
-    if lines.on:  # line credit depends on findings, not only on ranks
-        call_scores, pooled, meta = _charge(calls, layout, rank, n, lines)
-    else:
-        if account not in memo.accounts:
-            memo.accounts[account] = _charge(calls, layout, rank, n, lines)
-        call_scores, pooled, meta = memo.accounts[account]
-    # sorted() is stable: ties keep first-seen order, as the reference's sort.
-    files = tuple(
-        FileScore(path, chars, count, verdicts[path], line_chars)
-        for path, (chars, count, line_chars) in sorted(pooled.items(), key=lambda kv: -kv[1][0])
-    )
-    used_by_rank = tuple(sum(c.used_by_rank[i] for c in call_scores) for i in range(n))
-    return SessionScore(
-        name=transcript.name,
-        ruleset=ruleset.name,
-        channels=tuple(c.name for c in channels),
-        inputs=transcript.files,
-        calls=tuple(call_scores),
-        files=files,
-        envelope=sum(c.envelope for c in call_scores),
-        used=sum(used_by_rank),
-        used_by_rank=used_by_rank,
-        meta_chars=meta,
-        answer=answer,
-        has_answer=not is_blank(answer),
-        answer_source=source,
-        warnings=warnings,
-        line_level=lines.on,
-        line_used=sum(c.line_used for c in call_scores),
-        line_pinned=sum(c.line_pinned for c in call_scores),
-    )
+    return rank, verdicts
 
 
 class _LineLedger:
