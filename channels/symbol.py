@@ -61,14 +61,11 @@ class SymbolChannel:
     def citations(self, answer: str) -> list[str]:
         """Cited symbols in first-seen order."""
         opts = self.options
-        spans = [m.group(1) for m in opts.code_span.finditer(answer)] if opts.code_spans_only else [answer]
-        seen: dict[str, None] = {}
-        for span in spans:
-            for m in opts.token.finditer(span):
-                tok = m.group()
-                if utf16_len(tok) >= opts.min_length and tok.lower() not in self._stop:
-                    seen.setdefault(tok, None)
-        return list(seen)
+        spans = _all(opts.code_span, answer, 1) if opts.code_spans_only else [answer]
+        # Each distinct token is judged once; filtering the first-seen order
+        # of all tokens keeps the first-seen order of the cited ones.
+        tokens = dict.fromkeys(tok for span in spans for tok in _all(opts.token, span, 0))
+        return [tok for tok in tokens if utf16_len(tok) >= opts.min_length and tok.lower() not in self._stop]
 
     def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
         """name -> its strong and weak owners, from each file's header listings."""
@@ -172,6 +169,17 @@ class SymbolChannel:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
         return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+
+
+def _all(pattern: re.Pattern, text: str, group: int) -> list[str]:
+    """`group` of every match of `pattern` in `text`.
+
+    findall() builds no match objects, but returns the group only when the
+    pattern has exactly that many groups; otherwise read each match.
+    """
+    if pattern.groups == group:
+        return pattern.findall(text)
+    return [m.group(group) for m in pattern.finditer(text)]
 
 
 @hookimpl
