@@ -48,6 +48,35 @@ class Owners:
     weak: frozenset
 
 
+class _OwnerTable:
+    """name -> Owners, each made when first asked for.
+
+    An answer cites a few of the many names the headers list: making every
+    name's record up front cost more than the judging that reads them.
+    """
+
+    __slots__ = ("_strong", "_weak", "_known", "_made")
+
+    def __init__(self, strong: dict[str, set], weak: dict[str, set]):
+        self._strong, self._weak = strong, weak
+        self._known = strong.keys() | weak.keys()
+        self._made: dict[str, Owners] = {}
+
+    def names(self):
+        return set(self._known)
+
+    def owned(self, names) -> list[tuple[str, Owners]]:
+        """(name, its owners) for each of `names` that some file owns, in order."""
+        return [(name, self.get(name)) for name in names if name in self._known]
+
+    def get(self, name: str) -> Owners | None:
+        owners = self._made.get(name)
+        if owners is None and name in self._known:
+            owners = Owners(frozenset(self._strong.get(name, ())), frozenset(self._weak.get(name, ())))
+            self._made[name] = owners
+        return owners
+
+
 class SymbolChannel:
     name = "symbol"
     Options = SymbolOptions
@@ -69,10 +98,14 @@ class SymbolChannel:
 
     def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
         """name -> its strong and weak owners, from each file's header listings."""
+        table = self._owner_table(self._listed(envelope) if listed is None else listed)
+        return {name: table.get(name) for name in table.names()}
+
+    def _owner_table(self, listed) -> "_OwnerTable":
         strong: dict[str, set] = defaultdict(set)
         weak: dict[str, set] = defaultdict(set)
         defining_only, tags_define = self.options.defining_kinds_only, self.options.tag_names_define
-        for path, names in (self._listed(envelope) if listed is None else listed).items():
+        for path, names in listed.items():
             for name, hows in names.items():
                 for how in hows:
                     if how.endswith(" tag"):  # a render tag's bare name (kinds have no space)
@@ -80,10 +113,7 @@ class SymbolChannel:
                             strong[name].add(path)
                     elif not defining_only or how in self._defining:
                         (weak if how in self._weak else strong)[name].add(path)
-        return {
-            name: Owners(frozenset(strong.get(name, ())), frozenset(weak.get(name, ())))
-            for name in strong.keys() | weak.keys()
-        }
+        return _OwnerTable(strong, weak)
 
     def effective(self, owners: Owners) -> frozenset:
         if self.options.weak_owners == "credit":
@@ -102,17 +132,14 @@ class SymbolChannel:
         listed = memo["symbol", "listed"]
         key = ("symbol", "owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
         if key not in memo:
-            memo[key] = self.owners(envelope, listed)
+            memo[key] = self._owner_table(listed)
         table = memo[key]
         limit = self.options.ambiguity_limit
         # One pass over the cited names in first-seen order: each file keeps
         # the first name that credits it, else the first near miss.
         credit: dict[str, tuple[str, int]] = {}
         miss: dict[str, tuple[str, str]] = {}
-        for name in cited:
-            owners = table.get(name)
-            if owners is None:
-                continue
+        for name, owners in table.owned(cited):
             effective = self.effective(owners)
             over = limit and len(effective) >= limit
             for path in effective:
@@ -158,7 +185,7 @@ class SymbolChannel:
 
     def _unowned(self, here: dict, cited) -> Finding:
         """Not credited and no cited name owns the file: say which guard kept a listed name out."""
-        for name in cited:
+        for name in cited if here else ():  # nothing listed here: no guard to name
             how = here.get(name)
             if how:
                 tags = sorted(h for h in how if h.endswith(" tag"))
