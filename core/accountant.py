@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from citeledger.channels.base import Envelope
 from citeledger.channels.lines import line_cost
 
@@ -15,17 +13,31 @@ from .splitter import split_sections
 from .units import MEASURES
 
 
-@functools.lru_cache(maxsize=64)
+_CHANNELS: dict[int, tuple] = {}  # id(ruleset) -> (ruleset, its channel objects)
+
+
 def _channels_for(ruleset) -> tuple:
-    known = channel_classes()
-    return tuple(known[rule.name](rule.options) for rule in ruleset.channels)
+    """The ruleset's channel objects, made once per ruleset object.
+
+    Keyed by identity, not equality: hashing a Ruleset hashes every option of
+    every rule, and scoring asks once per transcript and ruleset. An entry
+    holds its ruleset, so the id cannot pass to another object meanwhile.
+    """
+    entry = _CHANNELS.get(id(ruleset))
+    if entry is None:
+        if len(_CHANNELS) >= 64:  # bounded, as the lru_cache it replaces
+            del _CHANNELS[next(iter(_CHANNELS))]
+        known = channel_classes()
+        channels = tuple(known[rule.name](rule.options) for rule in ruleset.channels)
+        entry = _CHANNELS[id(ruleset)] = (ruleset, channels)
+    return entry[1]
 
 
-def _readable(transcript: Transcript, ruleset):
-    """The transcript as the ruleset reads it: (responses, results, texts, warnings)."""
+def _readable(transcript: Transcript, reader):
+    """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings)."""
     responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
     warnings = list(transcript.warnings)
-    if ruleset.reader.bom == "unreadable" and transcript.bom_lines:
+    if reader.bom == "unreadable" and transcript.bom_lines:
         lost = set(transcript.bom_lines)
         responses = tuple(
             r for r in responses if r.origin not in lost and r.tool_use_origin not in lost
@@ -37,6 +49,21 @@ def _readable(transcript: Transcript, ruleset):
             for o in dict.fromkeys(transcript.bom_lines)
         ]
     return responses, results, texts, tuple(warnings)
+
+
+def _read(transcript: Transcript, reader, memo: "Shared") -> tuple:
+    """(responses, answer, its source, whether it has one, warnings), once per way of reading.
+
+    Joining the result texts and trimming the answer copy it whole, so
+    rulesets that read alike share the work.
+    """
+    key = (reader.bom, reader.answer)
+    read = memo.reads.get(key)
+    if read is None:
+        responses, results, texts, warnings = _readable(transcript, reader)
+        answer, source = final_answer(results, texts, reader.answer)
+        read = memo.reads[key] = (responses, answer, source, not is_blank(answer), warnings)
+    return read
 
 
 def final_answer(results, texts, rule: str) -> tuple[str, str]:
@@ -76,7 +103,7 @@ class Shared:
     one `score_many` call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
+    __slots__ = ("reads", "cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
 
     def __init__(self):
         self.cuts: dict = {}
@@ -84,6 +111,7 @@ class Shared:
         self.envelopes: dict = {}
         self.judged: dict = {}
         self.layouts: dict = {}
+        self.reads: dict = {}
         self.accounts: dict = {}
 
 
@@ -215,9 +243,8 @@ def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:
 
 def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> SessionScore:
     """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
-    responses, results, texts, warnings = _readable(transcript, ruleset)
-    answer, source = final_answer(results, texts, ruleset.reader.answer)
     memo = shared or Shared()
+    responses, answer, source, has_answer, warnings = _read(transcript, ruleset.reader, memo)
     # The responses depend only on the transcript and reader.bom.
     split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
     envelope = memo.envelopes.get(split)  # get(): one hash of the key, not two
@@ -269,7 +296,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         used_by_rank=charges.used_by_rank,
         meta_chars=charges.meta,
         answer=answer,
-        has_answer=not is_blank(answer),
+        has_answer=has_answer,
         answer_source=source,
         warnings=warnings,
         line_level=lines.on,
