@@ -9,7 +9,7 @@ from .jsstr import is_blank
 from .models import Call, InputWarning, Transcript
 from .plugins import channels as channel_classes
 from .score import CallScore, FileScore, SessionScore, Verdict
-from .splitter import split_sections
+from .splitter import cached_cut
 from .units import MEASURES
 
 
@@ -85,12 +85,22 @@ def final_answer(results, texts, rule: str) -> tuple[str, str]:
 
 
 def calls_of(responses, ruleset, cuts: dict | None = None) -> tuple[Call, ...]:
+    return _calls(_cuts_of(responses, ruleset, {} if cuts is None else cuts), ruleset.splitter)
+
+
+def _cuts_of(responses, ruleset, cuts: dict) -> tuple:
+    """(cut, origin) of each response, for every split that differs only in trailing_block or unit."""
+    separator = ruleset.reader.block_separator
+    return tuple((cached_cut(separator.join(r.blocks), ruleset.splitter, cuts), r.origin) for r in responses)
+
+
+def _calls(cuts, rules) -> tuple[Call, ...]:
+    """The calls that returned sections, numbered from 1, from `_cuts_of`."""
     calls = []
-    for response in responses:
-        text = ruleset.reader.block_separator.join(response.blocks)
-        sections = split_sections(text, ruleset.splitter, cuts)
+    for cut, origin in cuts:
+        sections = cut.sections(rules.trailing_block, rules.unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, response.origin))
+            calls.append(Call(len(calls) + 1, sections, origin))
     return tuple(calls)
 
 
@@ -103,7 +113,7 @@ class Shared:
     one `score_many` call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("reads", "cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
+    __slots__ = ("reads", "cuts", "response_cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
 
     def __init__(self):
         self.cuts: dict = {}
@@ -112,6 +122,7 @@ class Shared:
         self.judged: dict = {}
         self.layouts: dict = {}
         self.reads: dict = {}
+        self.response_cuts: dict = {}
         self.accounts: dict = {}
 
 
@@ -249,11 +260,18 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
     envelope = memo.envelopes.get(split)  # get(): one hash of the key, not two
     if envelope is None:
-        calls = calls_of(responses, ruleset, memo.cuts)
+        rules = ruleset.splitter
+        # Splits that differ only in trailing_block or unit cut the same texts:
+        # join and look up each response once.
+        cut_by = split[:2] + (rules.header, rules.trailer)
+        cuts = memo.response_cuts.get(cut_by)
+        if cuts is None:
+            cuts = memo.response_cuts[cut_by] = _cuts_of(responses, ruleset, memo.cuts)
+        calls = _calls(cuts, rules)
         paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
         # Channel work never depends on the unit sizes are counted in, so
         # envelopes that differ only in their unit share one channel memo.
-        shape = split[:2] + (ruleset.splitter.header, ruleset.splitter.trailer, ruleset.splitter.trailing_block)
+        shape = cut_by + (rules.trailing_block,)
         envelope = memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
     calls, paths = envelope.calls, envelope.paths
     channels = _channels_for(ruleset)

@@ -16,11 +16,11 @@ def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section,
     fence is split off as a meta section charged to no file. `cuts` lets the
     rulesets scoring one transcript reuse each other's regex work.
     """
-    cut = _cached_cut(text, rules, cuts) if cuts is not None else _Cut(text, rules.header, rules.trailer)
+    cut = cached_cut(text, rules, cuts) if cuts is not None else _Cut(text, rules.header, rules.trailer)
     return cut.sections(rules.trailing_block, rules.unit)
 
 
-def _cached_cut(text: str, rules, cuts: dict) -> "_Cut":
+def cached_cut(text: str, rules, cuts: dict) -> "_Cut":
     """The cut of `text` from `cuts`, made and kept if new.
 
     Keyed by the text's length and ends, then compared whole: hashing every
