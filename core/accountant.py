@@ -142,21 +142,22 @@ class _Charges:
         line_credit: dict[int, tuple] = {}
         pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
         for call, tally in zip(calls, layout.tallies):
-            if id(tally) not in ranked:
-                ranked[id(tally)] = tally.ranked(rank, n)
-            by_rank, used_sections = ranked[id(tally)]
+            key = id(tally)
+            if key not in ranked:
+                ranked[key] = tally.ranked(rank, n)
+            by_rank, used_sections = ranked[key]
             line_used = line_pinned = 0
             if lines.on:  # line credit depends on findings, not only on ranks
-                if id(tally) not in line_credit:
-                    line_credit[id(tally)] = _line_credit(call.sections, lines)
-                line_used, line_pinned, by_path = line_credit[id(tally)]
+                if key not in line_credit:
+                    line_credit[key] = _line_credit(call.sections, lines)
+                line_used, line_pinned, by_path = line_credit[key]
                 for path, chars in by_path:
                     pooled[path][2] += chars
+            origin = call.origin
             call_scores.append(
                 CallScore(
-                    call.number, tally.envelope, sum(by_rank), by_rank, len(tally.files),
-                    used_sections, tally.files, call.origin.file, call.origin.line,
-                    line_used, line_pinned,
+                    call.number, tally.envelope, sum(by_rank), by_rank, tally.sections,
+                    used_sections, tally.files, origin.file, origin.line, line_used, line_pinned,
                 )
             )
         self.calls = tuple(call_scores)
@@ -205,7 +206,7 @@ class _Layout:
 class _Tally:
     """What one call's sections add up to, whatever the ranking."""
 
-    __slots__ = ("envelope", "files", "meta", "by_path")
+    __slots__ = ("envelope", "files", "sections", "meta", "by_path")
 
     def __init__(self, sections):
         env = meta = 0
@@ -220,7 +221,7 @@ class _Tally:
             slot = by_path.setdefault(s.path, [0, 0])
             slot[0] += s.chars
             slot[1] += 1
-        self.envelope, self.files, self.meta = env, tuple(files), meta
+        self.envelope, self.files, self.sections, self.meta = env, tuple(files), len(files), meta
         self.by_path = tuple((path, *slot) for path, slot in by_path.items())
 
     def ranked(self, rank, n) -> tuple[tuple[int, ...], int]:
