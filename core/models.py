@@ -81,12 +81,11 @@ class ResultText:
 class AssistantText:
     """The text of one main-thread assistant event (one content block's worth).
 
-    `message_id` groups the events of one message; `turn` counts user prompts;
-    `after_last_tool_use` is true when no tool_use follows it in its turn.
+    `turn` counts user prompts; `after_last_tool_use` is true when no
+    tool_use follows it in its turn.
     """
 
     text: str
-    message_id: Optional[str]
     turn: int
     after_last_tool_use: bool
     origin: Origin

@@ -141,7 +141,7 @@ def transcripts(draw) -> Transcript:
     )
     results = tuple(ResultText(a, O) for a in draw(st.lists(answer_text(), max_size=2)))
     texts = tuple(
-        AssistantText(a, None, 1, True, O) for a in draw(st.lists(answer_text(), max_size=2))
+        AssistantText(a, 1, True, O) for a in draw(st.lists(answer_text(), max_size=2))
     )
     return Transcript("s", ("f.jsonl",), responses, results, texts, ())
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import ClassVar, Protocol, Sequence
 
 import attrs
@@ -17,6 +18,11 @@ class ReadOptions:
 
     explore_tool: str = "codegraph_explore"  # substring of the tool's name
     max_line_bytes: int = 64 << 20
+
+
+def session_name(paths: Sequence[str]) -> str:
+    """A session's name: its first file's, without .jsonl."""
+    return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from typing import Sequence
 from ..hookspecs import hookimpl
 from ..jsonl import read_jsonl
 from ..models import InputWarning, Transcript
-from .base import InputError, ReadOptions, reading
+from .base import InputError, ReadOptions, reading, session_name
 from .walker import EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
@@ -62,10 +62,6 @@ class ClaudeStreamReader:
             walker.new_turn()
             open_events(path, walker, options, alone=len(paths) == 1)
         return walker.transcript(session_name(paths), tuple(paths), self.name)
-
-
-def session_name(paths: Sequence[str]) -> str:
-    return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
 @hookimpl

@@ -20,7 +20,7 @@ from ..hookspecs import hookimpl
 from ..jsonl import read_jsonl
 from ..jsstr import is_blank
 from ..models import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from .base import InputError, ReadOptions, reading
+from .base import InputError, ReadOptions, reading, session_name
 from .walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -121,7 +121,7 @@ class CodexReader:
         names: dict[Hashable, tuple[object, Origin]] = {}
         responses: list[ToolResponse] = []
         # (turn, text, message id, origin) of every assistant message; turn -> index of its last tool call
-        texts: list[tuple[int, str, Optional[str], Origin]] = []
+        texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
         items = []
         for path in paths:
@@ -138,8 +138,7 @@ class CodexReader:
             if ptype == "message" and payload.get("role") == "user" and not by_context:
                 turn += 1
             elif ptype == "message" and payload.get("role") == "assistant":
-                message_id = payload.get("id") if isinstance(payload.get("id"), str) else None
-                texts.append((turn, message_text(payload), message_id, origin))
+                texts.append((turn, message_text(payload), origin))
             elif ptype in CALL_TYPES:
                 call_id = payload.get("call_id")
                 if isinstance(call_id, Hashable):
@@ -153,8 +152,8 @@ class CodexReader:
             responses=tuple(responses),
             results=final_answers(texts),
             assistant_texts=tuple(
-                AssistantText(text, mid, t, i >= last_call.get(t, -1), origin)
-                for i, (t, text, mid, origin) in enumerate(texts)
+                AssistantText(text, t, i >= last_call.get(t, -1), origin)
+                for i, (t, text, origin) in enumerate(texts)
             ),
             warnings=tuple(warnings),
             reader=self.name,
@@ -192,14 +191,10 @@ class CodexReader:
 def final_answers(texts) -> tuple[ResultText, ...]:
     """Each turn's last non-blank assistant message: a headless run's `result`, per turn."""
     last: dict[int, ResultText] = {}
-    for turn, text, _, origin in texts:
+    for turn, text, origin in texts:
         if not is_blank(text):
             last[turn] = ResultText(text, origin)
     return tuple(last[t] for t in sorted(last))
-
-
-def session_name(paths: Sequence[str]) -> str:
-    return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
 @hookimpl

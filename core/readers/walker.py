@@ -135,8 +135,7 @@ class EventWalker:
             elif btype == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
         if kind == "assistant" and main_thread and texts:
-            message_id = message.get("id") if isinstance(message.get("id"), str) else None
-            self._texts.append(("".join(texts), message_id, self.turn, origin))
+            self._texts.append(("".join(texts), self.turn, origin))
         if called and main_thread and kind == "assistant":
             # Marked after this event's own text: a message's text precedes its tool_use.
             self._last_tool_use[self.turn] = len(self._texts)
@@ -176,9 +175,9 @@ class EventWalker:
 
     def transcript(self, name: str, files: tuple[str, ...], reader: str) -> Transcript:
         texts = []
-        for index, (text, message_id, turn, origin) in enumerate(self._texts):
+        for index, (text, turn, origin) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
-            texts.append(AssistantText(text, message_id, turn, after, origin))
+            texts.append(AssistantText(text, turn, after, origin))
         return Transcript(
             name=name,
             files=files,
