@@ -34,7 +34,7 @@ import floor as floor_mod  # noqa: E402
 import make_corpus  # noqa: E402
 
 PYTHON = sys.executable
-CITELEDGER = [PYTHON, "-m", "citeledger.core.cli"]
+CITELEDGER = [PYTHON, "-m", "citeledger.cli"]
 DECODERS = ("orjson", "msgspec", "simdjson", "ujson", "json")
 
 

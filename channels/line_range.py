@@ -13,10 +13,9 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core.hookspecs import hookimpl
+from citeledger.core import Envelope, Finding, hookimpl, shipped_lines
 
-from .base import Envelope, Finding
-from .lines import names_file, shipped_lines
+from .lines import names_file
 
 GROUPS = ("path", "start", "end")
 

@@ -6,9 +6,8 @@ import re
 
 import attrs
 
-from citeledger.core.hookspecs import hookimpl
+from citeledger.core import Envelope, Finding, hookimpl
 
-from .base import Envelope, Finding
 
 
 @attrs.frozen

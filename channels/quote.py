@@ -13,11 +13,9 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.jsstr import utf16_len
+from citeledger.core import Envelope, Finding, hookimpl, shipped_lines, utf16_len
 
-from .base import Envelope, Finding
-from .lines import normalise_code, shipped_lines, window
+from .lines import normalise_code, window
 
 
 _BARE_NAME = re.compile(r"[A-Za-z_$][\w$.]*", re.ASCII)

@@ -7,10 +7,8 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.jsstr import utf16_len
+from citeledger.core import Envelope, Finding, hookimpl, utf16_len
 
-from .base import Envelope, Finding
 
 
 @attrs.frozen

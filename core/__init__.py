@@ -1,8 +1,61 @@
 """citeledger.core: the accountant.
 
-Transcripts become sessions, sessions become calls, calls become sections; each
-section's characters are charged to the file it returned, and a ruleset's
-channels decide which files the final answer cited.
+Readers turn transcript files into a `Transcript`; the splitter cuts each
+explore response into `Section`s (header grammar in sections/header.lark);
+channels (plugins, found through the registry) judge which returned files the
+final answer cited; the accountant charges each section's characters and pools
+them per session. Nothing here prints, and nothing here imports channels,
+rules, report or cli.
+
+The names below are core's public API: channels, rules, reports and the
+command line import them from `citeledger.core`, not from its modules.
 """
 
+from citeledger.core.channel import Channel, Envelope, Finding
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, InputError, UserError
+from citeledger.core.hookspecs import hookimpl
+from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
+from citeledger.core.readers.base import ReadOptions
+from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
+from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
+from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
+
 __version__ = "0.1.0"
+
+# Heavy names (the accountant pulls in the lark grammar) load on first use, so
+# `citeledger --help` and the ruleset loader stay quick.
+_LAZY = {
+    "score": "citeledger.core.accountant",
+    "score_many": "citeledger.core.accountant",
+    "split_sections": "citeledger.core.sections.splitter",
+    "parse_header": "citeledger.core.sections.header",
+    "discover": "citeledger.core.corpus",
+    "score_corpus": "citeledger.core.corpus",
+    "SessionRef": "citeledger.core.corpus",
+    "SessionOutcome": "citeledger.core.corpus",
+    "channels": "citeledger.core.plugins",
+    "readers": "citeledger.core.plugins",
+    "PluginError": "citeledger.core.plugins",
+}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'citeledger.core' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = sorted(
+    [
+        "AssistantText", "Call", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
+        "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
+        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
+        "Symbol", "ToolResponse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",
+        "line_cost", "percent", "ratio", "shipped_lines", "thousands", "to_fixed", "utf16_len",
+        *_LAZY,
+    ]
+)

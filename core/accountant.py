@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from citeledger.channels.base import Envelope
-from citeledger.channels.lines import line_cost
+from citeledger.core.channel import Envelope
+from citeledger.core.sections.source_lines import line_cost
 
-from .jsstr import is_blank
-from .models import Call, InputWarning, Transcript
-from .plugins import channels as channel_classes
-from .score import CallScore, FileScore, SessionScore, Verdict
-from .splitter import cached_cut
-from .units import MEASURES
+from citeledger.core.jsstr import is_blank
+from citeledger.core.sections import Call
+from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.plugins import channels as channel_classes
+from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
+from citeledger.core.sections.splitter import cached_cut
+from citeledger.core.sections.units import MEASURES
 
 
 _CHANNELS: dict[int, tuple] = {}  # id(ruleset) -> (ruleset, its channel objects)

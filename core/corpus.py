@@ -27,11 +27,11 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import attrs
 
-from .errors import InputError
-from .models import InputWarning, pickle_by_fields
-from .plugins import readers
-from .readers.claude_interactive import looks_interactive
-from .score import SessionScore
+from citeledger.core.errors import InputError
+from citeledger.core.transcript import InputWarning, pickle_by_fields
+from citeledger.core.plugins import readers
+from citeledger.core.readers.claude_interactive import looks_interactive
+from citeledger.core.scores import SessionScore
 
 STREAM = "claude-stream"
 INTERACTIVE = "claude-interactive"
@@ -77,8 +77,8 @@ def count_prompts(path: str) -> int:
     Only lines that can be prompts are decoded: a tool_result carrier always
     holds the literal `"tool_result"`, and those lines hold most of the bytes.
     """
-    from .jsonl import _raw_lines, decode_line
-    from .readers.walker import _is_prompt
+    from citeledger.core.readers.jsonl import _raw_lines, decode_line
+    from citeledger.core.readers.walker import _is_prompt
 
     prompts = 0
     try:
@@ -215,7 +215,7 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...]], ...]:
 
 def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
     """Read one session once per reading option set and score it under every ruleset."""
-    from .accountant import score_many
+    from citeledger.core.accountant import score_many
 
     plan = plan or _plan(rulesets)
     scores: list[Optional[SessionScore]] = [None] * len(rulesets)

@@ -17,7 +17,7 @@ def citeledger_register_channels(register):
 
     A channel class has a `name`, an attrs `Options` class (its ruleset keys)
     and `judge(answer, envelope) -> {path: Finding}`; see
-    citeledger.channels.base.Channel.
+    citeledger.core.channel.Channel.
     """
 
 

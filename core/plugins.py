@@ -1,4 +1,10 @@
-"""The plugin manager: built-in and installed channels and readers."""
+"""The plugin registry: built-in and installed channels and readers.
+
+Built-ins are a default-plugins list, as pytest and llm keep theirs; a
+third-party package registers through an entry-point group. Core names the
+built-in modules as strings and never imports them itself: the channels
+package sits above core.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +13,13 @@ import functools
 import attrs
 import pluggy
 
-from . import hookspecs
-from .errors import UserError
+from citeledger.core import hookspecs
+from citeledger.core.errors import UserError
 
 CHANNEL_GROUP = "citeledger.channels"
 READER_GROUP = "citeledger.readers"
 
-# Imported directly as well as through the entry points, so a source checkout
-# that was never installed still has its built-ins.
-BUILTIN = (
+DEFAULT_PLUGINS = (
     "citeledger.channels.path",
     "citeledger.channels.symbol",
     "citeledger.channels.line_range",
@@ -36,12 +40,10 @@ def manager() -> pluggy.PluginManager:
 
     pm = pluggy.PluginManager("citeledger")
     pm.add_hookspecs(hookspecs)
-    for group in (CHANNEL_GROUP, READER_GROUP):
+    for name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(name), name=name)
+    for group in (CHANNEL_GROUP, READER_GROUP):  # third-party plugins
         pm.load_setuptools_entrypoints(group)
-    for name in BUILTIN:
-        module = importlib.import_module(name)
-        if not pm.is_registered(module):
-            pm.register(module, name=name)
     return pm
 
 

@@ -17,8 +17,8 @@ import sys
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.jsstr import percent
-from citeledger.core.sensitivity import Sensitivity
-from citeledger.core.variation import switches, variant
+from citeledger.report.sensitivity import Sensitivity
+from citeledger.rules.variation import switches, variant
 from citeledger.rules.loader import load_ruleset
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -19,8 +19,8 @@ import yaml
 from citeledger.core import plugins
 from citeledger.core.errors import UserError
 
-from . import safety
-from .ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
+from citeledger.rules import safety
+from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from builders import response, section, session
 from test_real_fixtures import REAL
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 
 def cli(*args, capsys):

@@ -10,7 +10,7 @@ import pytest
 from builders import response, section, write_jsonl
 
 from citeledger.core.accountant import score
-from citeledger.core.cli import main
+from citeledger.cli import main
 from citeledger.core.errors import InputError
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.core.readers.codex import CodexReader, output_blocks

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 BASE, NEW = str(CORPUS / "base"), str(CORPUS / "new")

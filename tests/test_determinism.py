@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 HERE = Path(__file__).parent
 
@@ -29,7 +29,7 @@ def corpus(tmp_path_factory) -> Path:
 
 def sweep(corpus: Path, fmt: str, jobs: int, seed: str) -> bytes:
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    args = [sys.executable, "-m", "citeledger.core.cli", "sweep", str(corpus), fmt, "--quiet", "--jobs", str(jobs),
+    args = [sys.executable, "-m", "citeledger.cli", "sweep", str(corpus), fmt, "--quiet", "--jobs", str(jobs),
             "--ruleset", "default", "--ruleset", "corrected"]
     proc = subprocess.run(args, capture_output=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stderr  # the malformed inputs warn

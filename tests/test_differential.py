@@ -23,10 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeledger.core.accountant import score
-from citeledger.core.commands.common import read_session
-from citeledger.core.jsonl import BOM, js_stringify, decode_line
-from citeledger.core.render_json import session_dict
-from citeledger.core.render_text import render_text
+from citeledger.cli.commands.common import read_session
+from citeledger.core.readers.jsonl import BOM, js_stringify, decode_line
+from citeledger.report.jsonreport import session_dict
+from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
 ORACLE = Path(__file__).parent / "oracle" / "reference.mjs"

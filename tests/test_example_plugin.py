@@ -19,11 +19,11 @@ from pathlib import Path
 
 from builders import response, section, session
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "citeledger-example-channel"
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "channels", "rules", "rulesets")
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "channels", "rules", "rulesets", "report", "cli")
 
 RULESET = """\
 extends: default

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from citeledger.core import errors
-from citeledger.core.cli import main
-from citeledger.core.commands import score as score_command
+from citeledger.cli import main
+from citeledger.cli.commands import score as score_command
 
 HERE = Path(__file__).parent
 REAL = HERE / "fixtures" / "real" / "stream"
@@ -88,7 +88,7 @@ def test_a_bad_ruleset_is_2_naming_file_line_and_key(tmp_path, capsys):
 @pytest.mark.parametrize("argv", [["score", "--no-such-option", CLEAN], ["no-such-command"], []])
 def test_usage_errors_are_2(argv):
     # argparse exits by itself; check the real process status.
-    proc = subprocess.run([sys.executable, "-m", "citeledger.core.cli", *argv], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "citeledger.cli", *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "usage:" in proc.stderr and proc.stdout == ""
 
 
@@ -115,6 +115,6 @@ def test_an_interrupt_is_130(monkeypatch, capsys):
 
 def test_the_process_status_is_the_returned_status():
     # The console script exits with main()'s value, not just in-process.
-    proc = subprocess.run([sys.executable, "-m", "citeledger.core.cli", "score", str(MALFORMED / "empty.jsonl")],
+    proc = subprocess.run([sys.executable, "-m", "citeledger.cli", "score", str(MALFORMED / "empty.jsonl")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "empty file" in proc.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from builders import response, section, session
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 REAL = "tests/fixtures/real/stream"
 

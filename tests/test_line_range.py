@@ -13,14 +13,15 @@ import pytest
 
 from builders import response, session
 
-from citeledger.channels.base import Envelope
+from citeledger.core.channel import Envelope
 from citeledger.channels.line_range import LineRangeChannel
-from citeledger.channels.lines import shipped_lines
+from citeledger.core import shipped_lines
 from citeledger.core.accountant import score
-from citeledger.core.models import Call, Origin, Section
+from citeledger.core.sections import Call, Section
+from citeledger.core.transcript import Origin
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.render_json import session_dict
-from citeledger.core.render_text import render_text
+from citeledger.report.jsonreport import session_dict
+from citeledger.report.text import render_text
 from citeledger.rules.loader import RulesetError, load_ruleset
 
 # lib/a.js ships lines 10-12 and 20-22; 13-19 are behind a gap marker.

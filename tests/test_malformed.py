@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 from test_differential import oracle_batch
 
@@ -99,7 +99,7 @@ def peak_rss_mb(args: list[str]) -> tuple[int, str, float]:
     # the address space exec created. (Linux, as CI; ru_maxrss elsewhere.)
     code = (
         "import resource, sys\n"
-        "from citeledger.core.cli import main\n"
+        "from citeledger.cli import main\n"
         "status = main(sys.argv[1:])\n"
         "sys.stdout.flush()\n"
         "try:\n"

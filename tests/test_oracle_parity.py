@@ -18,7 +18,7 @@ from test_real_fixtures import REAL, segments
 
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.render_text import render_text
+from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
 ORACLE = Path(__file__).parent / "oracle"

@@ -15,19 +15,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeledger.channels.base import Envelope
+from citeledger.core.channel import Envelope
 from citeledger.channels.path import PathChannel
 from citeledger.channels.symbol import SymbolChannel
-from citeledger.core import jsonl
+from citeledger.core.readers import jsonl
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
-from citeledger.core.header import parse_header
+from citeledger.core.sections.header import parse_header
 from citeledger.core.jsstr import LINE_TERMINATORS, utf16_len
-from citeledger.core.models import AssistantText, Origin, ResultText, ToolResponse, Transcript
+from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResponse, Transcript
 from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.splitter import split_sections
-from citeledger.core.units import MEASURES
+from citeledger.core.sections.splitter import split_sections
+from citeledger.core.sections.units import MEASURES
 from citeledger.rules.loader import load_ruleset, shipped_names
 
 from test_differential import PATHS, answer_text, explore_text, header_suffix, json_value

@@ -10,7 +10,7 @@ from test_line_range import A, B, envelope
 from citeledger.channels.quote import QuoteChannel
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.render_text import render_text
+from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
 # lib/c.js ships `return compute(1, 2, 3);` too (line 5), as a.js does (line 11).

@@ -16,7 +16,7 @@ import pytest
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.render_text import label, render_text
+from citeledger.report.text import label, render_text
 from citeledger.rules.loader import load_ruleset
 
 REAL = Path(__file__).parent / "fixtures" / "real"

@@ -11,7 +11,7 @@ from builders import response, section, session, write_jsonl, EXPLORE
 from citeledger.core.accountant import score
 from citeledger.core.jsstr import to_fixed, utf16_len, js_trim
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.render_text import render_text
+from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
 DEFAULT = load_ruleset("default")
@@ -43,7 +43,7 @@ def test_bare_basename_needs_a_shipped_extension(tmp_path):
     result = run(session(tmp_path, [text], answer))
     assert verdicts(result) == {"lib/utils.js": ("path", "utils.js"), "src/notes": (None, None)}
     from citeledger.core.plugins import channels
-    from citeledger.channels.base import Envelope
+    from citeledger.core.channel import Envelope
 
     path = channels()["path"](DEFAULT.channels[0].options)
     cited = path.citations(answer, Envelope((), ("lib/utils.js", "src/notes")))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from builders import response, section, session
-from citeledger.core.cli import main
-from citeledger.core.variation import one_at_a_time, variant
+from citeledger.cli import main
+from citeledger.rules.variation import one_at_a_time, variant
 from citeledger.rules.loader import RulesetError, load_ruleset
 
 

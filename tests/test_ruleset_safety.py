@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 from citeledger.rules import safety
 from citeledger.rules.loader import RulesetError, load_ruleset, shipped_names
 

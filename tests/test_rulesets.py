@@ -160,7 +160,7 @@ def test_units(tmp_path, name, units):
 
 def test_alternatives_only_change_their_own_keys():
     # Each alternative differs from default in the keys it names, nothing else.
-    from citeledger.core.variation import switches
+    from citeledger.rules.variation import switches
 
     expected = {
         "path-only": {"channels.rank"},

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from builders import response, section, session, write_jsonl
-from citeledger.core.cli import main
-from citeledger.core.sensitivity import Sensitivity
+from citeledger.cli import main
+from citeledger.report.sensitivity import Sensitivity
 
 
 def corpus_dir(tmp_path):

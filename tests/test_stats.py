@@ -2,7 +2,7 @@
 
 import pytest
 
-from citeledger.core.stats import bootstrap_median_difference, median, pooled, quantile
+from citeledger.report.stats import bootstrap_median_difference, median, pooled, quantile
 
 
 def test_type7_quantiles_of_four_values():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.core.cli import main
+from citeledger.cli import main
 
 BASE = str(Path(__file__).parent / "fixtures" / "corpus" / "base")
 

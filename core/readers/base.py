@@ -8,8 +8,8 @@ from typing import ClassVar, Protocol, Sequence
 
 import attrs
 
-from ..errors import InputError  # noqa: F401  (readers raise it)
-from ..models import Transcript
+from citeledger.core.errors import InputError  # noqa: F401  (readers raise it)
+from citeledger.core.transcript import Transcript
 
 
 @attrs.frozen

@@ -16,11 +16,11 @@ import json
 import os
 from typing import Sequence
 
-from ..hookspecs import hookimpl
-from ..models import InputWarning, Transcript
-from .base import InputError, ReadOptions
-from .claude_stream import open_events
-from .walker import EventWalker
+from citeledger.core.hookspecs import hookimpl
+from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.readers.base import InputError, ReadOptions
+from citeledger.core.readers.claude_stream import open_events
+from citeledger.core.readers.walker import EventWalker
 
 
 def escape_project(path: str) -> str:

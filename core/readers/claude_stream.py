@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from ..hookspecs import hookimpl
-from ..jsonl import read_jsonl
-from ..models import InputWarning, Transcript
-from .base import InputError, ReadOptions, reading, session_name
-from .walker import EventWalker
+from citeledger.core.hookspecs import hookimpl
+from citeledger.core.readers.jsonl import read_jsonl
+from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.readers.base import InputError, ReadOptions, reading, session_name
+from citeledger.core.readers.walker import EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 

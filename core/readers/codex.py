@@ -16,12 +16,12 @@ from typing import Hashable, Optional, Sequence
 
 import orjson
 
-from ..hookspecs import hookimpl
-from ..jsonl import read_jsonl
-from ..jsstr import is_blank
-from ..models import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from .base import InputError, ReadOptions, reading, session_name
-from .walker import js_truthy
+from citeledger.core.hookspecs import hookimpl
+from citeledger.core.readers.jsonl import read_jsonl
+from citeledger.core.jsstr import is_blank
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
+from citeledger.core.readers.base import InputError, ReadOptions, reading, session_name
+from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
 # Response items written bare, one per line, by rollouts older than the payload envelope.

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
-from ..jsonl import Line, js_stringify
-from ..jsstr import is_blank
-from ..models import AssistantText, ResultText, InputWarning, Origin, ToolResponse, Transcript
+from citeledger.core.readers.jsonl import Line, js_stringify
+from citeledger.core.jsstr import is_blank
+from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, Transcript
 
 
 def js_truthy(value) -> bool:

@@ -13,8 +13,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.channels.base import Envelope, Finding
-from citeledger.core.hookspecs import hookimpl
+from citeledger.core import Envelope, Finding, hookimpl
 
 
 @attrs.frozen

@@ -12,15 +12,15 @@ numbers. Per ruleset and slice (all / single-question / multi-turn):
 - per-session paired deltas (ruleset minus base, sessions scored under both),
   for the plot.
 
-Quantiles are citeledger.core.stats' (type 7), as everywhere else.
+Quantiles are citeledger.report.stats' (type 7), as everywhere else.
 """
 
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .stats import median, pooled, quantile
-from .tables import SLICES, slice_of
+from citeledger.report.stats import median, pooled, quantile
+from citeledger.report.tables import SLICES, slice_of
 
 COLUMNS = (
     "ruleset", "slice", "n", "pooled", "median", "p25",

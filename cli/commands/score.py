@@ -6,14 +6,14 @@ import sys
 
 import orjson
 
-from ..accountant import score
-from ..answer_set import answer_set
-from ..errors import EXIT_OK, EXIT_WARNINGS
-from ..jsstr import percent, thousands
-from ..render_json import session_dict
-from ..render_text import render_text
-from ..score import ratio
-from .common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.core.accountant import score
+from citeledger.report.envelope import answer_set
+from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
+from citeledger.core.jsstr import percent, thousands
+from citeledger.report.jsonreport import session_dict
+from citeledger.report.text import render_text
+from citeledger.core.scores import ratio
+from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 
 def add_parser(sub) -> None:

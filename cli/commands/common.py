@@ -8,8 +8,8 @@ import sys
 
 from citeledger.rules.loader import load_ruleset
 
-from ..errors import InputError, UserError
-from ..plugins import readers
+from citeledger.core.errors import InputError, UserError
+from citeledger.core.plugins import readers
 
 
 def add_session_inputs(parser) -> None:
@@ -26,7 +26,7 @@ def add_format_options(parser, json_help: str) -> None:
 
 
 def add_jobs_options(parser) -> None:
-    from ..corpus import default_jobs
+    from citeledger.core.corpus import default_jobs
 
     parser.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
                         help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")

@@ -6,7 +6,8 @@ from typing import ClassVar, Mapping, Optional, Protocol
 
 import attrs
 
-from citeledger.core.models import Call, pickle_by_fields
+from citeledger.core.sections import Call
+from citeledger.core.transcript import pickle_by_fields
 
 
 @pickle_by_fields

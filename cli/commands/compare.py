@@ -11,16 +11,16 @@ from typing import Iterator, Optional
 import attrs
 import orjson
 
-from ..corpus import discover, score_corpus
-from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from ..jsstr import percent, to_fixed
+from citeledger.core.corpus import discover, score_corpus
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
+from citeledger.core.jsstr import percent, to_fixed
 from citeledger.rules.loader import compile_pattern
 
-from ..progress import progress_bar
-from .common import warn
-from ..stats import bootstrap_median_difference, median
-from ..tables import SWEEP_FORMAT, layout, pct, points, session_rows
-from .sweep import QUANTILE_NOTE, add_corpus_options, jsonl, load_rulesets, write_csv
+from citeledger.cli.progress import progress_bar
+from citeledger.cli.commands.common import warn
+from citeledger.report.stats import bootstrap_median_difference, median
+from citeledger.report.tables import SWEEP_FORMAT, layout, pct, points, session_rows
+from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_corpus_options, jsonl, load_rulesets, write_csv
 
 GROUP_COLUMNS = (
     "group", "base_n", "new_n", "base_runs", "new_runs", "base_median", "new_median", "difference",
@@ -295,7 +295,7 @@ def run(args) -> int:
     plot_paths = []
     targets = [p for p in (args.plot, os.path.join(args.out, "compare") if args.out else None) if p]
     if targets:
-        from ..plot import strip_plot
+        from citeledger.report.plot import strip_plot
 
         series_groups = [(g["group"], [g["base_runs"], g["new_runs"]]) for g in groups if g["group"] != "(all)"]
         for target in targets:

@@ -8,15 +8,15 @@ import orjson
 
 from citeledger.rules.loader import load_ruleset
 
-from ..corpus import discover, score_corpus
-from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from ..plot import figure, save_figure
-from ..progress import progress_bar
-from ..sensitivity import COLUMNS, Sensitivity
-from ..tables import SLICES, pct, points
-from ..variation import one_at_a_time
-from .common import add_format_options, add_jobs_options, warn
-from .sweep import QUANTILE_NOTE, write_csv
+from citeledger.core.corpus import discover, score_corpus
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.report.plot import figure, save_figure
+from citeledger.cli.progress import progress_bar
+from citeledger.report.sensitivity import COLUMNS, Sensitivity
+from citeledger.report.tables import SLICES, pct, points
+from citeledger.rules.variation import one_at_a_time
+from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.cli.commands.sweep import QUANTILE_NOTE, write_csv
 
 FORMAT = "citeledger-sensitivity/1"
 

@@ -8,7 +8,7 @@ from importlib import resources
 
 from lark import Lark, Token, Transformer, UnexpectedInput
 
-from .models import Header, RenderTag, Symbol
+from citeledger.core.sections import Header, RenderTag, Symbol
 
 _GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
 _PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .header import parse_header
-from .models import Section
-from .units import MEASURES
+from citeledger.core.sections.header import parse_header
+from citeledger.core.sections import Section
+from citeledger.core.sections.units import MEASURES
 
 
 def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section, ...]:

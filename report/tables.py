@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from .jsstr import percent, to_fixed
-from .stats import median, pooled, quantile
+from citeledger.core.jsstr import percent, to_fixed
+from citeledger.report.stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"
 

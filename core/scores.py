@@ -6,7 +6,7 @@ from typing import Optional
 
 import attrs
 
-from .models import InputWarning, pickle_by_fields
+from citeledger.core.transcript import InputWarning, pickle_by_fields
 
 frozen = attrs.frozen
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .jsstr import percent, thousands
-from .score import SessionScore, ratio
+from citeledger.core.jsstr import percent, thousands
+from citeledger.core.scores import SessionScore, ratio
 
 TOP_FILES = 12
 NO_CALLS = "Explore allocation: no codegraph_explore responses with source sections"

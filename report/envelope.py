@@ -6,7 +6,7 @@ import re
 
 import attrs
 
-from .score import SessionScore, ratio
+from citeledger.core.scores import SessionScore, ratio
 
 
 def glob_pattern(glob: str) -> re.Pattern:

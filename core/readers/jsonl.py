@@ -14,7 +14,7 @@ from typing import Iterator, NamedTuple
 
 import orjson
 
-from .models import InputWarning
+from citeledger.core.transcript import InputWarning
 
 BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20

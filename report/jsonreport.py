@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .score import SessionScore, ratio
+from citeledger.core.scores import SessionScore, ratio
 
 
 def finding_dict(f) -> dict:

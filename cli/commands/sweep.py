@@ -10,11 +10,11 @@ import orjson
 
 from citeledger.rules.loader import load_ruleset
 
-from ..corpus import discover, score_corpus
-from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from ..progress import progress_bar
-from .common import add_format_options, add_jobs_options, warn
-from ..tables import (
+from citeledger.core.corpus import discover, score_corpus
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.cli.progress import progress_bar
+from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
 

@@ -14,7 +14,7 @@ import yaml
 
 from citeledger.rules.loader import Located, RulesetError, _merge, build_ruleset, load_tree, locate
 
-from .errors import UserError
+from citeledger.core.errors import UserError
 
 VARY = "--vary"
 

@@ -81,7 +81,7 @@ def save_figure(fig, path: str) -> list[str]:
 
 
 def _median(values) -> Optional[float]:
-    from .stats import median
+    from citeledger.report.stats import median
 
     return median(list(values))
 

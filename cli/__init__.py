@@ -1,4 +1,4 @@
-"""`citeledger` command line: one module per subcommand in citeledger.core.commands.
+"""`citeledger` command line: one module per subcommand in citeledger.cli.commands.
 
 Exit statuses (docs/cli.md): 0 success; 1 success, but some input was
 skipped or some session could not be scored (see the warnings); 2 usage,
@@ -12,8 +12,8 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .errors import EXIT_INTERNAL, EXIT_USAGE, UserError
+from citeledger.core import __version__
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
 
@@ -61,6 +61,3 @@ def main(argv=None) -> int:
         print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
         return EXIT_INTERNAL
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,13 +6,13 @@ import sys
 
 import orjson
 
-from ..accountant import score
-from ..errors import EXIT_OK, EXIT_WARNINGS
-from ..jsstr import percent, thousands, utf16_len
-from ..render_json import session_dict
-from ..render_text import NO_CALLS
-from ..score import SessionScore, ratio
-from .common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.core.accountant import score
+from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
+from citeledger.core.jsstr import percent, thousands, utf16_len
+from citeledger.report.jsonreport import session_dict
+from citeledger.report.text import NO_CALLS
+from citeledger.core.scores import SessionScore, ratio
+from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 SOURCES = {
     "result": "the result event(s)",
