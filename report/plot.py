@@ -1,13 +1,14 @@
-"""Strip plots of runs per group, one column per series side by side (PNG and SVG).
+"""Plots (PNG and SVG), rendered to bytes: the command line writes them.
 
-Used by `compare` (baseline beside new) and usable by any command that has,
-per group, a few values for each of a few series (e.g. rulesets).
+`strip_plot`: runs per group, one column per series side by side (compare's
+baseline beside new). `delta_plot`: sensitivity's deltas from the base ruleset.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Optional, Sequence
+
+from citeledger.report.tables import SLICES
 
 COLOURS = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
 
@@ -15,12 +16,11 @@ COLOURS = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
 def strip_plot(
     groups: Sequence[tuple[str, Sequence[Sequence[float]]]],
     series: Sequence[str],
-    path: str,
     title: str = "",
     ylabel: str = "explore allocation efficiency",
     medians: bool = True,
-) -> list[str]:
-    """Write `path`.png and `path`.svg; returns the files written.
+) -> dict[str, bytes]:
+    """The plot as {"png": bytes, "svg": bytes}.
 
     `groups` is [(label, [values of series 0, values of series 1, ...])]; each
     value is drawn as a dot (percent), each series' median as a short bar.
@@ -48,7 +48,35 @@ def strip_plot(
     if title:
         ax.set_title(title)
     ax.legend(loc="best", fontsize="small")
-    return save_figure(fig, path)
+    return images(fig)
+
+
+def delta_plot(names: list[str], rows: list[dict], deltas: list[list[float]], base: str) -> dict[str, bytes]:
+    """Bars: pooled delta per slice; dots: each session's paired delta (all slice). PNG and SVG bytes."""
+    others = [i for i, n in enumerate(names) if n != base]
+    by = {(r["ruleset"], r["slice"]): r for r in rows}
+    colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
+    fig, ax = figure(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6)
+    step = 0.8 / len(SLICES)
+    for x, i in enumerate(others):
+        for s, name in enumerate(SLICES):
+            value = by[(names[i], name)]["delta_pooled"]
+            if value is not None:
+                ax.bar(x - 0.4 + step * (s + 0.5), 100 * value, width=step * 0.9, color=colours[name],
+                       label=f"pooled Δ, {name}" if x == 0 else None, zorder=2)
+        points = deltas[i]
+        n = len(points)
+        xs = [x + 0.3 * ((k / (n - 1)) - 0.5) if n > 1 else x for k in range(n)]  # deterministic spread
+        ax.scatter(xs, [100 * v for v in points], s=10, color="black", alpha=0.5, zorder=3,
+                   label="one session (all)" if x == 0 else None)
+    ax.axhline(0, color="#444", linewidth=0.8)
+    ax.set_xticks(range(len(others)))
+    ax.set_xticklabels([names[i] for i in others], rotation=30 if len(others) > 3 else 0,
+                       ha="right" if len(others) > 3 else "center", fontsize="small")
+    ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    return images(fig)
 
 
 def figure(width: float, height: float):
@@ -62,22 +90,21 @@ def figure(width: float, height: float):
     return plt.subplots(figsize=(width, height))
 
 
-def save_figure(fig, path: str) -> list[str]:
-    """Write `path`.png and `path`.svg, close the figure; returns the files written."""
+def images(fig) -> dict[str, bytes]:
+    """The figure as PNG and SVG bytes (closed afterwards)."""
+    import io
+
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    written = []
+    out = {}
     for ext in ("png", "svg"):
-        out = f"{path}.{ext}"
+        buf = io.BytesIO()
         # No date in the metadata: the same data gives the same SVG bytes.
-        fig.savefig(out, dpi=120, metadata={"Date": None} if ext == "svg" else None)
-        written.append(out)
+        fig.savefig(buf, format=ext, dpi=120, metadata={"Date": None} if ext == "svg" else None)
+        out[ext] = buf.getvalue()
     plt.close(fig)
-    return written
+    return out
 
 
 def _median(values) -> Optional[float]:

@@ -3,6 +3,7 @@ difference with a bootstrap interval, and the files whose envelope share moved m
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -16,6 +17,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputE
 from citeledger.core.jsstr import percent, to_fixed
 from citeledger.rules.loader import compile_pattern
 
+from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.commands.common import warn
 from citeledger.report.stats import bootstrap_median_difference, median
@@ -292,32 +294,33 @@ def run(args) -> int:
         "key": args.key, "seed": args.seed, "resamples": args.resamples, "confidence": args.confidence,
         "quantiles": "type 7",
     }
-    plot_paths = []
-    targets = [p for p in (args.plot, os.path.join(args.out, "compare") if args.out else None) if p]
-    if targets:
-        from citeledger.report.plot import strip_plot
-
-        series_groups = [(g["group"], [g["base_runs"], g["new_runs"]]) for g in groups if g["group"] != "(all)"]
-        for target in targets:
-            plot_paths += strip_plot(series_groups, ("baseline", "new"), target,
-                                     title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
     records = [header] + groups + files + [{"record": "unscored", **u} for u in comparison.unscored]
     records += [{"record": "warning", **w.as_dict()} for w in warnings]
-    text = render_text(header, groups, files, comparison.unscored, plot_paths)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "compare.jsonl"), "wb") as fh:
-            fh.writelines(jsonl(r) for r in records)
-        write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)
-        write_csv(os.path.join(args.out, "files.csv"), FILE_COLUMNS, files)
-        with open(os.path.join(args.out, "summary.txt"), "w", encoding="utf-8") as fh:
-            fh.write(text)
+    with contextlib.ExitStack() as stack:
+        if args.out:
+            stack.enter_context(output_dir(args.out))
+        plot_paths = []
+        targets = [p for p in (args.plot, os.path.join(args.out, "compare") if args.out else None) if p]
+        if targets:
+            from citeledger.report.plot import strip_plot
+
+            series_groups = [(g["group"], [g["base_runs"], g["new_runs"]]) for g in groups if g["group"] != "(all)"]
+            images = strip_plot(series_groups, ("baseline", "new"),
+                                title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
+            for target in targets:
+                plot_paths += write_images(target, images)
+        text = render_text(header, groups, files, comparison.unscored, plot_paths)
+        if args.out:
+            write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
+            write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)
+            write_csv(os.path.join(args.out, "files.csv"), FILE_COLUMNS, files)
+            write_file(os.path.join(args.out, "summary.txt"), text)
     if args.json:
-        sys.stdout.buffer.writelines(jsonl(r) for r in records)
+        write_stdout(b"".join(jsonl(r) for r in records))
     elif args.csv:
         write_csv(sys.stdout, GROUP_COLUMNS, groups)
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
         return EXIT_INTERNAL
     return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK

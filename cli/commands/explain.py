@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import orjson
 
@@ -12,6 +11,7 @@ from citeledger.core.jsstr import percent, thousands, utf16_len
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import NO_CALLS
 from citeledger.core.scores import SessionScore, ratio
+from citeledger.cli.output import write_stdout
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 SOURCES = {
@@ -79,9 +79,9 @@ def run(args) -> int:
     result = score(transcript, ruleset)
     if args.json:
         data = session_dict(result, explain=True)
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        sys.stdout.write(render_explain(result))
+        write_stdout(render_explain(result))
     for w in result.warnings:  # on stderr whatever the format; --json also carries them
         warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

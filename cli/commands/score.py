@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import orjson
 
@@ -13,6 +12,7 @@ from citeledger.core.jsstr import percent, thousands
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.core.scores import ratio
+from citeledger.cli.output import write_stdout
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 
@@ -61,11 +61,11 @@ def run(args) -> int:
                 "share": view.share,
                 "files": list(view.members),
             }
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        sys.stdout.write(render_text(result))
+        write_stdout(render_text(result))
         if view:
-            sys.stdout.write(render_answer_set(result, view))
+            write_stdout(render_answer_set(result, view))
     for w in result.warnings:  # on stderr whatever the format; --json also carries them
         warn(w)
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

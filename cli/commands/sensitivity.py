@@ -10,10 +10,11 @@ from citeledger.rules.loader import load_ruleset
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.report.plot import figure, save_figure
+from citeledger.report.plot import delta_plot
+from citeledger.cli.output import write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity
-from citeledger.report.tables import SLICES, pct, points
+from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, write_csv
@@ -89,34 +90,6 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_deltas(path: str, names: list[str], rows: list[dict], deltas: list[list[float]], base: str) -> list[str]:
-    """Bars: pooled delta per slice; dots: each session's paired delta (all slice). PNG and SVG."""
-    others = [i for i, n in enumerate(names) if n != base]
-    by = {(r["ruleset"], r["slice"]): r for r in rows}
-    colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
-    fig, ax = figure(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6)
-    step = 0.8 / len(SLICES)
-    for x, i in enumerate(others):
-        for s, name in enumerate(SLICES):
-            value = by[(names[i], name)]["delta_pooled"]
-            if value is not None:
-                ax.bar(x - 0.4 + step * (s + 0.5), 100 * value, width=step * 0.9, color=colours[name],
-                       label=f"pooled Δ, {name}" if x == 0 else None, zorder=2)
-        points = deltas[i]
-        n = len(points)
-        xs = [x + 0.3 * ((k / (n - 1)) - 0.5) if n > 1 else x for k in range(n)]  # deterministic spread
-        ax.scatter(xs, [100 * v for v in points], s=10, color="black", alpha=0.5, zorder=3,
-                   label="one session (all)" if x == 0 else None)
-    ax.axhline(0, color="#444", linewidth=0.8)
-    ax.set_xticks(range(len(others)))
-    ax.set_xticklabels([names[i] for i in others], rotation=30 if len(others) > 3 else 0,
-                       ha="right" if len(others) > 3 else "center", fontsize="small")
-    ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
-    return save_figure(fig, path)
-
-
 def run(args) -> int:
     rulesets = rulesets_from(args)
     names = [r.name for r in rulesets]
@@ -143,16 +116,14 @@ def run(args) -> int:
         "multi_turn": sum(1 for r in refs if r.turns > 1),
         "unreadable": unreadable, "quantiles": "type 7",
     }
-    plot = plot_deltas(args.plot, names, rows, result.deltas(), names[0]) if args.plot else []
+    plot = write_images(args.plot, delta_plot(names, rows, result.deltas(), names[0])) if args.plot else []
     if args.json:
-        out = sys.stdout.buffer
-        out.write(orjson.dumps({**header, "plot": plot}) + b"\n")
-        for r in rows:
-            out.write(orjson.dumps({"record": "row", **r}) + b"\n")
+        records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
+        write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
     elif args.csv:
         write_csv(sys.stdout, COLUMNS, rows)
     else:
-        sys.stdout.write(render_text(header, rows, plot))
+        write_stdout(render_text(header, rows, plot))
     if internal:
         print("citeledger: internal error while scoring some sessions", file=sys.stderr)
         return EXIT_INTERNAL

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import sys
@@ -12,6 +13,7 @@ from citeledger.rules.loader import load_ruleset
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
 from citeledger.report.tables import (
@@ -68,43 +70,46 @@ def jsonl(record: dict) -> bytes:
 
 
 class Outputs:
-    """Where rows go as they are made: stdout (--json) and the --out files."""
+    """Where rows go as they are made: stdout (--json) and the --out files.
+
+    A context manager: the --out files are written under temporary names and
+    renamed into place only when the sweep finishes without error.
+    """
 
     def __init__(self, args):
         self.stdout_json = args.json
-        self.files = {}
-        if args.out:
-            try:
-                os.makedirs(args.out, exist_ok=True)
-                self.files["jsonl"] = open(os.path.join(args.out, "sweep.jsonl"), "wb")
-                self._csv = open(os.path.join(args.out, "sessions.csv"), "w", newline="", encoding="utf-8")
-            except OSError as exc:
-                raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}")
-            self.sessions_csv = csv.writer(self._csv)
-            self.sessions_csv.writerow(SESSION_COLUMNS)
         self.out = args.out
+        self._stack = contextlib.ExitStack()
+        self.jsonl_file = self.sessions_csv = None
+
+    def __enter__(self):
+        if self.out:
+            self._stack.enter_context(output_dir(self.out))
+            self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
+            fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
+            self.sessions_csv = csv.writer(fh)
+            self.sessions_csv.writerow(SESSION_COLUMNS)
+        return self
+
+    def __exit__(self, *exc):
+        return self._stack.__exit__(*exc)
 
     def record(self, record: dict) -> None:
         if not (self.stdout_json or self.out):
             return
         data = jsonl(record)
         if self.stdout_json:
-            sys.stdout.buffer.write(data)
-        if "jsonl" in self.files:
-            self.files["jsonl"].write(data)
-        if self.out and record["record"] == "session":
+            write_stdout(data)
+        if self.jsonl_file is not None:
+            self.jsonl_file.write(data)
+        if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
-
-    def close(self) -> None:
-        for fh in self.files.values():
-            fh.close()
-        if self.out:
-            self._csv.close()
 
 
 def write_csv(path_or_stream, columns, rows) -> None:
+    """CSV of `rows` to a path (atomically) or to a stream such as stdout."""
     if isinstance(path_or_stream, str):
-        with open(path_or_stream, "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(path_or_stream, "w") as fh:
             write_csv(fh, columns, rows)
         return
     w = csv.writer(path_or_stream)
@@ -151,12 +156,11 @@ def run(args) -> int:
         "multi_turn": sum(1 for r in refs if r.turns > 1),
         "quantiles": "type 7",
     }
-    outputs = Outputs(args)
     tables = [SliceTable(r.name) for r in rulesets]
     unscored: list[dict] = []
     warnings = list(found_warnings)
     internal = False
-    try:
+    with Outputs(args) as outputs:
         outputs.record(header)
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
@@ -177,18 +181,15 @@ def run(args) -> int:
                 outputs.record(row)
         for w in warnings[len(found_warnings):]:
             outputs.record({"record": "warning", **w.as_dict()})
-    finally:
-        outputs.close()
-    flat = [r for rows in slice_rows for r in rows]
-    text = render_text(header, slice_rows, unscored, len(warnings))
-    if args.out:
-        write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
-        with open(os.path.join(args.out, "summary.txt"), "w", encoding="utf-8") as fh:
-            fh.write(text)
+        flat = [r for rows in slice_rows for r in rows]
+        text = render_text(header, slice_rows, unscored, len(warnings))
+        if args.out:
+            write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
+            write_file(os.path.join(args.out, "summary.txt"), text)
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)
     elif not args.json:
-        sys.stdout.write(text)
+        write_stdout(text)
     if internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
         return EXIT_INTERNAL

@@ -11,6 +11,8 @@ from typing import Optional
 
 import attrs
 
+from citeledger.core.transcript import Origin
+
 frozen = attrs.frozen
 
 
