@@ -16,10 +16,11 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARN
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
 from citeledger.core.readers.base import ReadOptions
+from citeledger.core.reads import CallReads, Read, reads_by_call, reads_of, returned_file
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolUse, Transcript
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
+    "calls_of": "citeledger.core.accountant",
     "split_sections": "citeledger.core.sections.splitter",
     "parse_header": "citeledger.core.sections.header",
     "discover": "citeledger.core.corpus",
@@ -51,11 +53,11 @@ def __getattr__(name):
 
 __all__ = sorted(
     [
-        "AssistantText", "Call", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
+        "AssistantText", "Call", "CallReads", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
-        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
-        "Symbol", "ToolResponse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",
-        "line_cost", "percent", "ratio", "shipped_lines", "thousands", "to_fixed", "utf16_len",
+        "Origin", "Read", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
+        "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",
+        "line_cost", "percent", "ratio", "reads_by_call", "reads_of", "returned_file", "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,
     ]
 )

@@ -277,7 +277,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         # Channel work never depends on the unit sizes are counted in, so
         # envelopes that differ only in their unit share one channel memo.
         shape = cut_by + (rules.trailing_block,)
-        envelope = memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
+        envelope = memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}), transcript.tool_uses, responses)
     calls, paths = envelope.calls, envelope.paths
     channels = _channels_for(ruleset)
     rules = ruleset.splitter

@@ -7,7 +7,7 @@ from typing import ClassVar, Mapping, Optional, Protocol
 import attrs
 
 from citeledger.core.sections import Call
-from citeledger.core.transcript import pickle_by_fields
+from citeledger.core.transcript import ToolResponse, ToolUse, pickle_by_fields
 
 
 @pickle_by_fields
@@ -38,6 +38,12 @@ class Envelope:
     # answer) and share across the rulesets that score it: parse once, score
     # many. Keys start with the channel's name.
     memo: dict = attrs.field(factory=dict, eq=False, repr=False)
+    # What else the session did, for channels that look past the answer
+    # (read_after): every tool_use of the transcript, in reading order, and
+    # the explore responses the calls were cut from (a call's `origin` is its
+    # response's), with their thread and position.
+    tool_uses: tuple[ToolUse, ...] = attrs.field(default=(), eq=False, repr=False)
+    responses: tuple[ToolResponse, ...] = attrs.field(default=(), eq=False, repr=False)
 
     def sections(self):
         for call in self.calls:

@@ -24,6 +24,7 @@ DEFAULT_PLUGINS = (
     "citeledger.channels.symbol",
     "citeledger.channels.line_range",
     "citeledger.channels.quote",
+    "citeledger.channels.read_after",
     "citeledger.core.readers.claude_stream",
     "citeledger.core.readers.claude_interactive",
     "citeledger.core.readers.codex",

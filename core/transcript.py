@@ -67,6 +67,29 @@ class ToolResponse:
     origin: Origin
     parent_tool_use_id: Optional[str] = None
     tool_use_origin: Optional[Origin] = None  # where the tool_use named it
+    order: int = -1  # its event's position in reading order (see ToolUse.order)
+
+
+@frozen
+class ToolUse:
+    """One tool_use block of any tool, kept so channels and reports can see
+    what the agent did besides exploring (a `Read` after an explore, say).
+
+    `order` is the position of its event among every event read, in reading
+    order (segments in turn; an interactive log's subagent files after it);
+    `thread` is the event's `parent_tool_use_id` (None: the main thread). Only
+    the string-valued input fields that something reads are kept.
+    """
+
+    name: str
+    id: str
+    thread: Optional[str]
+    origin: Origin
+    order: int
+    query: Optional[str] = None  # an explore's input.query
+    file_path: Optional[str] = None  # Read's input.file_path
+    path: Optional[str] = None  # Grep's / Glob's input.path
+    pattern: Optional[str] = None  # Grep's / Glob's input.pattern
 
 
 @frozen
@@ -105,3 +128,5 @@ class Transcript:
     # JSON.parse fails on them, so a ruleset may treat them as unreadable.
     bom_lines: tuple[Origin, ...] = ()
     reader: str = ""
+    # Every tool_use block, any tool, in reading order (readers that record them).
+    tool_uses: tuple[ToolUse, ...] = ()

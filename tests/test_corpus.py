@@ -53,7 +53,7 @@ def test_interactive_logs_and_their_subagents():
     assert interactive[0].group == "interactive/-tmp-proj-express"
     # the subagent log belongs to its session, it is not a session of its own
     assert not any("subagents" in f for r in refs for f in r.files)
-    assert len(refs) == 11  # 11 stream files, flask-views.t2 joined to its run, plus 1 interactive
+    assert len(refs) == 13  # 13 stream files, flask-views.t2 joined to its run, plus 1 interactive
 
 
 def test_interactive_log_without_subagents_is_recognised_by_content(tmp_path):

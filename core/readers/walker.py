@@ -10,7 +10,7 @@ from typing import Hashable, Optional
 
 from citeledger.core.readers.jsonl import Line, js_stringify
 from citeledger.core.jsstr import is_blank
-from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, Transcript
+from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
 
 
 def js_truthy(value) -> bool:
@@ -82,6 +82,8 @@ class EventWalker:
         self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
         self._answered: dict = {}  # tool_use key -> Origin of its first explore result
         self.turn = 0
+        self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
+        self._order = -1  # position of the event being fed, in reading order
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -92,6 +94,7 @@ class EventWalker:
     def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> None:
         event = line.value
         origin = Origin(file, line.number)
+        self._order += 1
         if line.bom:
             self.bom_lines.append(origin)
         if not isinstance(event, dict):
@@ -129,6 +132,7 @@ class EventWalker:
                         self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
                                           f"its later results belong to this {block.get('name')!r}")
                     self.names[key] = (block.get("name"), origin)
+                self._record_tool_use(block, event, origin)
                 called = True
             elif btype == "tool_result":
                 self._tool_result(block, event, origin)
@@ -139,6 +143,21 @@ class EventWalker:
         if called and main_thread and kind == "assistant":
             # Marked after this event's own text: a message's text precedes its tool_use.
             self._last_tool_use[self.turn] = len(self._texts)
+
+    def _record_tool_use(self, block: dict, event: dict, origin: Origin) -> None:
+        name, tool_id, parent = block.get("name"), block.get("id"), event.get("parent_tool_use_id")
+        given = block.get("input")
+        given = given if isinstance(given, dict) else {}
+
+        def text(field):
+            value = given.get(field)
+            return value if isinstance(value, str) else None
+
+        self.tool_uses.append(ToolUse(
+            name if isinstance(name, str) else "", tool_id if isinstance(tool_id, str) else str(tool_id),
+            parent if isinstance(parent, str) else None, origin, self._order,
+            text("query"), text("file_path"), text("path"), text("pattern"),
+        ))
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
         tool_id = block.get("tool_use_id")
@@ -170,6 +189,7 @@ class EventWalker:
                 origin,
                 parent if isinstance(parent, str) else None,
                 use_origin,
+                self._order,
             )
         )
 
@@ -187,6 +207,7 @@ class EventWalker:
             warnings=tuple(self.warnings),
             bom_lines=tuple(self.bom_lines),
             reader=reader,
+            tool_uses=tuple(self.tool_uses),
         )
 
 
