@@ -31,6 +31,7 @@ from citeledger.core.errors import InputError
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.plugins import readers
 from citeledger.core.readers.claude_interactive import looks_interactive
+from citeledger.core.readers.diagnostics import looks_like_sidecar
 from citeledger.core.scores import SessionScore
 
 STREAM = "claude-stream"
@@ -155,6 +156,12 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
             real = os.path.normpath(os.path.join(cwd, path))  # no symlink resolution: os.walk follows none
             if real in seen:
                 warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
+                continue
+            if path.endswith(".jsonl") and looks_like_sidecar(path):
+                # codegraph's explore diagnostic (explore-<label>.jsonl beside the
+                # runs): read by the diagnostics report, never a session.
+                if root_is_file:
+                    warnings.append(InputWarning(path, 0, "an explore diagnostic sidecar, not a transcript (give it with --diagnostics), skipped"))
                 continue
             name = _claim(path, order)
             if name is None:

@@ -19,6 +19,7 @@ from citeledger.rules.loader import compile_pattern
 
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
+from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import warn
 from citeledger.report.stats import bootstrap_median_difference, median
 from citeledger.report.tables import SWEEP_FORMAT, layout, pct, points, session_rows
@@ -56,6 +57,7 @@ def add_parser(sub) -> None:
     p.add_argument("--top", type=int, default=3, metavar="K", help="files listed per group (default: %(default)s)")
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
     add_corpus_options(p, "pick the ruleset (only the first is compared)")
+    add_diagnostics_options(p, automatic=True)
     p.set_defaults(run=run)
 
 
@@ -101,8 +103,9 @@ def read_sweep(path: str, ruleset: Optional[str]) -> Iterator[dict]:
                 yield record
 
 
-def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set) -> Iterator[dict]:
-    """Session rows of one pass; `used` collects the ruleset names they were scored under."""
+def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, diagnosed=None) -> Iterator[dict]:
+    """Session rows of one pass; `used` collects the ruleset names they were scored under;
+    `diagnosed` (cli.sidecars.Diagnosed) joins the sessions that have a diagnostic sidecar."""
     found = sweep_file(path)
     if found:
         for row in read_sweep(found, rulesets[0].name if args.ruleset else None):
@@ -117,6 +120,8 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set) 
     with progress_bar(len(refs), label, args.quiet) as advance:
         for outcome in score_corpus(refs, rulesets[:1], args.jobs, advance):
             warnings.extend(outcome.warnings)
+            if diagnosed is not None:
+                diagnosed.add(outcome.ref, outcome.scores[0], label)
             yield session_rows(outcome, rulesets[:1])[0]
 
 
@@ -276,13 +281,15 @@ def run(args) -> int:
         raise InputError(args.out, "--out names a file, not a directory")
     rulesets = load_rulesets(args.ruleset)
     comparison = Comparison(key_function(args.key))
+    diagnosed = Diagnosed(args, rulesets[0])
     warnings: list = []
     used: set = set()
     for side, path in zip(SIDES, (args.baseline, args.new)):
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
-        for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used):
+        for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used, diagnosed):
             comparison.add(side, row)
+    warnings.extend(diagnosed.warnings())
     ruleset_name = " vs ".join(sorted(used)) or rulesets[0].name
     for w in warnings:
         warn(w)
@@ -295,6 +302,7 @@ def run(args) -> int:
         "quantiles": "type 7",
     }
     records = [header] + groups + files + [{"record": "unscored", **u} for u in comparison.unscored]
+    records += diagnosed.records()
     records += [{"record": "warning", **w.as_dict()} for w in warnings]
     with contextlib.ExitStack() as stack:
         if args.out:
@@ -309,7 +317,9 @@ def run(args) -> int:
                                 title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
             for target in targets:
                 plot_paths += write_images(target, images)
+        plot_paths += diagnosed.write(args.out)
         text = render_text(header, groups, files, comparison.unscored, plot_paths)
+        text += diagnosed.text("Diagnostics")
         if args.out:
             write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
             write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)

@@ -12,6 +12,7 @@ from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import NO_CALLS
 from citeledger.core.scores import SessionScore, ratio
 from citeledger.cli.output import write_stdout
+from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 SOURCES = {
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
         ),
     )
     add_session_inputs(p)
+    add_diagnostics_options(p, automatic=False)
     p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
     p.set_defaults(run=run)
 
@@ -77,11 +79,13 @@ def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     if args.json:
         data = session_dict(result, explain=True)
+        data.update(extra_data)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        write_stdout(render_explain(result))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
+        write_stdout(render_explain(result) + extra_text)
+    for w in (*result.warnings, *extra_warnings):  # on stderr whatever the format; --json also carries them
         warn(w)
-    return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK
+    return EXIT_WARNINGS if result.warnings or extra_warnings or result.status != "scored" else EXIT_OK

@@ -13,6 +13,7 @@ from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.core.scores import ratio
 from citeledger.cli.output import write_stdout
+from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
 
 
@@ -27,6 +28,7 @@ def add_parser(sub) -> None:
         ),
     )
     add_session_inputs(p)
+    add_diagnostics_options(p, automatic=False)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
     p.add_argument(
         "--answer", action="append", default=[], metavar="GLOB",
@@ -52,6 +54,7 @@ def run(args) -> int:
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
     view = answer_set(result, args.answer) if args.answer else None
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     if args.json:
         data = session_dict(result)
         if view:
@@ -61,11 +64,14 @@ def run(args) -> int:
                 "share": view.share,
                 "files": list(view.members),
             }
+        data.update(extra_data)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         write_stdout(render_text(result))
         if view:
             write_stdout(render_answer_set(result, view))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
+        if extra_text:
+            write_stdout(extra_text)
+    for w in (*result.warnings, *extra_warnings):  # on stderr whatever the format; --json also carries them
         warn(w)
-    return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK
+    return EXIT_WARNINGS if result.warnings or extra_warnings or result.status != "scored" else EXIT_OK

@@ -15,6 +15,7 @@ from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
+from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
@@ -52,6 +53,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
+    add_diagnostics_options(p, automatic=True)
     p.set_defaults(run=run)
 
 
@@ -157,6 +159,7 @@ def run(args) -> int:
         "quantiles": "type 7",
     }
     tables = [SliceTable(r.name) for r in rulesets]
+    diagnosed = Diagnosed(args, rulesets[0])  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
     warnings = list(found_warnings)
     internal = False
@@ -170,6 +173,7 @@ def run(args) -> int:
                 for w in outcome.warnings:
                     warnings.append(w)
                     warn(w)
+                diagnosed.add(outcome.ref, outcome.scores[0])
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
@@ -182,7 +186,14 @@ def run(args) -> int:
         for w in warnings[len(found_warnings):]:
             outputs.record({"record": "warning", **w.as_dict()})
         flat = [r for rows in slice_rows for r in rows]
-        text = render_text(header, slice_rows, unscored, len(warnings))
+        for w in diagnosed.warnings():
+            warnings.append(w)
+            warn(w)
+            outputs.record({"record": "warning", **w.as_dict()})
+        for record in diagnosed.records():
+            outputs.record(record)
+        text = render_text(header, slice_rows, unscored, len(warnings)) + diagnosed.text("Diagnostics, pooled over the sweep")
+        diagnosed.write(args.out)
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)

@@ -1,0 +1,190 @@
+"""The explore diagnostic sidecars a command was given or found, and the join per session.
+
+`--diagnostics FILE` (repeatable) names sidecars for every session; without
+it, `sweep` and `compare` pick up the harness's `explore-<label>.jsonl`
+beside each `run-<label>-N.jsonl` (`--no-diagnostics` turns that off).
+Each sidecar is read once; its warnings are reported once.
+"""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+
+from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
+from citeledger.cli.output import write_file, write_images
+
+
+def add_diagnostics_options(parser, automatic: bool) -> None:
+    parser.add_argument(
+        "--diagnostics", action="append", default=[], metavar="FILE",
+        help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: join each "
+        "explore call to its report" + (" (default: explore-<label>.jsonl beside run-<label>-N.jsonl)" if automatic else ""),
+    )
+    if automatic:
+        parser.add_argument("--no-diagnostics", action="store_true", help="do not pick up explore-<label>.jsonl sidecars")
+    parser.add_argument("--diagnostics-out", metavar="DIR",
+                        help="write the diagnostic join as DIR/diagnostics.{csv,json,png,svg}")
+
+
+class Sidecars:
+    def __init__(self, args, automatic: bool):
+        self.given = list(args.diagnostics)
+        self.automatic = automatic and not getattr(args, "no_diagnostics", False) and not self.given
+        self.out = args.diagnostics_out
+        self.warnings: list = []
+        self._read: dict[str, tuple] = {}
+        for path in self.given:  # an explicit sidecar that cannot be opened is an input error
+            self._load(path)
+
+    def _load(self, path: str) -> tuple:
+        if path not in self._read:
+            reports, warnings = read_diagnostics(path)
+            self._read[path] = reports
+            self.warnings.extend(warnings)
+        return self._read[path]
+
+    def used(self) -> list[str]:
+        return list(self._read)
+
+    def for_session(self, files) -> list[str]:
+        if self.given:
+            return self.given
+        if self.automatic:
+            found = sidecar_for(files)
+            return [found] if found else []
+        return []
+
+    def diagnose(self, transcript, score, ruleset, files, arm: str = ""):
+        """The session's join, or None when it has no sidecar."""
+        from citeledger.report.diagnostics import diagnose
+
+        paths = self.for_session(files)
+        if not paths or score is None:
+            return None
+        reports = [r for p in paths for r in self._load(p)]
+        return diagnose(transcript, score, ruleset, reports, paths, arm)
+
+
+def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[str]:
+    """diagnostics.csv / .json / .png / .svg in `folder` (made if missing)."""
+    from citeledger.report.diagnostics import plot, rows_csv, session_dict
+
+    os.makedirs(folder, exist_ok=True)
+    data = {"summaries": summaries, "sessions": [session_dict(s) for s in sessions]}
+    written = [
+        write_file(os.path.join(folder, "diagnostics.csv"), rows_csv(sessions)),
+        write_file(os.path.join(folder, "diagnostics.json"), orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"),
+    ]
+    written += write_images(os.path.join(folder, "diagnostics"), plot(sessions, title))
+    return written
+
+
+def session_extras(args, transcript, result, ruleset):
+    """(text, JSON fields, warnings) that score and explain add after their own output:
+    the reads after each call (rulesets ranking read_after) and the diagnostic join."""
+    from citeledger.report.diagnostics import join_warnings, render_joins, render_summary, session_dict, summary
+    from citeledger.report.reads import call_reads, reads_dict, render_reads
+
+    sidecars = Sidecars(args, automatic=False)
+    text, data = "", {}
+    placed = call_reads(transcript, ruleset)
+    if placed is not None:
+        text += "\n" + render_reads(placed)
+        data["reads"] = reads_dict(placed)
+    diag = sidecars.diagnose(transcript, result, ruleset, list(args.files) or [args.session])
+    warnings = list(sidecars.warnings)
+    if diag is not None:
+        pooled = summary([diag])
+        warnings += join_warnings(diag)
+        text += "\n" + render_joins(diag) + "\n" + render_summary(pooled, "Diagnostics summary")
+        data["diagnostics"] = {"session": session_dict(diag), "summary": pooled,
+                               "warnings": [w.as_dict() for w in warnings]}
+        if sidecars.out:
+            written = write_outputs(sidecars.out, [diag], {"all": pooled}, f"{result.name}: share vs score")
+            text += "diagnostics written: " + ", ".join(written) + "\n"
+    return text, data, warnings
+
+
+class Diagnosed:
+    """A corpus command's diagnostic joins, per arm (compare) or pooled (sweep).
+
+    Sessions are scored in worker processes without their transcripts; a
+    session with a sidecar is read again here, under the first ruleset.
+    """
+
+    def __init__(self, args, ruleset):
+        self.sidecars = Sidecars(args, automatic=True)
+        self.ruleset = ruleset
+        self.sessions: list = []
+        self.join_warnings: list = []
+
+    def add(self, ref, score, arm: str = "") -> None:
+        from citeledger.core.errors import InputError
+        from citeledger.core.plugins import readers
+        from citeledger.report.diagnostics import join_warnings
+
+        if score is None or not self.sidecars.for_session(ref.files):
+            return
+        try:
+            transcript = readers()[ref.reader]().read(list(ref.files), self.ruleset.reader.read_options())
+        except (InputError, KeyError):
+            return  # the session's own outcome already says why it was not read
+        diag = self.sidecars.diagnose(transcript, score, self.ruleset, ref.files, arm)
+        if diag is not None:
+            diag = type(diag)(ref.key, diag.arm, diag.sidecars, diag.joins, diag.rows)  # named as the corpus names it
+            self.sessions.append(diag)
+            self.join_warnings += join_warnings(diag)
+
+    def warnings(self) -> list:
+        return [*self.sidecars.warnings, *self.join_warnings]
+
+    def arms(self) -> list[str]:
+        return list(dict.fromkeys(s.arm for s in self.sessions))
+
+    def summaries(self) -> dict:
+        from citeledger.report.diagnostics import summary
+
+        out = {}
+        if not self.sessions:
+            return out
+        arms = self.arms()
+        if arms != [""]:
+            for arm in arms:
+                out[arm] = summary([s for s in self.sessions if s.arm == arm])
+        else:
+            out["all"] = summary(self.sessions)
+        return out
+
+    def records(self) -> list[dict]:
+        from citeledger.report.diagnostics import session_dict
+
+        out = [{"record": "diagnostics-session", **session_dict(s)} for s in self.sessions]
+        out += [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(), **summary}
+                for arm, summary in self.summaries().items()]
+        return out
+
+    def text(self, title: str) -> str:
+        from citeledger.report.diagnostics import render_summary
+
+        if not self.sessions:
+            return ""
+        out = ""
+        for arm, summary in self.summaries().items():
+            label = title if arm == "all" else f"{title} — arm {arm}"
+            out += "\n" + render_summary(summary, label)
+        unmatched = [(s, j) for s in self.sessions for j in s.joins if j.status != "matched"]
+        if unmatched:
+            out += f"  responses joined to no report ({len(unmatched)}):\n"
+            for s, j in unmatched:
+                out += f"    {s.session} response {j.response}: {j.reason}\n"
+        out += "  sidecars: " + ", ".join(self.sidecars.used()) + "\n"
+        return out
+
+    def write(self, out_dir) -> list[str]:
+        written = []
+        for folder in dict.fromkeys(f for f in (out_dir, self.sidecars.out) if f):
+            if self.sessions:
+                written += write_outputs(folder, self.sessions, self.summaries(), "explore files: envelope share vs score share")
+        return written

@@ -1,0 +1,163 @@
+"""codegraph's explore diagnostic sidecar (`CODEGRAPH_EXPLORE_DEBUG=FILE`).
+
+One JSON object per explore call, appended across calls and runs
+(fixtures/DIAGNOSTIC.md has the format as codegraph 1.6.1 writes it). Read
+here into frozen records; which transcript call a report belongs to is the
+diagnostics report's business (citeledger.report.diagnostics). A line that
+is not JSON, is truncated, or is not an explore report is a warning naming
+the file and line, and is never joined.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+import attrs
+
+from citeledger.core.errors import InputError
+from citeledger.core.readers.base import reading
+from citeledger.core.readers.jsonl import read_jsonl
+from citeledger.core.transcript import InputWarning, Origin
+
+# The per-file ranking flags codegraph reports, in its order.
+FLAGS = ("pinned", "named", "central", "entry", "spine", "lowValue", "generated", "ambientDeclaration")
+
+
+@attrs.frozen
+class FileDecision:
+    """The allocator's record of one ranked candidate file."""
+
+    path: str
+    rank: int
+    score: float
+    graph_score: float
+    term_hits: int
+    flags: tuple[str, ...]  # the FLAGS that are true
+    render: Optional[str]  # whole, clusters, focused, skeleton, ...; None: never rendered
+    skipped: Optional[str]  # why it never rendered (max-files, cliff, ...)
+    clipped: bool
+    allowance: Optional[int]
+    final_chars: int  # source chars in the final text (fence contents only)
+    share: float  # final_chars / envelope chars, as codegraph rounds it
+
+
+@attrs.frozen
+class ExploreReport:
+    """One explore call's diagnostic report."""
+
+    origin: Origin = attrs.field(eq=False)  # where it is: equal reports compare equal wherever they sit
+    query: str
+    project_root: str
+    chars: int  # envelope.chars: the response's length in UTF-16 code units (0 when nothing was found)
+    budget: int  # budget.maxOutputChars
+    note: Optional[str]  # set when explore found nothing
+    files: tuple[FileDecision, ...]  # in the report's order (by emitted chars, not rank)
+
+    @property
+    def rendered(self) -> frozenset:
+        return frozenset(f.path for f in self.files if f.render is not None)
+
+
+class _Bad(Exception):
+    pass
+
+
+def _get(obj: dict, key: str, kind, optional: bool = False):
+    value = obj.get(key)
+    if value is None and optional:
+        return None
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        raise _Bad(f"{key} is {'missing' if key not in obj else type(value).__name__}")
+    return value
+
+
+def _decision(item) -> FileDecision:
+    if not isinstance(item, dict):
+        raise _Bad("a files[] item is not an object")
+    try:
+        return FileDecision(
+            _get(item, "path", str), _get(item, "rank", int), float(_get(item, "score", float)),
+            float(_get(item, "graphScore", float)), _get(item, "termHits", int),
+            tuple(f for f in FLAGS if item.get(f) is True),
+            _get(item, "render", str, True), _get(item, "skipped", str, True), item.get("clipped") is True,
+            _get(item, "allowance", int, True), _get(item, "finalChars", int), float(_get(item, "share", float)),
+        )
+    except _Bad as exc:
+        raise _Bad(f"files[] item {item.get('path')!r}: {exc}") from None
+
+
+def parse_report(value, origin: Origin) -> ExploreReport:
+    """One decoded line as a report; raises ValueError saying what is wrong."""
+    try:
+        if not isinstance(value, dict):
+            raise _Bad("not a JSON object")
+        if value.get("tool") != "codegraph_explore":
+            raise _Bad(f"tool is {value.get('tool')!r}, not 'codegraph_explore'")
+        envelope = _get(value, "envelope", dict)
+        budget = _get(value, "budget", dict)
+        files = _get(value, "files", list)
+        return ExploreReport(
+            origin, _get(value, "query", str), _get(value, "projectRoot", str, True) or "",
+            _get(envelope, "chars", int), _get(budget, "maxOutputChars", int),
+            _get(value, "note", str, True), tuple(_decision(f) for f in files),
+        )
+    except _Bad as exc:
+        raise ValueError(str(exc)) from None
+
+
+def read_diagnostics(path: str) -> tuple[tuple[ExploreReport, ...], tuple[InputWarning, ...]]:
+    """Every readable report of a sidecar, in file order, and a warning per line skipped.
+
+    Raises InputError when the file cannot be opened.
+    """
+    warnings: list[InputWarning] = []
+    reports = []
+    with reading(path, "a diagnostic sidecar"):
+        for line in read_jsonl(path, warnings):
+            try:
+                reports.append(parse_report(line.value, Origin(path, line.number)))
+            except ValueError as exc:
+                warnings.append(InputWarning(path, line.number, f"not an explore diagnostic report ({exc}), skipped"))
+    if not reports and not warnings:
+        warnings.append(InputWarning(path, 0, "no diagnostic reports (empty file)"))
+    # read_jsonl's own "not JSON" warnings say "skipped"; name what was skipped.
+    return tuple(reports), tuple(
+        InputWarning(w.file, w.line, w.message.replace("not JSON", "diagnostic line not JSON", 1)) for w in warnings
+    )
+
+
+def looks_like_sidecar(path: str) -> bool:
+    """True when the file's first line is an explore diagnostic report (so it is no transcript)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b'{"tool":"codegraph_explore"')
+
+
+_RUN = re.compile(r"^run-(?:headless-)?(?P<label>.+?)(?:-(?P<n>\d+))?(?:\.t\d+)?\.jsonl$")
+
+
+def sidecar_for(files) -> Optional[str]:
+    """The harness's sidecar beside a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
+    (and `run-headless-<label>.jsonl`), in the same directory; None when there is none."""
+    if not files:
+        return None
+    first = files[0]
+    m = _RUN.match(os.path.basename(first))
+    if not m:
+        return None
+    candidate = os.path.join(os.path.dirname(first), f"explore-{m['label']}.jsonl")
+    return candidate if os.path.isfile(candidate) else None
+
+
+__all__ = ["ExploreReport", "FileDecision", "FLAGS", "InputError", "looks_like_sidecar", "read_diagnostics", "sidecar_for"]
