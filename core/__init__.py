@@ -16,7 +16,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARN
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
 from citeledger.core.readers.base import ReadOptions
-from citeledger.core.reads import CallReads, Read, reads_by_call, reads_of, returned_file
+from citeledger.core.reads import CallReads, Read, calls_of, reads_by_call, reads_of, returned_file
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
@@ -29,7 +29,6 @@ __version__ = "0.1.0"
 _LAZY = {
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
-    "calls_of": "citeledger.core.accountant",
     "split_sections": "citeledger.core.sections.splitter",
     "parse_header": "citeledger.core.sections.header",
     "discover": "citeledger.core.corpus",
@@ -53,7 +52,7 @@ def __getattr__(name):
 
 __all__ = sorted(
     [
-        "AssistantText", "Call", "CallReads", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
+        "AssistantText", "Call", "CallReads", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
         "Origin", "Read", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
         "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",

@@ -31,7 +31,7 @@ def credited(result):
 
 def placed(transcript, ruleset=REACTIONS):
     """(call number -> [(path, tool id)], call number -> [missed target]) under `ruleset`'s reading."""
-    from citeledger.core.accountant import calls_of
+    from citeledger.core import calls_of
 
     calls = calls_of(transcript.responses, ruleset)
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
