@@ -114,7 +114,8 @@ class Diagnosed:
     session with a sidecar is read again here, under the first ruleset.
     """
 
-    def __init__(self, args, ruleset):
+    def __init__(self, args, ruleset, pooled: bool):
+        self.pooled = pooled  # a sweep pools everything; compare reports its two sides
         self.sidecars = Sidecars(args, automatic=True)
         self.ruleset = ruleset
         self.sessions: list = []
@@ -131,6 +132,10 @@ class Diagnosed:
             transcript = readers()[ref.reader]().read(list(ref.files), self.ruleset.reader.read_options())
         except (InputError, KeyError):
             return  # the session's own outcome already says why it was not read
+        if not arm:  # a sweep: the harness's arm label, from explore-<label>.jsonl
+            names = {os.path.basename(p) for p in self.sidecars.for_session(ref.files)}
+            labels = {n[len("explore-"):-len(".jsonl")] for n in names if n.startswith("explore-") and n.endswith(".jsonl")}
+            arm = labels.pop() if len(labels) == 1 and len(names) == 1 else ""
         diag = self.sidecars.diagnose(transcript, score, self.ruleset, ref.files, arm)
         if diag is not None:
             diag = type(diag)(ref.key, diag.arm, diag.sidecars, diag.joins, diag.rows)  # named as the corpus names it
@@ -144,17 +149,18 @@ class Diagnosed:
         return list(dict.fromkeys(s.arm for s in self.sessions))
 
     def summaries(self) -> dict:
+        """Pooled over every session (`all`, a sweep), and per arm when there are several."""
         from citeledger.report.diagnostics import summary
 
         out = {}
         if not self.sessions:
             return out
-        arms = self.arms()
-        if arms != [""]:
+        if self.pooled:
+            out["all"] = summary(self.sessions)
+        arms = [a for a in self.arms() if a]
+        if len(arms) > 1 or not self.pooled:
             for arm in arms:
                 out[arm] = summary([s for s in self.sessions if s.arm == arm])
-        else:
-            out["all"] = summary(self.sessions)
         return out
 
     def records(self) -> list[dict]:
@@ -172,7 +178,7 @@ class Diagnosed:
             return ""
         out = ""
         for arm, summary in self.summaries().items():
-            label = title if arm == "all" else f"{title} — arm {arm}"
+            label = title if arm == "all" else f"Diagnostics — arm {arm}"
             out += "\n" + render_summary(summary, label)
         unmatched = [(s, j) for s in self.sessions for j in s.joins if j.status != "matched"]
         if unmatched:

@@ -281,7 +281,7 @@ def run(args) -> int:
         raise InputError(args.out, "--out names a file, not a directory")
     rulesets = load_rulesets(args.ruleset)
     comparison = Comparison(key_function(args.key))
-    diagnosed = Diagnosed(args, rulesets[0])
+    diagnosed = Diagnosed(args, rulesets[0], pooled=False)
     warnings: list = []
     used: set = set()
     for side, path in zip(SIDES, (args.baseline, args.new)):

@@ -159,7 +159,7 @@ def run(args) -> int:
         "quantiles": "type 7",
     }
     tables = [SliceTable(r.name) for r in rulesets]
-    diagnosed = Diagnosed(args, rulesets[0])  # the diagnostic join, under the first ruleset
+    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
     warnings = list(found_warnings)
     internal = False
