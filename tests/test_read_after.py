@@ -162,3 +162,32 @@ def test_a_miss_is_listed_under_the_latest_call_of_its_thread(tmp_path):
     assert misses == {1: ["/w/lib/one.js"], 2: ["/w/lib/two.js"]}
     assert returned == {1: [("lib/a.js", "r3")], 2: []}
     assert credited(score(t, REACTIONS)) == {"lib/b.js": "symbol", "lib/a.js": "read_after"}
+
+
+def test_reactions_changes_only_the_ranking():
+    assert REACTIONS.reader == DEFAULT.reader and REACTIONS.splitter == DEFAULT.splitter
+    assert REACTIONS.channel_names == ("path", "symbol", "read_after")
+    assert REACTIONS.channels[:2] == DEFAULT.channels
+
+
+def test_interactive_subagent_file_is_its_own_thread(tmp_path):
+    from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
+
+    project = tmp_path / "proj"
+    main = [
+        {"type": "user", "message": {"role": "user", "content": "how?"}},
+        use("ag", "Agent"),
+        result("ag", "the subagent's summary"),
+        # The main thread reads lib/a.js, which only the subagent's explore returned.
+        use("r1", "Read", file_path="/w/lib/a.js"),
+        {"type": "assistant", "message": {"id": "m9", "content": [{"type": "text", "text": "Done."}]}},
+    ]
+    write_jsonl(project / "s1.jsonl", main)
+    sub = [use("e1", EXPLORE, query="q"), result("e1", ENVELOPE), use("r2", "Read", file_path="/w/src/app.py")]
+    write_jsonl(project / "s1" / "subagents" / "agent-x.jsonl", sub)
+    (project / "s1" / "subagents" / "agent-x.meta.json").write_text('{"toolUseId": "ag"}')
+    t = ClaudeInteractiveReader().read([str(project / "s1.jsonl")])
+    # The subagent's events carry parent "ag" (its meta file): its own Read
+    # credits src/app.py; the main thread's Read of lib/a.js is another thread.
+    assert credited(score(t, REACTIONS)) == {"src/app.py": "read_after"}
+    assert placed(t) == ({1: [("src/app.py", "r2")]}, {1: []})

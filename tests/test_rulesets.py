@@ -18,7 +18,7 @@ from citeledger.rules.loader import load_ruleset, locate, shipped_names
 
 DEFAULT = load_ruleset("default")
 ALTERNATIVES = ["path-only", "prose-symbols", "ambiguity-off", "ambiguity-2", "ambiguity-5",
-                "all-kinds", "weak-owners", "codepoint", "utf8", "corrected"]
+                "all-kinds", "weak-owners", "codepoint", "utf8", "corrected", "reactions"]
 
 
 def run(path, ruleset):

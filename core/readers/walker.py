@@ -147,16 +147,13 @@ class EventWalker:
     def _record_tool_use(self, block: dict, event: dict, origin: Origin) -> None:
         name, tool_id, parent = block.get("name"), block.get("id"), event.get("parent_tool_use_id")
         given = block.get("input")
-        given = given if isinstance(given, dict) else {}
-
-        def text(field):
-            value = given.get(field)
-            return value if isinstance(value, str) else None
-
+        if not isinstance(given, dict):
+            given = _NO_INPUT
+        fields = [given.get(f) for f in _INPUT_FIELDS]
         self.tool_uses.append(ToolUse(
-            name if isinstance(name, str) else "", tool_id if isinstance(tool_id, str) else str(tool_id),
-            parent if isinstance(parent, str) else None, origin, self._order,
-            text("query"), text("file_path"), text("path"), text("pattern"),
+            name if type(name) is str else "", tool_id if type(tool_id) is str else str(tool_id),
+            parent if type(parent) is str else None, origin, self._order,
+            *[v if type(v) is str else None for v in fields],
         ))
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
@@ -212,6 +209,8 @@ class EventWalker:
 
 
 _MISSING = object()
+_NO_INPUT: dict = {}
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern")  # ToolUse's input fields, in its order
 
 
 def js_type(value) -> str:
