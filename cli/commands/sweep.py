@@ -120,7 +120,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
         w.writerow([csv_value(r[c]) for c in columns])
 
 
-def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int) -> str:
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
     turns = header["single_question"], header["multi_turn"]
     lines = [
         f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
@@ -128,7 +128,8 @@ def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], wa
     ]
     out = "\n".join(lines) + "\n"
     for rows in tables:
-        out += f"\nruleset {rows[0]['ruleset']}:\n" + render_slices(rows)
+        name = rows[0]["ruleset"]
+        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
     if unscored:
         out += f"\nnot scored ({len(unscored)}):\n"
         width = max(len(u["status"]) for u in unscored)
@@ -192,7 +193,8 @@ def run(args) -> int:
             outputs.record({"record": "warning", **w.as_dict()})
         for record in diagnosed.records():
             outputs.record(record)
-        text = render_text(header, slice_rows, unscored, len(warnings)) + diagnosed.text("Diagnostics, pooled over the sweep")
+        floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
+        text = render_text(header, slice_rows, unscored, len(warnings), floors) + diagnosed.text("Diagnostics, pooled over the sweep")
         diagnosed.write(args.out)
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
