@@ -244,3 +244,18 @@ def test_compare_reports_each_arm(tmp_path):
     flask = sum(1 for _ in open(ROOT / "pass/cg22/ab-flask/explore-new.jsonl")) + \
         sum(1 for _ in open(ROOT / "pass/cg22/ab-flask/explore-baseline.jsonl"))
     assert arms == {"baseline": (flask, flask), "new": (28, 28)}
+
+
+def test_sweep_out_writes_one_csv_row_per_ranked_file_of_each_joined_call(tmp_path):
+    group = ROOT / "pass" / "cg23" / "ab-express"
+    # 4 new-arm runs, one explore call each, one sidecar line each (the baseline,
+    # codegraph 1.4.1, wrote none): a row per ranked file of each report.
+    lines = [json.loads(line) for line in (group / "explore-new.jsonl").read_text().splitlines()]
+    assert len(lines) == 4 and len({line["query"] for line in lines}) == 4
+    done = cli("sweep", "-q", "-j1", "--out", tmp_path / "out", group)
+    assert done.returncode in (0, 1), done.stderr
+    rows = (tmp_path / "out" / "diagnostics.csv").read_text().splitlines()
+    assert len(rows) - 1 == sum(len(line["files"]) for line in lines)
+    assert all(r.split(",")[1] == "new" for r in rows[1:])  # the arm label, from explore-new.jsonl
+    assert "Diagnostics, pooled over the sweep: 4/4 response(s) matched over 4 session(s)" in \
+        (tmp_path / "out" / "summary.txt").read_text()
