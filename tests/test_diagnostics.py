@@ -259,3 +259,14 @@ def test_sweep_out_writes_one_csv_row_per_ranked_file_of_each_joined_call(tmp_pa
     assert all(r.split(",")[1] == "new" for r in rows[1:])  # the arm label, from explore-new.jsonl
     assert "Diagnostics, pooled over the sweep: 4/4 response(s) matched over 4 session(s)" in \
         (tmp_path / "out" / "summary.txt").read_text()
+
+
+def test_explain_json_carries_the_join_and_the_reads(tmp_path):
+    done = cli("explain", "--json", "--ruleset", "reactions", AB / "run-new-2.jsonl", AB / "run-new-2.t2.jsonl",
+               AB / "run-new-2.t3.jsonl", "--diagnostics", AB / "explore-new.jsonl")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    # t1 router-param (explore-new.jsonl line 2), t2 view-render (line 3: its first fitting line)
+    assert [(c["call"], c["reason"].rsplit(":", 1)[1]) for c in data["diagnostics"]["session"]["calls"]] == [(1, "2"), (2, "3")]
+    # t3 Greps lib/application.js, which both calls returned: read after each
+    assert [[r["returned"] for r in c["read_after"]] for c in data["reads"]] == [["lib/application.js"], ["lib/application.js"]]

@@ -191,3 +191,20 @@ def test_interactive_subagent_file_is_its_own_thread(tmp_path):
     # credits src/app.py; the main thread's Read of lib/a.js is another thread.
     assert credited(score(t, REACTIONS)) == {"src/app.py": "read_after"}
     assert placed(t) == ({1: [("src/app.py", "r2")]}, {1: []})
+
+
+def test_tool_uses_keep_only_string_inputs_and_their_positions(tmp_path):
+    rows = [
+        {"type": "system", "subtype": "init"},
+        use("a", "Read", file_path=7),                                  # a number names no file
+        {"type": "assistant", "message": {"id": "m", "content": [
+            {"type": "tool_use", "id": "b", "name": "Grep", "input": "not an object"}]}},
+        use("c", "Glob", thread="ag", pattern="*.js", path="/w/lib"),
+    ]
+    t = read(write_jsonl(tmp_path / "run.jsonl", rows))
+    got = [(u.name, u.id, u.thread, u.order, u.file_path, u.path, u.pattern, u.origin.line) for u in t.tool_uses]
+    # order counts every line read (0-based): the init line is 0
+    assert got == [("Read", "a", None, 1, None, None, None, 2), ("Grep", "b", None, 2, None, None, None, 3),
+                   ("Glob", "c", "ag", 3, None, "/w/lib", "*.js", 4)]
+    (only,) = reads_of(t.tool_uses, ("Read",), ("Grep", "Glob"))  # the Read without a string file_path is none
+    assert (only.target, only.search) == ("/w/lib", True)
