@@ -188,7 +188,7 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
         total_score = sum(f.score for f in j.report.files)
         for f in sorted(j.report.files, key=lambda f: f.rank):
             verdict = verdicts.get(f.path)
-            if verdict is not None and f.path in charged:
+            if verdict is not None:  # returned by some call of the session: its verdict
                 cited, channel, evidence = verdict.credited, verdict.channel, verdict.evidence
             else:
                 finding = by_path.get(f.path)
@@ -440,7 +440,7 @@ def render_summary(summary: dict, title: str) -> str:
             f"mean envelope share {_pct(rel['uncited_mean_envelope_share'])}"
         )
     cited = summary["never_rendered_cited"]
-    lines.append(f"  ranked but never rendered, cited anyway: {len(cited)}")
+    lines.append(f"  ranked but not rendered (in that call), cited anyway: {len(cited)}")
     for r in cited:
         lines.append(f"    {r['session']} call {r['call']}: {r['path']} (rank {r['rank']}, {r['skipped'] or 'not rendered'}) — {r['evidence']}")
     return "\n".join(lines) + "\n"
