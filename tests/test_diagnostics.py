@@ -270,3 +270,18 @@ def test_explain_json_carries_the_join_and_the_reads(tmp_path):
     assert [(c["call"], c["reason"].rsplit(":", 1)[1]) for c in data["diagnostics"]["session"]["calls"]] == [(1, "2"), (2, "3")]
     # t3 Greps lib/application.js, which both calls returned: read after each
     assert [[r["returned"] for r in c["read_after"]] for c in data["reads"]] == [["lib/application.js"], ["lib/application.js"]]
+
+
+def test_a_file_another_call_returned_keeps_its_verdict_where_it_was_cut(tmp_path):
+    second = response(section("lib/b.js", " — beta(function)", size=80))
+    run = explore_session(tmp_path, [ENVELOPE, second], "See lib/a.js.", queries=["q", "r"])
+    side = tmp_path / "explore-new.jsonl"
+    side.write_text("\n".join([
+        report("q", LENGTH, [("lib/a.js", 6.0, "clusters"), ("lib/b.js", 3.0, "whole")]),
+        # call 2 ranked lib/a.js too, but cut it (max-files): no section there
+        report("r", len(second), [("lib/b.js", 5.0, "whole"), ("lib/a.js", 4.0, None)]),
+    ]) + "\n")
+    diag, _ = join(run, side)
+    row = next(r for r in diag.rows if r.call == 2 and r.path == "lib/a.js")
+    assert (row.render, row.chars, row.cited, row.channel) == (None, 0, True, "path")
+    assert [(r.call, r.path) for r in d.never_rendered_cited(diag.rows)] == [(2, "lib/a.js")]
