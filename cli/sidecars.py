@@ -69,7 +69,7 @@ class Sidecars:
 
 def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[str]:
     """diagnostics.csv / .json / .png / .svg in `folder` (made if missing)."""
-    from citeledger.report.diagnostics import plot, rows_csv, session_dict
+    from citeledger.report.diagnostics_views import plot, rows_csv, session_dict
 
     os.makedirs(folder, exist_ok=True)
     data = {"summaries": summaries, "sessions": [session_dict(s) for s in sessions]}
@@ -84,7 +84,9 @@ def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[st
 def session_extras(args, transcript, result, ruleset):
     """(text, JSON fields, warnings) that score and explain add after their own output:
     the reads after each call (rulesets ranking read_after) and the diagnostic join."""
-    from citeledger.report.diagnostics import join_warnings, render_joins, render_summary, session_dict, summary
+    from citeledger.report.allocation import summary
+    from citeledger.report.diagnostics import join_warnings
+    from citeledger.report.diagnostics_views import render_joins, render_summary, session_dict
     from citeledger.report.reads import call_reads, reads_dict, render_reads
 
     sidecars = Sidecars(args, automatic=False)
@@ -150,7 +152,7 @@ class Diagnosed:
 
     def summaries(self) -> dict:
         """Pooled over every session (`all`, a sweep), and per arm when there are several."""
-        from citeledger.report.diagnostics import summary
+        from citeledger.report.allocation import summary
 
         out = {}
         if not self.sessions:
@@ -164,7 +166,7 @@ class Diagnosed:
         return out
 
     def records(self) -> list[dict]:
-        from citeledger.report.diagnostics import session_dict
+        from citeledger.report.diagnostics_views import session_dict
 
         out = [{"record": "diagnostics-session", **session_dict(s)} for s in self.sessions]
         out += [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(), **summary}
@@ -172,7 +174,7 @@ class Diagnosed:
         return out
 
     def text(self, title: str) -> str:
-        from citeledger.report.diagnostics import render_summary
+        from citeledger.report.diagnostics_views import render_summary
 
         if not self.sessions:
             return ""

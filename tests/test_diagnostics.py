@@ -17,6 +17,7 @@ from builders import EXPLORE, response, section, write_jsonl
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
+from citeledger.report import allocation as a
 from citeledger.report import diagnostics as d
 from citeledger.rules.loader import load_ruleset
 
@@ -119,7 +120,7 @@ def test_a_real_run_joins_to_its_report_and_each_file_gets_its_verdict():
         (3, "lib/router/index.js", "clusters", False), (4, "lib/application.js", "clusters", False)]
     # score shares: 78.5, 20, 40.9, 19.8 over their sum 159.2
     assert abs(diag.rows[0].score_share - 78.5 / 159.2) < 1e-12
-    rates = {r["rank"]: (r["cited"], r["rendered"]) for r in d.by_rank(diag.rows)}
+    rates = {r["rank"]: (r["cited"], r["rendered"]) for r in a.by_rank(diag.rows)}
     assert rates == {1: (1, 1), 2: (1, 1), 3: (0, 1), 4: (0, 1)}
 
 
@@ -186,21 +187,21 @@ def test_a_join_by_query_length_and_files_and_the_analyses(tmp_path):
     # The envelope is the two sections (100 + 60; the trailer is charged to the last file, b.js).
     assert rows["lib/b.js"].envelope_share == 60 / 160
     assert (rows["lib/c.js"].render, rows["lib/c.js"].cited, rows["lib/c.js"].evidence) == (None, True, "lib/c.js")
-    assert [r.path for r in d.never_rendered_cited(diag.rows)] == ["lib/c.js"]
-    assert d.by_render(diag.rows) == [
+    assert [r.path for r in a.never_rendered_cited(diag.rows)] == ["lib/c.js"]
+    assert a.by_render(diag.rows) == [
         {"render": "whole", "files": 1, "chars": 60, "uncited_files": 1, "uncited_chars": 60, "uncited_share": 1.0},
         {"render": "clusters", "files": 1, "chars": 100, "uncited_files": 0, "uncited_chars": 0, "uncited_share": 0.0},
     ]
-    flags = {f["flag"]: (f["files"], f["uncited_chars"]) for f in d.by_flag(diag.rows)}
+    flags = {f["flag"]: (f["files"], f["uncited_chars"]) for f in a.by_flag(diag.rows)}
     assert flags == {"entry": (1, 0), "(none)": (1, 60)}  # only rank 1 carries `entry` in report()
 
 
 def test_spearman_by_hand():
-    assert d.spearman([1, 2, 3], [10, 20, 30]) == 1.0
-    assert d.spearman([1, 2, 3], [30, 20, 10]) == -1.0
+    assert a.spearman([1, 2, 3], [10, 20, 30]) == 1.0
+    assert a.spearman([1, 2, 3], [30, 20, 10]) == -1.0
     # ranks x: 1 2 3 4, y: 2 1 4 3 -> d^2 sum 4 -> 1 - 6*4/(4*15) = 0.6
-    assert abs(d.spearman([1, 2, 3, 4], [5, 1, 9, 7]) - 0.6) < 1e-12
-    assert d.spearman([1, 2], [1, 2]) is None
+    assert abs(a.spearman([1, 2, 3, 4], [5, 1, 9, 7]) - 0.6) < 1e-12
+    assert a.spearman([1, 2], [1, 2]) is None
 
 
 # ---------------------------------------------------------------- commands
@@ -284,4 +285,4 @@ def test_a_file_another_call_returned_keeps_its_verdict_where_it_was_cut(tmp_pat
     diag, _ = join(run, side)
     row = next(r for r in diag.rows if r.call == 2 and r.path == "lib/a.js")
     assert (row.render, row.chars, row.cited, row.channel) == (None, 0, True, "path")
-    assert [(r.call, r.path) for r in d.never_rendered_cited(diag.rows)] == [(2, "lib/a.js")]
+    assert [(r.call, r.path) for r in a.never_rendered_cited(diag.rows)] == [(2, "lib/a.js")]
