@@ -97,7 +97,10 @@ def _query(transcript, response) -> Optional[str]:
 def _fits(report: ExploreReport, lengths: tuple[int, ...], paths: frozenset) -> bool:
     if not report.files and report.note is not None:  # nothing found: envelope.chars is 0
         return not paths
-    return report.chars in lengths and report.rendered == paths
+    # A file `dropped` by the hard ceiling may have lost its header with its
+    # source; every other rendered file has a section, and no other file has.
+    kept = frozenset(f.path for f in report.files if f.render not in (None, "dropped"))
+    return report.chars in lengths and kept <= paths <= report.rendered
 
 
 def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str]) -> tuple[CallJoin, ...]:

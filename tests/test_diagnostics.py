@@ -286,3 +286,17 @@ def test_a_file_another_call_returned_keeps_its_verdict_where_it_was_cut(tmp_pat
     row = next(r for r in diag.rows if r.call == 2 and r.path == "lib/a.js")
     assert (row.render, row.chars, row.cited, row.channel) == (None, 0, True, "path")
     assert [(r.call, r.path) for r in a.never_rendered_cited(diag.rows)] == [(2, "lib/a.js")]
+
+
+def test_a_file_dropped_by_the_hard_ceiling_may_lack_its_section(tmp_path):
+    run = explore_session(tmp_path, [ENVELOPE], "See lib/a.js.")
+    side = tmp_path / "explore-new.jsonl"
+    side.write_text(report("q", LENGTH, [("lib/a.js", 6.0, "clusters"), ("lib/b.js", 3.0, "whole"),
+                                         ("lib/c.js", 1.0, "dropped")]) + "\n")
+    diag, _ = join(run, side)
+    assert diag.joins[0].status == "matched"
+    # a non-dropped rendered file without a section is no fit
+    side.write_text(report("q", LENGTH, [("lib/a.js", 6.0, "clusters"), ("lib/b.js", 3.0, "whole"),
+                                         ("lib/c.js", 1.0, "clusters")]) + "\n")
+    diag, _ = join(run, side)
+    assert diag.joins[0].status == "unmatched"
