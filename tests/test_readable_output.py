@@ -1,0 +1,98 @@
+"""Output a person can read on a real pass: warnings summarised, long lists capped, no fake 0.0."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from builders import events, response, section, write_jsonl
+from citeledger.cli import main
+
+HERE = Path(__file__).parent
+CORPUS = HERE / "fixtures" / "corpus"
+CODEX = HERE / "fixtures" / "codex"
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_an_unscored_session_has_no_efficiency_in_json_or_csv(capsys, tmp_path):
+    _, out, _ = cli(capsys, "sweep", str(CORPUS / "base"), "--json", "-q", "--out", str(tmp_path / "o"))
+    rows = {r["session"]: r for r in map(json.loads, out.splitlines()) if r["record"] == "session"}
+    assert rows["beta/r2.jsonl"]["status"] == "no-explore" and rows["beta/r2.jsonl"]["efficiency"] is None
+    assert rows["gamma/r1.jsonl"]["status"] == "no-answer" and rows["gamma/r1.jsonl"]["path_only"] is None
+    assert rows["alpha/r1.jsonl"]["efficiency"] == pytest.approx(0.6)
+    with open(tmp_path / "o" / "sessions.csv", newline="") as fh:
+        table = {r["session"]: r for r in csv.DictReader(fh)}
+    assert table["gamma/r1.jsonl"]["efficiency"] == "" and table["beta/r2.jsonl"]["path_only"] == ""
+    assert float(table["alpha/r1.jsonl"]["efficiency"]) == pytest.approx(0.6)
+
+
+def test_many_warnings_are_summarised_by_kind_and_all_kept_in_json(capsys, tmp_path):
+    rows = events([response(section("src/a.py", size=100))], "src/a.py")
+    write_jsonl(tmp_path / "run.jsonl", rows[:2] + ["{not json"] * 30 + rows[2:])
+    code, out, err = cli(capsys, "sweep", str(tmp_path), "--json", "-q")
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == "citeledger: 30 input warnings of 1 kind (every one is in --json and --out):"
+    assert lines[1].startswith("citeledger: warning: 30 × not JSON (truncated), skipped — ")
+    assert lines[1].endswith(f"{tmp_path}/run.jsonl:3, {tmp_path}/run.jsonl:4, {tmp_path}/run.jsonl:5 …+27")
+    assert len(lines) == 2
+    assert sum(json.loads(line)["record"] == "warning" for line in out.splitlines()) == 30
+
+
+def test_a_few_warnings_are_each_listed(capsys, tmp_path):
+    rows = events([response(section("src/a.py", size=100))], "src/a.py")
+    write_jsonl(tmp_path / "run.jsonl", rows[:2] + ["{not json"] * 2 + rows[2:])
+    _, _, err = cli(capsys, "sweep", str(tmp_path), "-q")
+    assert err.splitlines() == [
+        f"citeledger: warning: {tmp_path}/run.jsonl:{n}: not JSON (truncated), skipped" for n in (3, 4)]
+
+
+def test_a_long_not_scored_list_is_capped_in_text(capsys, tmp_path):
+    for i in range(25):
+        write_jsonl(tmp_path / f"r{i:02}.jsonl", events([], "nothing explored"))
+    write_jsonl(tmp_path / "scored.jsonl", events([response(section("src/a.py", size=100))], "src/a.py"))
+    code, out, _ = cli(capsys, "sweep", str(tmp_path), "-q")
+    assert "not scored (25):" in out
+    assert out.count("  no-explore  ") == 20
+    assert "  … and 5 more (5 no-explore; all in --json and --out)\n" in out
+    _, out, _ = cli(capsys, "sweep", str(tmp_path), "-q", "--json")
+    assert sum(json.loads(line).get("status") == "no-explore" for line in out.splitlines()) == 25
+
+
+def test_a_mistyped_flag_prints_the_subcommands_usage(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(CORPUS / "base"), "--josn"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.startswith("usage: citeledger sweep ")
+    assert "citeledger sweep: error: unrecognized arguments: --josn" in err
+
+
+def test_sensitivity_writes_its_outputs_into_out(capsys, tmp_path):
+    code, out, _ = cli(capsys, "sensitivity", str(CORPUS / "base"), "--rulesets", "corrected", "-q",
+                       "--out", str(tmp_path / "s"))
+    names = {p.name for p in (tmp_path / "s").iterdir()}
+    assert names == {"sensitivity.jsonl", "rows.csv", "summary.txt", "sensitivity.png", "sensitivity.svg"}
+    assert (tmp_path / "s" / "summary.txt").read_text() == out
+    with open(tmp_path / "s" / "rows.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["ruleset"], r["slice"]) for r in rows][:3] == [
+        ("default", "all"), ("default", "single-question"), ("default", "multi-turn")]
+    header = json.loads((tmp_path / "s" / "sensitivity.jsonl").read_text().splitlines()[0])
+    assert header["plot"] == [str(tmp_path / "s" / "sensitivity.png"), str(tmp_path / "s" / "sensitivity.svg")]
+
+
+def test_a_two_turn_codex_session_sweeps_as_two_turns(capsys):
+    rollout = next(CODEX.glob("rollout-*.jsonl"))
+    assert rollout.read_text().count('"turn_context"') == 2
+    _, out, _ = cli(capsys, "sweep", str(CODEX), "--json", "-q")
+    records = [json.loads(line) for line in out.splitlines()]
+    (row,) = [r for r in records if r["record"] == "session"]
+    assert row["reader"] == "codex" and row["turns"] == 2
+    assert (records[0]["single_question"], records[0]["multi_turn"]) == (0, 1)
