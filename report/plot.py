@@ -32,7 +32,7 @@ def strip_plot(
     deterministic (spread by index), so the files are reproducible.
     """
     k = len(series)
-    fig, ax = figure(min(max(5.0, 0.6 * k * len(groups) + 2.5), 40.0), 4.6)
+    fig, ax = figure(min(max(7.0, 0.6 * k * len(groups) + 2.5), 40.0), 4.6)
     step = 0.8 / k
     for g, (label, per_series) in enumerate(groups):
         for s, values in enumerate(per_series):
@@ -53,8 +53,8 @@ def strip_plot(
             lo, hi = max(0.0, base + 100 * low), min(100.0, base + 100 * high)  # a median lies in [0, 100]
             ax.errorbar([x1], [(lo + hi) / 2], yerr=[[(hi - lo) / 2]], fmt="none",
                         ecolor="black", elinewidth=1.2, capsize=4, zorder=4,
-                        label=(f"{int(round(confidence * 100))}% bootstrap interval of the median difference, "
-                               f"drawn from {series[0]}'s median") if g == _first_interval(intervals) else None)
+                        label=(f"{int(round(confidence * 100))}% bootstrap interval of the median\n"
+                               f"difference, drawn from {series[0]}'s median") if g == _first_interval(intervals) else None)
     ax.set_xticks(range(len(groups)))
     rotate = len(groups) > 4
     ax.set_xticklabels([_short(label) for label, _ in groups], rotation=30 if rotate else 0,
@@ -67,7 +67,7 @@ def strip_plot(
         ax.set_title(_wrap(title, fig), fontsize="medium")
     # Below the axes: the legend never hides a run.
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 if not rotate else -0.3), fontsize="small",
-              ncol=2, frameon=False)
+              ncol=3, frameon=False)
     return images(fig)
 
 
