@@ -1,15 +1,19 @@
 """A corpus: find every session under some paths, score each one, stream the outcomes.
 
-Discovery (`discover`) walks files and directories in sorted order and groups
-what it finds into sessions:
+Discovery (`discover`) walks files and directories in sorted order and asks
+the readers (core/readers/base.py's contract) what is theirs:
 
-- stream-json segment groups: `run-x.jsonl`, `run-x.t2.jsonl`, `run-x.t3.jsonl`
-  in one directory are one session, read in segment order;
-- Claude Code interactive logs: `<session-id>.jsonl`, with its
-  `<session-id>/subagents/` folder read into it (every log in a project folder
-  is a session of its own, not only the newest);
-- anything a third-party reader claims (`claims(path)`), asked before the
-  built-in readers so a new format can take its files.
+- which files a reader claims (`claims(path)`; third-party readers first, then
+  claude-interactive, then claude-stream, which claims any .jsonl);
+- how a reader's files group into sessions (`sessions`: claude-stream's
+  `run-x.jsonl`, `run-x.t2.jsonl`, ... in segment order), and which folders
+  belong to a session and are not walked (`part_of_session`: an interactive
+  log's `<session-id>/subagents/`);
+- the whole session of a file given by name (`session_of`), so a named file is
+  never read without the rest of its session.
+
+What the A/B harness leaves beside transcripts (checkouts, tree copies,
+diagnostics sidecars) and `exclude` globs are skipped first (core/layout.py).
 
 Scoring (`score_corpus`) parses each session once per distinct reading option
 set and scores it under every ruleset, in a process pool; outcomes come back in
