@@ -106,12 +106,21 @@ def delta_plot(names: list[str], rows: list[dict], deltas: list[list[float]], ba
         ax.scatter(xs, [100 * v for v in points], s=10, color="black", alpha=0.5, zorder=3,
                    label="one session (all)" if x == 0 else None)
     ax.axhline(0, color="#444", linewidth=0.8)
+    # Room on both sides of 0, so a zero bar's tick is never on the frame.
+    drawn = [0.0] + [100 * v for i in others for v in deltas[i]] + [
+        100 * by[(names[i], name)]["delta_pooled"] for i in others for name in SLICES
+        if by[(names[i], name)]["delta_pooled"] is not None]
+    low, high = min(drawn), max(drawn)
+    pad = max(2.0, 0.08 * (high - low))
+    ax.set_ylim(low - pad, high + pad)
     ax.set_xticks(range(len(others)))
     ax.set_xticklabels([names[i] for i in others], rotation=30 if len(others) > 3 else 0,
                        ha="right" if len(others) > 3 else "center", fontsize="small")
     ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
+    ax.set_title(_wrap(f"pooled efficiency per ruleset, minus {base}'s", fig), fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 if len(others) <= 3 else -0.3),
+              fontsize="small", ncol=2, frameon=False)
     return images(fig)
 
 

@@ -110,3 +110,15 @@ def test_a_clean_pass_exits_0(capsys):
     code, out, err = compare(capsys, str(PASS), "--arms", "baseline", "new", "--exclude", "run-baseline-12.*")
     assert (code, err) == (0, "")
     assert "not compared" not in out.replace("sessions of other arms, not compared", "")
+
+
+def test_a_sweep_output_stands_in_for_the_pass(capsys, tmp_path):
+    assert main(["sweep", str(PASS), "-q", "-j1", "--out", str(tmp_path / "swept")]) == 1  # the killed run
+    capsys.readouterr()
+    _, direct, _ = compare(capsys, str(PASS), "--arms", "baseline", "new", "--json")
+    _, swept, _ = compare(capsys, str(tmp_path / "swept"), "--arms", "baseline", "new", "--json")
+
+    def groups(out):
+        return [r for r in map(json.loads, out.splitlines()) if r["record"] == "group"]
+
+    assert groups(swept) == groups(direct)

@@ -96,3 +96,36 @@ def test_a_two_turn_codex_session_sweeps_as_two_turns(capsys):
     (row,) = [r for r in records if r["record"] == "session"]
     assert row["reader"] == "codex" and row["turns"] == 2
     assert (records[0]["single_question"], records[0]["multi_turn"]) == (0, 1)
+
+
+def _drawn(monkeypatch):
+    """Make report.plot hand back its figure instead of rendering it."""
+    import citeledger.report.plot as plot
+
+    monkeypatch.setattr(plot, "images", lambda fig: fig)
+    return plot
+
+
+def test_a_zero_delta_bar_is_still_drawn(monkeypatch):
+    plot = _drawn(monkeypatch)
+    rows = [{"ruleset": r, "slice": s, "delta_pooled": d}
+            for r, d in (("default", 0.0), ("other", 0.0)) for s in ("all", "single-question", "multi-turn")]
+    fig = plot.delta_plot(["default", "other"], rows, [[], [0.0, 0.0]], "default")
+    ax = fig.axes[0]
+    ticks = [ln for ln in ax.lines if list(ln.get_ydata()) == [0, 0] and ln.get_linewidth() >= 4]
+    assert len(ticks) == 3  # one per slice, though every bar has height 0
+    low, high = ax.get_ylim()
+    assert low < 0 < high  # and 0 is not on the frame
+
+
+def test_the_compare_plot_explains_medians_and_interval_and_wraps_its_title(monkeypatch):
+    plot = _drawn(monkeypatch)
+    title = "explore allocation efficiency per run (ruleset a-rather-long-ruleset-name vs another-long-one)"
+    fig = plot.strip_plot([("ab-express", [[0.5, 0.6], [0.7, 0.8]])], ("baseline", "new"), title=title,
+                          intervals=[(0.1, 0.3)])
+    ax = fig.axes[0]
+    assert "\n" in ax.get_title() and ax.get_title().replace("\n", " ") == title
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"baseline: one run", "baseline: median", "new: one run", "new: median"} <= set(labels)
+    assert any("bootstrap interval" in label for label in labels)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["ab-express"]
