@@ -205,3 +205,10 @@ def test_bootstrap_interval_moves_with_the_seed_and_nothing_else(capsys, passes)
     assert interval("--seed", "7") == interval("--seed", "7")
     low, high = first
     assert low < 0.335 < high
+
+
+def test_a_label_with_no_run_is_a_usage_error(capsys, passes):
+    code, out, err = compare(capsys, str(passes), "--arms", "baseline", "nwe")
+    assert code == 2 and out == ""
+    assert err == (f"citeledger: error: --arms nwe: no run-nwe-N.jsonl or run-headless-nwe.jsonl under {passes} "
+                   "(arms found: baseline, new)\n")

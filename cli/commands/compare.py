@@ -398,11 +398,18 @@ def run(args) -> int:
             raise InputError(path, "no such file or directory")
     if args.arms:
         side_of = dict(zip(args.arms, SIDES))
+        seen_arms: dict = {}
         for path in args.passes:
             key = arm_key(path, len(args.passes) > 1) if args.key == "parent" else None
             for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
                                  warnings, used, arms=args.arms):
+                seen_arms[row.get("arm")] = None
                 comparison.add(side_of.get(row.get("arm"), "base"), row, key)
+        for label in args.arms:  # a mistyped label would compare one arm with nothing
+            if label not in seen_arms:
+                found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
+                raise UserError(f"--arms {label}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
+                                f"{', '.join(args.passes)} (arms found: {found})")
     else:
         for side, path in zip(SIDES, args.passes):
             for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used):
