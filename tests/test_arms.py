@@ -212,3 +212,68 @@ def test_a_label_with_no_run_is_a_usage_error(capsys, passes):
     assert code == 2 and out == ""
     assert err == (f"citeledger: error: --arms nwe: no run-nwe-N.jsonl or run-headless-nwe.jsonl under {passes} "
                    "(arms found: baseline, new)\n")
+
+
+class _LogReader:
+    """A third-party format: `<name>.<part>.log` files make one session; `<name>.attachments/` is
+    read with it. Each line is `answer|path:size,path:size` (one turn, one explore call)."""
+
+    name = "test-log"
+
+    def claims(self, path):
+        return path.endswith(".log")
+
+    def sessions(self, paths):
+        from citeledger.core import SessionFiles
+
+        by_name: dict = {}
+        for p in paths:
+            by_name.setdefault(p.rsplit(".", 2)[0], []).append(p)
+        return [SessionFiles(tuple(sorted(ps))) for ps in by_name.values()]
+
+    def part_of_session(self, dirpath):
+        return dirpath.endswith(".attachments")
+
+    def read(self, paths, options):
+        from citeledger.core import Origin, ResultText, ToolResponse, Transcript
+
+        responses, results = [], []
+        for path in paths:
+            answer, returned = Path(path).read_text().strip().split("|")
+            text = response(*(section(p, size=int(n)) for p, n in (r.split(":") for r in returned.split(","))))
+            responses.append(ToolResponse((text,), f"t{len(responses)}", Origin(path, 1)))
+            results.append(ResultText(answer, Origin(path, 1)))
+        return Transcript("log", tuple(paths), tuple(responses), tuple(results), (), (), reader=self.name,
+                          turns=len(paths))
+
+
+class _LogPlugin:
+    from citeledger.core import hookimpl
+
+    @hookimpl
+    def citeledger_register_readers(self, register):
+        register(_LogReader)
+
+
+def test_discovery_asks_a_plugin_reader_how_its_files_make_sessions(capsys, tmp_path):
+    from citeledger.core import plugins
+
+    (tmp_path / "q.1.log").write_text("see src/a.py|src/a.py:300,src/b.py:700\n")
+    (tmp_path / "q.2.log").write_text("and src/b.py|src/b.py:1000\n")
+    (tmp_path / "q.attachments").mkdir()
+    (tmp_path / "q.attachments" / "x.log").write_text("never read alone|src/c.py:100\n")
+    pm = plugins.manager()
+    pm.register(_LogPlugin(), name="log-for-test")
+    plugins.readers.cache_clear()
+    try:
+        code = main(["sweep", str(tmp_path), "--json", "-q", "-j1"])
+    finally:
+        pm.unregister(name="log-for-test")
+        plugins.readers.cache_clear()
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (row,) = [r for r in records if r["record"] == "session"]
+    assert code == 0
+    assert (row["reader"], row["turns"], [Path(f).name for f in row["inputs"]]) == ("test-log", 2, ["q.1.log", "q.2.log"])
+    # both answers cite src/a.py and src/b.py: all 2000 chars used
+    assert (row["envelope"], row["used"]) == (2000, 2000)
+    assert records[0]["multi_turn"] == 1
