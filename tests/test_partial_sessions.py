@@ -79,6 +79,14 @@ def test_sweep_and_compare_complete_a_file_given_by_name(capsys, tmp_path):
     (row,) = [r for r in rows if r["record"] == "session"]
     assert code == 0 and row["turns"] == 2 and len(row["inputs"]) == 2
     assert round(row["efficiency"] * 100, 1) == 86.8
+    assert rows[0]["added_inputs"] == [str(STREAM / "flask-views.t2.jsonl")]
+    also = f"  also read, as the same session as the file(s) given: {STREAM / 'flask-views.t2.jsonl'}\n"
+    for command in (["sweep"], ["sensitivity", "--rulesets", "corrected"]):
+        _, out, _ = cli(capsys, command[0], str(STREAM / "flask-views.jsonl"), *command[1:], "-q")
+        assert out.splitlines()[1] + "\n" == also, command
+    _, out, _ = cli(capsys, "compare", str(STREAM / "flask-views.jsonl"), str(LOG), "-q", "--json")
+    assert json.loads(out.splitlines()[0])["added_inputs"] == [
+        str(STREAM / "flask-views.t2.jsonl"), str(LOG.with_suffix("") / "subagents" / "agent-a7e3c19.jsonl")]
 
 
 def test_sweep_inputs_list_the_subagent_files_read(capsys, tmp_path):

@@ -21,7 +21,7 @@ from citeledger.rules.loader import compile_pattern
 
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.commands.common import report_warnings
+from citeledger.cli.commands.common import added_line, completed_files, outcome_inputs, report_warnings
 from citeledger.report.stats import bootstrap_median_difference, median
 from citeledger.report.tables import SWEEP_FORMAT, layout, pct, points, session_rows
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_corpus_options, jsonl, load_rulesets, write_csv
@@ -109,7 +109,8 @@ def read_sweep(path: str, ruleset: Optional[str]) -> Iterator[dict]:
                 yield record
 
 
-def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, arms=None) -> Iterator[dict]:
+def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, arms=None,
+              added: Optional[list] = None) -> Iterator[dict]:
     """Session rows of one pass; `used` collects the ruleset names they were scored under.
 
     With `arms`, only sessions of those harness arms are scored; each row gets
@@ -127,6 +128,7 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
             yield row
         return
     used.add(rulesets[0].name)
+    added = [] if added is None else added
     refs, found_warnings = discover([path], args.exclude)
     warnings.extend(found_warnings)
     if not refs:
@@ -141,6 +143,7 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
     with progress_bar(len(refs), label, args.quiet) as advance:
         for outcome in score_corpus(refs, rulesets[:1], args.jobs, advance):
             warnings.extend(outcome.warnings)
+            added.extend(completed_files([outcome_inputs(outcome)], [path]))
             row = session_rows(outcome, rulesets[:1])[0]
             yield dict(row, arm=outcome.ref.arm, run=outcome.ref.run) if arms else dict(row, run=outcome.ref.run)
 
@@ -314,6 +317,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
             f"citeledger compare — baseline {header['baseline']} vs new {header['new']} "
             f"(ruleset {header['ruleset']}, grouped by {header['key']})\n"
         )
+    out += added_line(header.get("added", ()))
     conf = int(round(header["confidence"] * 100))
     heads = (f"{labels[0]} runs", f"{labels[1]} runs", f"{labels[0]} med", f"{labels[1]} med") if header.get("arms") \
         else ("base runs", "new runs", "base med", "new med")
@@ -393,6 +397,7 @@ def run(args) -> int:
     comparison = Comparison(key_function(args.key))
     warnings: list = []
     used: set = set()
+    added: list = []  # files read with a file given by name
     for path in args.passes:
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
@@ -402,7 +407,7 @@ def run(args) -> int:
         for path in args.passes:
             key = arm_key(path, len(args.passes) > 1) if args.key == "parent" else None
             for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
-                                 warnings, used, arms=args.arms):
+                                 warnings, used, arms=args.arms, added=added):
                 seen_arms[row.get("arm")] = None
                 comparison.add(side_of.get(row.get("arm"), "base"), row, key)
         for label in args.arms:  # a mistyped label would compare one arm with nothing
@@ -412,7 +417,8 @@ def run(args) -> int:
                                 f"{', '.join(args.passes)} (arms found: {found})")
     else:
         for side, path in zip(SIDES, args.passes):
-            for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used):
+            for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used,
+                                 added=added):
                 comparison.add(side, row)
     ruleset_name = " vs ".join(sorted(used)) or rulesets[0].name
     groups = comparison.group_rows(args)
@@ -426,6 +432,8 @@ def run(args) -> int:
     }
     if args.arms:
         header.update(arms=list(args.arms), passes=list(args.passes))
+    if added:  # read with a file given by name (the partial-session rule)
+        header["added_inputs"] = added
     records = [header] + groups + files + [{"record": "unscored", **u} for u in comparison.unscored]
     records += [{"record": "other-arm", **o} for o in comparison.other_arms]
     records += [{"record": "warning", **w.as_dict()} for w in warnings]
@@ -445,7 +453,8 @@ def run(args) -> int:
                                 title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
             for target in targets:
                 plot_paths += write_images(target, images)
-        text = render_text(header, groups, files, comparison.unscored, plot_paths, comparison.other_arms)
+        text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
+                           comparison.other_arms)
         if args.out:
             write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
             write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)

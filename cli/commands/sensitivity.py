@@ -18,7 +18,9 @@ from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity
 from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, report_warnings
+from citeledger.cli.commands.common import (
+    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+)
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_exclude_option, turn_counts, write_csv
 
 FORMAT = "citeledger-sensitivity/1"
@@ -70,8 +72,10 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     lines = [
         f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
         f"{header['multi_turn']} multi-turn) under {', '.join(header['paths'])}; base ruleset {header['base']}",
-        "",
     ]
+    if header.get("added"):
+        lines.append(added_line(header["added"]).rstrip("\n"))
+    lines.append("")
     width = max(len(r["ruleset"]) for r in rows)
     lines.append(
         f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
@@ -105,12 +109,14 @@ def run(args) -> int:
     result = Sensitivity(names, base=0)
     internal = unreadable = 0
     turns: list[int] = []
+    read: list[tuple] = []  # (root, files read) per session
     with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
         for outcome in score_corpus(refs, rulesets, args.jobs, advance):
             internal += bool(outcome.error and outcome.error.startswith("internal error"))
             unreadable += outcome.error is not None
             warnings.extend(outcome.warnings)
             turns.append(outcome.ref.turns)
+            read.append(outcome_inputs(outcome))
             result.add(outcome.ref.turns, outcome.scores)
     rows = result.rows()
     header = {
@@ -118,6 +124,9 @@ def run(args) -> int:
         "rulesets": names, "sessions": len(refs), **turn_counts(turns),
         "unreadable": unreadable, "quantiles": "type 7",
     }
+    added = completed_files(read, args.paths)
+    if added:  # read with a file given by name (the partial-session rule)
+        header["added_inputs"] = added
     with contextlib.ExitStack() as stack:
         if args.out:
             stack.enter_context(output_dir(args.out))
@@ -127,7 +136,7 @@ def run(args) -> int:
             plot += write_images(os.path.join(args.out, "sensitivity"), images)
         records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
         records += [{"record": "warning", **w.as_dict()} for w in warnings]
-        text = render_text(header, rows, plot)
+        text = render_text(dict(header, added=added), rows, plot)
         if args.out:
             write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(orjson.dumps(r) + b"\n" for r in records))
             write_csv(os.path.join(args.out, "rows.csv"), COLUMNS, rows)

@@ -16,7 +16,9 @@ from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, report_warnings
+from citeledger.cli.commands.common import (
+    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+)
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -152,7 +154,7 @@ def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], wa
         f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
         f"under {', '.join(header['paths'])}"
     ]
-    out = "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n" + added_line(header.get("added", ()))
     for rows in tables:
         name = rows[0]["ruleset"]
         out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
@@ -192,6 +194,7 @@ def run(args) -> int:
     unscored: list[dict] = []
     warnings = list(found_warnings)
     turns: list[int] = []
+    read: list[tuple] = []  # (root, files read) per session
     internal = False
     with Outputs(args) as outputs:
         for w in found_warnings:
@@ -201,6 +204,7 @@ def run(args) -> int:
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 warnings.extend(outcome.warnings)
                 turns.append(outcome.ref.turns)
+                read.append(outcome_inputs(outcome))
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
@@ -215,6 +219,9 @@ def run(args) -> int:
             **turn_counts(turns),
             "quantiles": "type 7",
         }
+        added = completed_files(read, args.paths)
+        if added:  # read with a file given by name (the partial-session rule)
+            header["added_inputs"] = added
         slice_rows = [t.rows() for t in tables]
         for rows in slice_rows:
             for row in rows:
@@ -224,7 +231,7 @@ def run(args) -> int:
         outputs.finish(header)
         flat = [r for rows in slice_rows for r in rows]
         floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
-        text = render_text(header, slice_rows, unscored, len(warnings), floors)
+        text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
