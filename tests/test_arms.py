@@ -277,3 +277,22 @@ def test_discovery_asks_a_plugin_reader_how_its_files_make_sessions(capsys, tmp_
     # both answers cite src/a.py and src/b.py: all 2000 chars used
     assert (row["envelope"], row["used"]) == (2000, 2000)
     assert records[0]["multi_turn"] == 1
+
+
+def test_a_sweep_of_the_pass_sees_only_the_runs(capsys, passes):
+    # t-new/ (a checkout: package.json) and t-base/ (no marker, but a t-* copy beside run-* files)
+    # hold data.jsonl files that no reader may see; explore-*.jsonl are sidecars.
+    code = main(["sweep", str(passes), "--json", "-q", "-j1"])
+    out, err = capsys.readouterr()
+    sessions = [r["session"] for r in map(json.loads, out.splitlines()) if r["record"] == "session"]
+    assert (code, err) == (0, "")
+    assert len(sessions) == 5 + 12 + 2 + 2 + 1 + 1
+    assert not any("t-" in s or "explore-" in s for s in sessions)
+
+
+def test_a_t_folder_elsewhere_is_walked(capsys, tmp_path):
+    write_jsonl(tmp_path / "t-results" / "run.jsonl", run_events(400))
+    code = main(["sweep", str(tmp_path), "--json", "-q", "-j1"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert [r["session"] for r in map(json.loads, out.splitlines()) if r["record"] == "session"] == ["t-results/run.jsonl"]
