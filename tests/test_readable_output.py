@@ -129,3 +129,13 @@ def test_the_compare_plot_explains_medians_and_interval_and_wraps_its_title(monk
     assert {"baseline: one run", "baseline: median", "new: one run", "new: median"} <= set(labels)
     assert any("bootstrap interval" in label for label in labels)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["ab-express"]
+
+
+def test_warnings_of_one_kind_differ_only_in_values_files_and_numbers():
+    from citeledger.cli.commands.common import warning_kind
+
+    a = "tool_use id 'toolu_1' used again (first at runs/a.jsonl:2); its later results belong to this 'x'"
+    b = "tool_use id 'toolu_9' used again (first at other/b.jsonl:40); its later results belong to this 'y'"
+    assert warning_kind(a) == warning_kind(b) == "tool_use id … used again (first at …); its later results belong to this …"
+    assert warning_kind("line longer than 67,108,864 bytes, skipped") == "line longer than N bytes, skipped"
+    assert warning_kind("not JSON (truncated), skipped") != warning_kind("not JSON (Expecting value), skipped")

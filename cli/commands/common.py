@@ -53,12 +53,12 @@ def warn(warning) -> None:
 
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
 NAMED_PER_KIND = 3
-_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|\d[\d,.]*")
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s()]+\.jsonl(?::\d+)?|\d[\d,.]*")
 
 
 def warning_kind(message: str) -> str:
-    """A warning's message with what varies (quoted values, numbers) blanked: its kind."""
-    return _VARYING.sub(lambda m: "…" if m.group(0)[0] in "'\"" else "N", message)
+    """A warning's message with what varies (quoted values, file names, numbers) blanked: its kind."""
+    return _VARYING.sub(lambda m: "N" if m.group(0)[0].isdigit() else "…", message)
 
 
 def report_warnings(warnings, where: str = "--json and --out") -> None:
