@@ -122,13 +122,18 @@ class Diagnosed:
         self.ruleset = ruleset
         self.sessions: list = []
         self.join_warnings: list = []
+        self.without: dict[str, int] = {}  # arm label -> sessions with no sidecar beside them
 
     def add(self, ref, score, arm: str = "") -> None:
         from citeledger.core.errors import InputError
         from citeledger.core.plugins import readers
         from citeledger.report.diagnostics import join_warnings
 
-        if score is None or not self.sidecars.for_session(ref.files):
+        if score is None:
+            return
+        if not self.sidecars.for_session(ref.files):
+            label = arm or getattr(ref, "arm", None) or ""
+            self.without[label] = self.without.get(label, 0) + 1
             return
         try:
             transcript = readers()[ref.reader]().read(list(ref.files), self.ruleset.reader.read_options())
@@ -169,7 +174,8 @@ class Diagnosed:
         from citeledger.report.diagnostics_views import session_dict
 
         out = [{"record": "diagnostics-session", **session_dict(s)} for s in self.sessions]
-        out += [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(), **summary}
+        out += [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(),
+                 "sessions_without_sidecar": dict(self.without), **summary}
                 for arm, summary in self.summaries().items()]
         return out
 
@@ -187,6 +193,9 @@ class Diagnosed:
             out += f"  responses joined to no report ({len(unmatched)}):\n"
             for s, j in unmatched:
                 out += f"    {s.session} response {j.response}: {j.reason}\n"
+        if self.without:
+            counts = ", ".join(f"{n} of arm {a}" if a else str(n) for a, n in self.without.items())
+            out += f"  sessions without a diagnostic sidecar (not joined): {counts}\n"
         out += "  sidecars: " + ", ".join(self.sidecars.used()) + "\n"
         return out
 

@@ -13,9 +13,10 @@ command line import them from `citeledger.core`, not from its modules.
 
 from citeledger.core.channel import Channel, Envelope, Finding
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, InputError, UserError
+from citeledger.core.globs import glob_pattern, path_matcher
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
-from citeledger.core.readers.base import ReadOptions
+from citeledger.core.readers.base import ReadOptions, SessionFiles
 from citeledger.core.reads import CallReads, Read, calls_of, reads_by_call, reads_of, returned_file
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
@@ -35,6 +36,8 @@ _LAZY = {
     "score_corpus": "citeledger.core.corpus",
     "SessionRef": "citeledger.core.corpus",
     "SessionOutcome": "citeledger.core.corpus",
+    "session_for": "citeledger.core.corpus",
+    "claim": "citeledger.core.corpus",
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
@@ -54,9 +57,10 @@ __all__ = sorted(
     [
         "AssistantText", "Call", "CallReads", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
-        "Origin", "Read", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
-        "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",
-        "line_cost", "percent", "ratio", "reads_by_call", "reads_of", "returned_file", "shipped_lines", "thousands", "to_fixed", "utf16_len",
+        "Origin", "Read", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
+        "SourceLine", "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "glob_pattern",
+        "hookimpl", "is_blank", "js_trim", "path_matcher", "line_cost", "percent", "ratio", "reads_by_call",
+        "reads_of", "returned_file", "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,
     ]
 )

@@ -130,3 +130,6 @@ class Transcript:
     reader: str = ""
     # Every tool_use block, any tool, in reading order (readers that record them).
     tool_uses: tuple[ToolUse, ...] = ()
+    # Turns as the reader's format counts them (segments, user prompts, turn
+    # contexts): 1 is a single-question session.
+    turns: int = 1

@@ -134,30 +134,23 @@ def read_diagnostics(path: str) -> tuple[tuple[ExploreReport, ...], tuple[InputW
     )
 
 
-def looks_like_sidecar(path: str) -> bool:
-    """True when the file's first line is an explore diagnostic report (so it is no transcript)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return head.lstrip().startswith(b'{"tool":"codegraph_explore"')
-
-
-_RUN = re.compile(r"^run-(?:headless-)?(?P<label>.+?)(?:-(?P<n>\d+))?(?:\.t\d+)?\.jsonl$")
-
-
 def sidecar_for(files) -> Optional[str]:
-    """The harness's sidecar beside a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
-    (and `run-headless-<label>.jsonl`), in the same directory; None when there is none."""
+    """The harness's sidecar of a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
+    or `run-headless-<label>.jsonl` (labels as core/layout.py reads them), in the
+    run's directory (or above bench-readme's `run<i>/` folder); None when there is none."""
+    from citeledger.core.layout import arm_and_run
+    from citeledger.core.readers.claude_stream import segment
+
     if not files:
         return None
-    first = files[0]
-    m = _RUN.match(os.path.basename(first))
-    if not m:
+    folder = os.path.dirname(files[0])
+    label, _ = arm_and_run(segment(files[0])[0], folder)
+    if label is None:
         return None
-    candidate = os.path.join(os.path.dirname(first), f"explore-{m['label']}.jsonl")
-    return candidate if os.path.isfile(candidate) else None
+    for where in (folder, os.path.dirname(folder) if re.match(r"^run\d+$", os.path.basename(folder)) else None):
+        if where is not None and os.path.isfile(os.path.join(where, f"explore-{label}.jsonl")):
+            return os.path.join(where, f"explore-{label}.jsonl")
+    return None
 
 
-__all__ = ["ExploreReport", "FileDecision", "FLAGS", "InputError", "looks_like_sidecar", "read_diagnostics", "sidecar_for"]
+__all__ = ["ExploreReport", "FileDecision", "FLAGS", "InputError", "read_diagnostics", "sidecar_for"]

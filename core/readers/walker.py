@@ -84,6 +84,7 @@ class EventWalker:
         self.turn = 0
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
+        self.prompts = 0  # main-thread user prompts (an interactive log's turns)
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -108,6 +109,7 @@ class EventWalker:
         content = message.get("content") if isinstance(message, dict) else None
         main_thread = event.get("parent_tool_use_id") is None
         if kind == "user" and main_thread and _is_prompt(content):
+            self.prompts += 1
             self.new_turn()
         # Skipped as the reference skips them, but never silently.
         if kind in ("assistant", "user"):
@@ -190,7 +192,7 @@ class EventWalker:
             )
         )
 
-    def transcript(self, name: str, files: tuple[str, ...], reader: str) -> Transcript:
+    def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
         texts = []
         for index, (text, turn, origin) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
@@ -205,6 +207,7 @@ class EventWalker:
             bom_lines=tuple(self.bom_lines),
             reader=reader,
             tool_uses=tuple(self.tool_uses),
+            turns=max(turns, 1),
         )
 
 
