@@ -1,17 +1,28 @@
-"""Parse a section header line with the lark grammar in header.lark."""
+"""Parse a section header line; header.lark is the one definition of a header.
+
+Two ways to the same Header:
+
+- `parse_with_grammar`: the lark LALR parser of header.lark, with the
+  Transformer applied during the parse (no tree is built). The reference.
+- `parse_header`: what a sweep calls. Most headers hold no render tag, and
+  for those the grammar's result is fixed by three regular expressions taken
+  from its terminals (see `_plain`), each one C-speed scan; a header that
+  may hold a render tag goes to the grammar. tests/test_header_fast.py checks
+  the two agree on hostile and real headers.
+
+Nothing is cached across calls: a header is parsed each time it is read.
+"""
 
 from __future__ import annotations
 
-import functools
 import re
 from importlib import resources
+from typing import Optional
 
 from lark import Lark, Token, Transformer, UnexpectedInput
 
 from citeledger.core.sections import Header, RenderTag, Symbol
 
-_GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
-_PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False)
 _ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
 _COUNT = re.compile(r"[0-9]+")
 
@@ -77,21 +88,75 @@ class _ToHeader(Transformer):
         return Header(path, "", tuple(symbols), more=more, tags=tuple(RenderTag(t, bare) for t in tags))
 
 
-_TO_HEADER = _ToHeader()
+_GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
+# transformer=: lark applies it during the LALR parse, so no tree is built
+# (`tokens`, which has no method, still comes back as a Tree).
+_PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False, transformer=_ToHeader())
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def parse_header(path: str, suffix: str) -> Header:
-    """Structure a header line the splitter found (path and suffix); never raises.
+def _terminal(name: str) -> re.Pattern:
+    """A terminal's pattern, read from the grammar (not copied from it)."""
+    term = next(t for t in _PARSER.terminals if t.name == name)
+    return re.compile(term.pattern.to_regexp())
 
-    Cached: the same header recurs across calls, runs and rulesets.
-    """
+
+# Where a TAG_OPEN token could begin: a header with no match anywhere has none.
+_TAG_OPEN = _terminal("TAG_OPEN")
+_MORE = _terminal("MORE")
+_DOT = next(t for t in _PARSER.terminals if t.name == "DOT").pattern.value
+
+
+def parse_with_grammar(path: str, suffix: str) -> Header:
+    """The header as header.lark parses it; never raises."""
     try:
-        tree = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
+        return _PARSER.parse(f"**`{path}`**{suffix}", start="header")
     except UnexpectedInput:
         tokens = _PARSER.parse(suffix, start="tokens").scan_values(
             lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
         )
         return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
-    parsed = _TO_HEADER.transform(tree)
-    return Header(path, suffix, parsed.symbols, more=parsed.more, tags=parsed.tags)
+
+
+def _plain(path: str, suffix: str) -> Optional[Header]:
+    """The grammar's Header for a suffix in which no TAG_OPEN can begin; None otherwise.
+
+    Why this is the grammar's result when no TAG_OPEN can be lexed:
+    - the symbols are the SYMBOL_ITEM tokens, which the grammar is written to
+      make exactly the matches of the item pattern, left to right;
+    - a ")" outside those tokens, right after another token of a part, is
+      lexed as RPAR (the LALR state after any piece's token is shared with
+      a tag's contents, so lark's contextual lexer accepts RPAR there), which
+      only a tag accepts: the parse fails, and the header is unstructured
+      (symbols only). Right after the path or a "·" it is OTHER;
+    - otherwise `names` and `annotation` take any sequence of the remaining
+      terminals: structured, no tags; "·" outside a tag is always DOT, so
+      `names` is the text before the first "·", and `more` its last MORE
+      token (a "+" always starts a token, and MORE outranks OTHER there).
+    """
+    if not path or "`" in path or _TAG_OPEN.search(suffix) is not None:  # the grammar decides
+        return None
+    items = _ITEM.findall(suffix)
+    symbols = tuple(Symbol(name, kind) for name, kind in items)
+    if ")" in suffix and _stray_rpar(suffix, items):
+        return Header(path, suffix, symbols, structured=False)
+    names = suffix.split(_DOT, 1)[0] if "+" in suffix else ""
+    more = None
+    for m in _MORE.finditer(names):
+        more = m.group()
+    return Header(path, "", symbols, more=None if more is None else int(_COUNT.search(more).group()))
+
+
+def _stray_rpar(suffix: str, items: list) -> bool:
+    """Whether a ")" outside every item token follows a token other than the path or "·"."""
+    rest = _ITEM.sub("\0", suffix) if items else suffix  # an item stays one (non-"·") character
+    at = rest.find(")")
+    while at != -1:
+        if at > 0 and rest[at - 1] != _DOT:
+            return True
+        at = rest.find(")", at + 1)
+    return False
+
+
+def parse_header(path: str, suffix: str) -> Header:
+    """Structure a header line the splitter found (path and suffix); never raises."""
+    return _plain(path, suffix) or parse_with_grammar(path, suffix)
