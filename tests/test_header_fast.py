@@ -31,7 +31,14 @@ paths = st.one_of(st.sampled_from(["lib/a.js", "x", "a b/c.py", "é/😀.go", "a
 @settings(max_examples=3000)
 @given(paths, st.one_of(hostile, header_suffix(), st.text(max_size=40)))
 def test_fast_header_is_the_grammars_header(path, suffix):
-    assert parse_header(path, suffix) == parse_with_grammar(path, suffix)
+    expected = parse_with_grammar(path, suffix)
+    assert parse_header(path, suffix) == expected
+    # The lean LALR run over lark's tables, which tagged headers take.
+    assert header_mod._lean(path, suffix) == expected
+
+
+def test_the_lean_driver_is_in_use():
+    assert header_mod._LEAN is not None  # else every tagged header would take lark's slower parse
 
 
 def test_fast_path_takes_the_untagged_headers_and_agrees_on_every_real_one():
@@ -41,7 +48,9 @@ def test_fast_path_takes_the_untagged_headers_and_agrees_on_every_real_one():
             path, suffix = m.group(1), m.group(2)
             seen += 1
             plain += header_mod._plain(path, suffix) is not None
-            assert parse_header(path, suffix) == parse_with_grammar(path, suffix), (file.name, suffix)
+            expected = parse_with_grammar(path, suffix)
+            assert parse_header(path, suffix) == expected, (file.name, suffix)
+            assert header_mod._lean(path, suffix) == expected, (file.name, suffix)
     assert seen > 50
     assert plain > seen // 2  # the fast path is the common one, not a rarity
 

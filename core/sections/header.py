@@ -22,6 +22,7 @@ from typing import Optional
 from lark import Lark, Token, Transformer, UnexpectedInput
 
 from citeledger.core.sections import Header, RenderTag, Symbol
+from citeledger.core.sections import lalr
 
 _ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
 _COUNT = re.compile(r"[0-9]+")
@@ -94,6 +95,12 @@ _GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8
 _PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False, transformer=_ToHeader())
 
 
+try:
+    _LEAN = lalr.LeanParser(_PARSER, _PARSER.options.transformer, "header")
+except lalr.Unsupported:  # a lark that builds its parser otherwise: lark's own parse
+    _LEAN = None
+
+
 def _terminal(name: str) -> re.Pattern:
     """A terminal's pattern, read from the grammar (not copied from it)."""
     term = next(t for t in _PARSER.terminals if t.name == name)
@@ -157,6 +164,16 @@ def _stray_rpar(suffix: str, items: list) -> bool:
     return False
 
 
+def _lean(path: str, suffix: str) -> Header:
+    """The grammar's parse through lark's tables, run by the lean driver (lalr.py)."""
+    if _LEAN is None or not path or "`" in path:
+        return parse_with_grammar(path, suffix)
+    try:
+        return _LEAN.parse(f"**`{path}`**{suffix}")
+    except (lalr.Fail, lalr.Unsupported):  # unstructured: the grammar's symbols-only reading
+        return parse_with_grammar(path, suffix)
+
+
 def parse_header(path: str, suffix: str) -> Header:
     """Structure a header line the splitter found (path and suffix); never raises."""
-    return _plain(path, suffix) or parse_with_grammar(path, suffix)
+    return _plain(path, suffix) or _lean(path, suffix)
