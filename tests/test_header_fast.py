@@ -28,7 +28,7 @@ paths = st.one_of(st.sampled_from(["lib/a.js", "x", "a b/c.py", "é/😀.go", "a
                   st.text(alphabet=st.characters(exclude_characters="`"), min_size=1, max_size=8))
 
 
-@settings(max_examples=3000)
+@settings(max_examples=800)
 @given(paths, st.one_of(hostile, header_suffix(), st.text(max_size=40)))
 def test_fast_header_is_the_grammars_header(path, suffix):
     expected = parse_with_grammar(path, suffix)

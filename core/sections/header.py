@@ -23,6 +23,7 @@ from lark import Lark, Token, Transformer, UnexpectedInput
 
 from citeledger.core.sections import Header, RenderTag, Symbol
 from citeledger.core.sections import lalr
+from citeledger.core.kernel import native
 
 _ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
 _COUNT = re.compile(r"[0-9]+")
@@ -140,7 +141,7 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
       `names` is the text before the first "·", and `more` its last MORE
       token (a "+" always starts a token, and MORE outranks OTHER there).
     """
-    if not path or "`" in path or _TAG_OPEN.search(suffix) is not None:  # the grammar decides
+    if not path or "`" in path or " (" in suffix and _TAG_OPEN.search(suffix) is not None:  # the grammar decides
         return None
     items = _ITEM.findall(suffix)
     symbols = tuple(Symbol(name, kind) for name, kind in items)
@@ -151,6 +152,19 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
     for m in _MORE.finditer(names):
         more = m.group()
     return Header(path, "", symbols, more=None if more is None else int(_COUNT.search(more).group()))
+
+
+def _plain_native(path: str, suffix: str) -> Optional[Header]:
+    """`_plain` with the kernel's one-pass scan of the suffix (_kernel.c header_scan)."""
+    if not path or "`" in path:
+        return None
+    items, tag_possible, stray, more = native.header_scan(suffix)
+    if tag_possible:
+        return None
+    symbols = tuple([Symbol(name, kind) for name, kind in items])
+    if stray:
+        return Header(path, suffix, symbols, structured=False)
+    return Header(path, "", symbols, more=more)
 
 
 def _stray_rpar(suffix: str, items: list) -> bool:
@@ -174,6 +188,9 @@ def _lean(path: str, suffix: str) -> Header:
         return parse_with_grammar(path, suffix)
 
 
+_PLAIN = _plain if native is None else _plain_native
+
+
 def parse_header(path: str, suffix: str) -> Header:
     """Structure a header line the splitter found (path and suffix); never raises."""
-    return _plain(path, suffix) or _lean(path, suffix)
+    return _PLAIN(path, suffix) or _lean(path, suffix)
