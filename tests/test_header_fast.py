@@ -59,7 +59,7 @@ def test_hand_worked_headers():
     # Worked out from header.lark by hand.
     h = parse_header("lib/response.js", " — set(calls), jsonp(function), +43 more")
     assert [(s.name, s.kind) for s in h.symbols] == [("set", "calls"), ("jsonp", "function")]
-    assert (h.more, h.tags, h.structured) == (43, (), True)
+    assert (h.more, h.tags, h.suffix) == (43, (), " — set(calls), jsonp(function), +43 more")
     # `more` is read only before the first "·".
     assert parse_header("a.go", " — F(method) · +8 more").more is None
     # The last `+N more` of the names wins.
@@ -68,6 +68,9 @@ def test_hand_worked_headers():
     assert parse_header("a.go", " — +3 more(x)").more is None
     t = parse_header("v.py", " — dispatch_request, View · focused (the methods)")
     assert [(r.tag, r.names) for r in t.tags] == [("focused", ("dispatch_request", "View"))]
-    # An unclosed tag cannot be parsed: symbols only, the suffix kept.
+    # An unclosed tag cannot be parsed: symbols only, no tags.
     u = parse_header("v.py", " — a(function) · focused (b(method)")
-    assert (u.structured, u.suffix, [s.name for s in u.symbols]) == (False, " — a(function) · focused (b(method)", ["a", "b"])
+    assert (u.tags, [s.name for s in u.symbols]) == ((), ["a", "b"])
+    # Nor can a ")" after a word outside a tag: no count either.
+    assert parse_header("a.go", " — +3 more x) F(method)").more is None
+    assert parse_header("a.go", ")+3 more F(method)").more == 3  # right after the path it is OTHER

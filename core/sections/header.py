@@ -41,7 +41,7 @@ class _Part(list):
 
 
 class _ToHeader(Transformer):
-    """Parse tree -> Header. Items keep their left-to-right order."""
+    """Parse tree -> (symbols, more, tags) of a Header. Items keep their left-to-right order."""
 
     def symbol(self, children):
         return _symbol(children[0])
@@ -87,7 +87,7 @@ class _ToHeader(Transformer):
             walk(part)
         # A render tag lists its names bare, before the first "·".
         bare = tuple(item for item in names if isinstance(item, str))
-        return Header(path, "", tuple(symbols), more=more, tags=tuple(RenderTag(t, bare) for t in tags))
+        return tuple(symbols), more, tuple(RenderTag(t, bare) for t in tags)
 
 
 _GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
@@ -117,12 +117,13 @@ _DOT = next(t for t in _PARSER.terminals if t.name == "DOT").pattern.value
 def parse_with_grammar(path: str, suffix: str) -> Header:
     """The header as header.lark parses it; never raises."""
     try:
-        return _PARSER.parse(f"**`{path}`**{suffix}", start="header")
-    except UnexpectedInput:
+        symbols, more, tags = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
+    except UnexpectedInput:  # unstructured: the symbols only
         tokens = _PARSER.parse(suffix, start="tokens").scan_values(
             lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
         )
-        return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
+        return Header(path, suffix, tuple(map(_symbol, tokens)))
+    return Header(path, suffix, symbols, more=more, tags=tags)
 
 
 def _plain(path: str, suffix: str) -> Optional[Header]:
@@ -135,9 +136,9 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
       lexed as RPAR (the LALR state after any piece's token is shared with
       a tag's contents, so lark's contextual lexer accepts RPAR there), which
       only a tag accepts: the parse fails, and the header is unstructured
-      (symbols only). Right after the path or a "·" it is OTHER;
+      (symbols only, no count). Right after the path or a "·" it is OTHER;
     - otherwise `names` and `annotation` take any sequence of the remaining
-      terminals: structured, no tags; "·" outside a tag is always DOT, so
+      terminals: no tags; "·" outside a tag is always DOT, so
       `names` is the text before the first "·", and `more` its last MORE
       token (a "+" always starts a token, and MORE outranks OTHER there).
     """
@@ -146,12 +147,12 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
     items = _ITEM.findall(suffix)
     symbols = tuple(Symbol(name, kind) for name, kind in items)
     if ")" in suffix and _stray_rpar(suffix, items):
-        return Header(path, suffix, symbols, structured=False)
+        return Header(path, suffix, symbols)
     names = suffix.split(_DOT, 1)[0] if "+" in suffix else ""
     more = None
     for m in _MORE.finditer(names):
         more = m.group()
-    return Header(path, "", symbols, more=None if more is None else int(_COUNT.search(more).group()))
+    return Header(path, suffix, symbols, more=None if more is None else int(_COUNT.search(more).group()))
 
 
 def _plain_native(path: str, suffix: str) -> Optional[Header]:
@@ -163,8 +164,8 @@ def _plain_native(path: str, suffix: str) -> Optional[Header]:
         return None
     symbols = tuple([Symbol(name, kind) for name, kind in items])
     if stray:
-        return Header(path, suffix, symbols, structured=False)
-    return Header(path, "", symbols, more=more)
+        return Header(path, suffix, symbols)
+    return Header(path, suffix, symbols, more=more)
 
 
 def _stray_rpar(suffix: str, items: list) -> bool:
@@ -183,14 +184,19 @@ def _lean(path: str, suffix: str) -> Header:
     if _LEAN is None or not path or "`" in path:
         return parse_with_grammar(path, suffix)
     try:
-        return _LEAN.parse(f"**`{path}`**{suffix}")
+        symbols, more, tags = _LEAN.parse(f"**`{path}`**{suffix}")
     except (lalr.Fail, lalr.Unsupported):  # unstructured: the grammar's symbols-only reading
         return parse_with_grammar(path, suffix)
+    return Header(path, suffix, symbols, more=more, tags=tags)
 
 
 _PLAIN = _plain if native is None else _plain_native
 
 
 def parse_header(path: str, suffix: str) -> Header:
-    """Structure a header line the splitter found (path and suffix); never raises."""
+    """Structure a header line the splitter found (path and suffix); never raises.
+
+    Not cached here: the splitter's per-call `Cuts` memoises headers, so no
+    parse outlives the scoring call that made it.
+    """
     return _PLAIN(path, suffix) or _lean(path, suffix)
