@@ -7,7 +7,7 @@ reading (open, split lines, decode, walk events -> Transcript); cutting
 responses into sections (header parse, sizes); the channels' judgements;
 the rest of scoring (verdicts, pooling, records). Scoring runs through the
 accountant's own entry points; the stage split comes from timing
-`calls_of` and the channels apart from `score_many` on the same transcripts.
+the accountant's cutting (`_cuts_of`, `_envelope`) and the channels apart from `score_many` on the same transcripts.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import argparse
 import time
 
 from citeledger.core import kernel_name
-from citeledger.core.accountant import calls_of, final_answer, score_many
-from citeledger.core.channel import Envelope
+from citeledger.core.accountant import Shared, _cuts_of, _envelope, final_answer, score_many
 from citeledger.core.corpus import discover
 from citeledger.core.plugins import channels as channel_classes, readers
 from citeledger.rules.loader import load_ruleset
@@ -35,39 +34,40 @@ def main() -> None:
     stages = {"discovery": clock() - t}
     known = readers()
     options = ruleset.reader.read_options()
-    t = clock()
-    transcripts = []
-    for ref in refs:
-        try:
-            transcripts.append(known[ref.reader]().read(list(ref.files), options))
-        except Exception:
-            continue
-    stages["reading (lines, decode, walk)"] = clock() - t
-    t = clock()
-    envelopes = []
-    for tr in transcripts:
-        calls = calls_of(tr.responses, ruleset)
-        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-        envelopes.append((tr, Envelope(calls, paths, {})))
-    stages["sections (cut, headers, sizes)"] = clock() - t
     kinds = channel_classes()
     chans = [kinds[rule.name](rule.options) for rule in ruleset.channels]
-    t = clock()
-    for tr, env in envelopes:
+    reading = cutting = judging = whole = 0.0
+    for ref in refs:  # one session at a time, as a sweep holds them
+        t = clock()
+        try:
+            tr = known[ref.reader]().read(list(ref.files), options)
+        except Exception:
+            continue
+        reading += clock() - t
+        t = clock()
+        env = _envelope(_cuts_of(tr.responses, ruleset, Shared()), ruleset.splitter, {})
+        cutting += clock() - t
+        t = clock()
         answer, _ = final_answer(tr.results, tr.assistant_texts, ruleset.reader.answer)
         for ch in chans:
             ch.judge(answer, env)
-    stages["channels (citations, owners)"] = clock() - t
-    t = clock()
-    for tr in transcripts:
-        score_many(tr, [ruleset])
-    whole = clock() - t
-    stages["rest of scoring (verdicts, pooling, records)"] = max(
-        whole - stages["sections (cut, headers, sizes)"] - stages["channels (citations, owners)"], 0.0)
-    total = sum(stages.values())
-    print(f"{len(refs)} sessions, kernel: {kernel_name()}")
-    for name, sec in stages.items():
-        print(f"  {name:46s} {sec:6.3f} s  {100 * sec / total:5.1f}%")
+        judging += clock() - t
+        del env
+        t = clock()
+        score_many(tr, [ruleset])  # all of scoring again, cutting and judging included
+        whole += clock() - t
+    stages["reading (lines, decode, walk)"] = reading
+    stages["sections (cut, headers, sizes)"] = cutting
+    stages["channels (citations, owners)"] = judging
+    total = stages["discovery"] + stages["reading (lines, decode, walk)"] + whole
+    print(f"{len(refs)} sessions, kernel: {kernel_name()}; CPU seconds, one process")
+    for name in ("discovery", "reading (lines, decode, walk)"):
+        print(f"  {name:46s} {stages[name]:6.3f} s  {100 * stages[name] / total:5.1f}%")
+    print(f"  {'scoring (score_many), of which:':46s} {whole:6.3f} s  {100 * whole / total:5.1f}%")
+    for name in ("sections (cut, headers, sizes)", "channels (citations, owners)"):
+        print(f"    {name:44s} {stages[name]:6.3f} s")
+    rest = whole - stages["sections (cut, headers, sizes)"] - stages["channels (citations, owners)"]
+    print(f"    {'the rest (verdicts, pooling, records)':44s} {rest:6.3f} s  (by difference; timings vary run to run)")
     print(f"  {'total':46s} {total:6.3f} s")
 
 

@@ -22,7 +22,7 @@ REAL_HEADER = re.compile(r"\*\*`([^`\\]+)`\*\*([^\\\"]*)")
 # decide a parse: "·", "(", ")", "+N more", a word then " (".
 PIECES = ["a", "Z", "_", "$", ".", "9", "(", ")", " ", ",", "+", "-", "·", "`", "*", "—", "\n", "\u2028",
           "more", " more", "+4 more", "+12 more(", "+1 more.", "x (", "focused (", "skeleton (", "(function)",
-          "(calls)", "x(y)", "·)", ")", "))", "a.b(method)", "é", "😀", "\udc00"]
+          "(calls)", "x(y)", "·)", ")", "))", "(·", "a-b (", "_x (", "x9 (", "a.b (", " (", "+3 more (", "·(", "a.b(method)", "é", "😀", "\udc00"]
 hostile = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 paths = st.one_of(st.sampled_from(["lib/a.js", "x", "a b/c.py", "é/😀.go", "a\nb.js"]),
                   st.text(alphabet=st.characters(exclude_characters="`"), min_size=1, max_size=8))
@@ -33,6 +33,7 @@ paths = st.one_of(st.sampled_from(["lib/a.js", "x", "a b/c.py", "é/😀.go", "a
 def test_fast_header_is_the_grammars_header(path, suffix):
     expected = parse_with_grammar(path, suffix)
     assert parse_header(path, suffix) == expected
+    assert header_mod._pure(path, suffix) == expected
     # The lean LALR run over lark's tables, which tagged headers take.
     assert header_mod._lean(path, suffix) == expected
 

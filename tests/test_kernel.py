@@ -23,8 +23,14 @@ from citeledger.core.jsstr import utf16_len
 from citeledger.core.sections import header as header_mod
 from citeledger.core.sections.units import PURE_MEASURES
 
-from test_header_fast import hostile
-from test_differential import header_suffix
+from test_header_fast import REAL, REAL_HEADER, hostile, paths
+from citeledger.core.sections.header import parse_with_grammar
+from test_differential import explore_text, header_suffix
+from citeledger.core.sections import splitter
+from citeledger.rules.loader import load_ruleset
+import re
+
+DEFAULT = load_ruleset("default")
 
 ROOT = Path(__file__).resolve().parent.parent
 _kernel = importlib.import_module("citeledger.core._kernel")  # built by pip install -e . (setup.py)
@@ -56,19 +62,57 @@ def test_hand_worked_sizes():
     assert _kernel.utf8_len("a😀—\ud800") == 1 + 4 + 3 + 3
 
 
-@settings(max_examples=800)
-@given(st.one_of(hostile, header_suffix(), text))
-def test_header_scan_gives_the_pure_header(suffix):
-    assert header_mod._plain_native("lib/a.js", suffix) == header_mod._plain("lib/a.js", suffix)
+@settings(max_examples=1500)
+@given(paths, st.one_of(hostile, header_suffix(), text))
+def test_the_kernels_header_is_the_grammars(path, suffix):
+    assert header_mod._native(path, suffix) == parse_with_grammar(path, suffix)
 
 
-def test_hand_worked_header_scan():
-    items, tag, stray, more = _kernel.header_scan(" — 9.a(function), b(B), x+2 more, c(d)) · +5 more")
-    assert items == [("a", "function"), ("c", "d")]
-    assert (tag, stray, more) == (False, True, 2)
-    assert _kernel.header_scan("views · focused (x)")[1] is True
-    assert _kernel.header_scan(")·)")[2] is False  # right after the path and after "·": OTHER
-    assert _kernel.header_scan(") · )")[2] is True  # after " " (an OTHER token): RPAR
+def test_the_kernels_header_on_every_real_header():
+    seen = 0
+    for file in REAL.rglob("*.jsonl"):
+        for m in REAL_HEADER.finditer(file.read_text("utf-8")):
+            seen += 1
+            assert header_mod._native(m.group(1), m.group(2)) == parse_with_grammar(m.group(1), m.group(2))
+    assert seen > 50
+
+
+def test_hand_worked_header_parse():
+    # (parsed, items, more, tags, bare), worked out from header.lark by hand.
+    assert _kernel.header_parse(" — 9.a(function), b(B, x+2 more · +5 more") == (
+        True, [("a", "function")], 2, [], ["b", "B", "x"])
+    assert _kernel.header_parse(" — b(B), x")[0] is False  # ")" after the word B: RPAR, no tag open
+    assert _kernel.header_parse(" — a, B · focused (x(method), y) · skeleton ()") == (
+        True, [("x", "method")], None, ["focused", "skeleton"], ["a", "B"])
+    assert _kernel.header_parse(")·)")[0] is True  # right after the path and after "·": OTHER
+    assert _kernel.header_parse(") · )")[0] is False  # after " " (OTHER): RPAR, which nothing opened
+    assert _kernel.header_parse("focused (·)")[0] is True  # "·" right after a tag opener: OTHER
+    assert _kernel.header_parse("focused (a·)")[0] is False  # after a word inside a tag: DOT
+    assert _kernel.header_parse("focused (a")[0] is False  # never closed
+
+
+CUT_PIECES = ["**`", "`**", "`", "*", "**", "a", "lib/x.js", " — f(function)", "\n", "\r", "\u2028", "\u2029",
+              "\n> ", "> ", "😀", "é", "·", " "]
+cut_text = st.lists(st.sampled_from(CUT_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=1500)
+@given(st.one_of(cut_text, explore_text(), text), st.sampled_from(["\n> ", "", "`", "**", "\n"]))
+def test_the_kernels_cut_is_the_regex_cut(response, trailer):
+    assert _kernel.cut(response, trailer) == splitter._spans(response, DEFAULT.splitter.header, trailer)
+
+
+def test_the_kernel_cuts_under_the_default_pattern_only():
+    assert DEFAULT.splitter.header.pattern == splitter.KERNEL_HEADER  # the pattern _kernel.c implements
+    if kernel.native is not None:
+        assert splitter._kernel_cuts(DEFAULT.splitter.header)
+    assert not splitter._kernel_cuts(re.compile(r"^\*\*`([^`]+)`\*\*(.*)$", re.M))
+
+
+def test_hand_worked_cut():
+    text = "intro\n**`a.js`** — x\nbody\n**`b.js`**\n***`no`**\n**`c\nd`** y\n> trailer"
+    # a.js at 6; b.js at 6 + 15 + 5 = 26; c\nd at 26 + 11 + 10 = 47 (its path crosses a line end); the last ends at "\n> ".
+    assert _kernel.cut(text, "\n> ") == [(6, 26, "a.js", " — x"), (26, 47, "b.js", ""), (47, 58, "c\nd", " y")]
 
 
 def test_a_subset_of_the_suite_passes_on_the_pure_path():

@@ -4,11 +4,14 @@ Two ways to the same Header:
 
 - `parse_with_grammar`: the lark LALR parser of header.lark, with the
   Transformer applied during the parse (no tree is built). The reference.
-- `parse_header`: what a sweep calls. Most headers hold no render tag, and
+- `parse_header`: what a sweep calls. With the C kernel (core/kernel.py),
+  one pass over the suffix that reads the grammar's terminals and tag
+  brackets (`_native`). In pure Python, most headers hold no render tag, and
   for those the grammar's result is fixed by three regular expressions taken
-  from its terminals (see `_plain`), each one C-speed scan; a header that
-  may hold a render tag goes to the grammar. tests/test_header_fast.py checks
-  the two agree on hostile and real headers.
+  from its terminals (`_plain`); a header that may hold a render tag goes to
+  the lean LALR run of the grammar's own tables (lalr.py).
+  tests/test_header_fast.py and tests/test_kernel.py check each against the
+  grammar on hostile and real headers.
 
 Nothing is cached across calls: a header is parsed each time it is read.
 """
@@ -155,16 +158,20 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
     return Header(path, suffix, symbols, more=None if more is None else int(_COUNT.search(more).group()))
 
 
-def _plain_native(path: str, suffix: str) -> Optional[Header]:
-    """`_plain` with the kernel's one-pass scan of the suffix (_kernel.c header_scan)."""
+def _native(path: str, suffix: str, memo: Optional[dict] = None) -> Header:
+    """The header as the kernel's one-pass reading of the grammar gives it (_kernel.c header_parse)."""
     if not path or "`" in path:
-        return None
-    items, tag_possible, stray, more = native.header_scan(suffix)
-    if tag_possible:
-        return None
-    symbols = tuple([Symbol(name, kind) for name, kind in items])
-    if stray:
+        return parse_with_grammar(path, suffix)
+    parsed, items, more, tags, bare = native.header_parse(suffix)
+    if memo is None:
+        symbols = tuple([Symbol(name, kind) for name, kind in items])
+    else:  # one Symbol per (name, kind) of the scoring call: headers repeat their items
+        symbols = tuple([memo.get(item) or memo.setdefault(item, Symbol(*item)) for item in items])
+    if not parsed:  # unstructured: the symbols only
         return Header(path, suffix, symbols)
+    if tags:
+        bare = tuple(bare)
+        return Header(path, suffix, symbols, more=more, tags=tuple([RenderTag(t, bare) for t in tags]))
     return Header(path, suffix, symbols, more=more)
 
 
@@ -190,13 +197,18 @@ def _lean(path: str, suffix: str) -> Header:
     return Header(path, suffix, symbols, more=more, tags=tags)
 
 
-_PLAIN = _plain if native is None else _plain_native
+def _pure(path: str, suffix: str, memo: Optional[dict] = None) -> Header:
+    return _plain(path, suffix) or _lean(path, suffix)
 
 
-def parse_header(path: str, suffix: str) -> Header:
+def parse_header(path: str, suffix: str, symbols: Optional[dict] = None) -> Header:
     """Structure a header line the splitter found (path and suffix); never raises.
 
-    Not cached here: the splitter's per-call `Cuts` memoises headers, so no
-    parse outlives the scoring call that made it.
+    Not cached here: the splitter's per-call `Cuts` memoises headers (and
+    passes `symbols`, its (name, kind) -> Symbol table), so no parse
+    outlives the scoring call that made it.
     """
-    return _PLAIN(path, suffix) or _lean(path, suffix)
+    return _PARSE(path, suffix, symbols)
+
+
+_PARSE = _pure if native is None else _native
