@@ -39,7 +39,7 @@ def test_fast_header_is_the_grammars_header(path, suffix):
 
 
 def test_the_lean_driver_is_in_use():
-    assert header_mod._LEAN is not None  # else every tagged header would take lark's slower parse
+    assert header_mod._grammar().lean is not None  # else every tagged header would take lark's slower parse
 
 
 def test_fast_path_takes_the_untagged_headers_and_agrees_on_every_real_one():

@@ -14,6 +14,8 @@ Two ways to the same Header:
   grammar on hostile and real headers.
 
 Nothing is cached across calls: a header is parsed each time it is read.
+The grammar itself is built on first use (`_grammar`): a sweep on the
+kernel never needs it, and start-up is spared lark's import and build.
 """
 
 from __future__ import annotations
@@ -22,10 +24,7 @@ import re
 from importlib import resources
 from typing import Optional
 
-from lark import Lark, Token, Transformer, UnexpectedInput
-
 from citeledger.core.sections import Header, RenderTag, Symbol
-from citeledger.core.sections import lalr
 from citeledger.core.kernel import native
 
 _ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
@@ -43,8 +42,11 @@ class _Part(list):
     tag: str | None = None
 
 
-class _ToHeader(Transformer):
-    """Parse tree -> (symbols, more, tags) of a Header. Items keep their left-to-right order."""
+class _ToHeaderMethods:
+    """Parse tree -> (symbols, more, tags) of a Header. Items keep their left-to-right order.
+
+    The methods of the grammar's lark Transformer (made with lark, in `_Grammar`).
+    """
 
     def symbol(self, children):
         return _symbol(children[0])
@@ -93,37 +95,52 @@ class _ToHeader(Transformer):
         return tuple(symbols), more, tuple(RenderTag(t, bare) for t in tags)
 
 
-_GRAMMAR = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
-# transformer=: lark applies it during the LALR parse, so no tree is built
-# (`tokens`, which has no method, still comes back as a Tree).
-_PARSER = Lark(_GRAMMAR, start=["header", "tokens"], parser="lalr", maybe_placeholders=False, transformer=_ToHeader())
+class _Grammar:
+    """header.lark built: lark's LALR parser, the lean run of its tables, and
+    the terminals the pure fast path reads (read from the grammar, not copied)."""
+
+    def __init__(self):
+        from lark import Lark, Token, Transformer, UnexpectedInput
+
+        from citeledger.core.sections import lalr
+
+        class ToHeader(_ToHeaderMethods, Transformer):
+            pass
+
+        self.Token, self.UnexpectedInput, self.lalr = Token, UnexpectedInput, lalr
+        grammar = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
+        # transformer=: lark applies it during the LALR parse, so no tree is built
+        # (`tokens`, which has no method, still comes back as a Tree).
+        self.parser = Lark(grammar, start=["header", "tokens"], parser="lalr", maybe_placeholders=False,
+                           transformer=ToHeader())
+        try:
+            self.lean = lalr.LeanParser(self.parser, self.parser.options.transformer, "header")
+        except lalr.Unsupported:  # a lark that builds its parser otherwise: lark's own parse
+            self.lean = None
+        terminals = {t.name: t.pattern for t in self.parser.terminals}
+        # Where a TAG_OPEN token could begin: a header with no match anywhere has none.
+        self.tag_open = re.compile(terminals["TAG_OPEN"].to_regexp())
+        self.more = re.compile(terminals["MORE"].to_regexp())
+        self.dot = terminals["DOT"].value
 
 
-try:
-    _LEAN = lalr.LeanParser(_PARSER, _PARSER.options.transformer, "header")
-except lalr.Unsupported:  # a lark that builds its parser otherwise: lark's own parse
-    _LEAN = None
+_BUILT: list = []
 
 
-def _terminal(name: str) -> re.Pattern:
-    """A terminal's pattern, read from the grammar (not copied from it)."""
-    term = next(t for t in _PARSER.terminals if t.name == name)
-    return re.compile(term.pattern.to_regexp())
-
-
-# Where a TAG_OPEN token could begin: a header with no match anywhere has none.
-_TAG_OPEN = _terminal("TAG_OPEN")
-_MORE = _terminal("MORE")
-_DOT = next(t for t in _PARSER.terminals if t.name == "DOT").pattern.value
+def _grammar() -> _Grammar:
+    if not _BUILT:
+        _BUILT.append(_Grammar())
+    return _BUILT[0]
 
 
 def parse_with_grammar(path: str, suffix: str) -> Header:
     """The header as header.lark parses it; never raises."""
+    g = _grammar()
     try:
-        symbols, more, tags = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
-    except UnexpectedInput:  # unstructured: the symbols only
-        tokens = _PARSER.parse(suffix, start="tokens").scan_values(
-            lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
+        symbols, more, tags = g.parser.parse(f"**`{path}`**{suffix}", start="header")
+    except g.UnexpectedInput:  # unstructured: the symbols only
+        tokens = g.parser.parse(suffix, start="tokens").scan_values(
+            lambda t: isinstance(t, g.Token) and t.type == "SYMBOL_ITEM"
         )
         return Header(path, suffix, tuple(map(_symbol, tokens)))
     return Header(path, suffix, symbols, more=more, tags=tags)
@@ -145,15 +162,16 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
       `names` is the text before the first "·", and `more` its last MORE
       token (a "+" always starts a token, and MORE outranks OTHER there).
     """
-    if not path or "`" in path or " (" in suffix and _TAG_OPEN.search(suffix) is not None:  # the grammar decides
+    g = _grammar()
+    if not path or "`" in path or " (" in suffix and g.tag_open.search(suffix) is not None:  # the grammar decides
         return None
     items = _ITEM.findall(suffix)
     symbols = tuple(Symbol(name, kind) for name, kind in items)
-    if ")" in suffix and _stray_rpar(suffix, items):
+    if ")" in suffix and _stray_rpar(suffix, items, g.dot):
         return Header(path, suffix, symbols)
-    names = suffix.split(_DOT, 1)[0] if "+" in suffix else ""
+    names = suffix.split(g.dot, 1)[0] if "+" in suffix else ""
     more = None
-    for m in _MORE.finditer(names):
+    for m in g.more.finditer(names):
         more = m.group()
     return Header(path, suffix, symbols, more=None if more is None else int(_COUNT.search(more).group()))
 
@@ -175,12 +193,12 @@ def _native(path: str, suffix: str, memo: Optional[dict] = None) -> Header:
     return Header(path, suffix, symbols, more=more)
 
 
-def _stray_rpar(suffix: str, items: list) -> bool:
+def _stray_rpar(suffix: str, items: list, dot: str) -> bool:
     """Whether a ")" outside every item token follows a token other than the path or "·"."""
     rest = _ITEM.sub("\0", suffix) if items else suffix  # an item stays one (non-"·") character
     at = rest.find(")")
     while at != -1:
-        if at > 0 and rest[at - 1] != _DOT:
+        if at > 0 and rest[at - 1] != dot:
             return True
         at = rest.find(")", at + 1)
     return False
@@ -188,11 +206,12 @@ def _stray_rpar(suffix: str, items: list) -> bool:
 
 def _lean(path: str, suffix: str) -> Header:
     """The grammar's parse through lark's tables, run by the lean driver (lalr.py)."""
-    if _LEAN is None or not path or "`" in path:
+    g = _grammar()
+    if g.lean is None or not path or "`" in path:
         return parse_with_grammar(path, suffix)
     try:
-        symbols, more, tags = _LEAN.parse(f"**`{path}`**{suffix}")
-    except (lalr.Fail, lalr.Unsupported):  # unstructured: the grammar's symbols-only reading
+        symbols, more, tags = g.lean.parse(f"**`{path}`**{suffix}")
+    except (g.lalr.Fail, g.lalr.Unsupported):  # unstructured: the grammar's symbols-only reading
         return parse_with_grammar(path, suffix)
     return Header(path, suffix, symbols, more=more, tags=tags)
 
