@@ -167,18 +167,27 @@ class SymbolChannel:
     def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name: its kinds, and `tag` tags for render-tag names."""
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
-        # A file returned again under the same header (one cached Header
-        # object, see header.parse_header) adds nothing: list it once.
+        # A file returned again under the same header adds nothing (its sets
+        # already hold it): list it once. The scoring call's Cuts gives an
+        # equal header line one Header object, so identity is the cheap test
+        # (hashing a Header hashes every Symbol in Python); the objects live
+        # through the loop, so their ids cannot be reused meanwhile.
         seen: set = set()
         for section in envelope.sections():
-            key = (section.path, section.header)
-            if section.header is not None and key not in seen:
-                seen.add(key)
-                for sym in section.header.symbols:
-                    listed[section.path][sym.name].add(sym.kind)
-                for tag in section.header.tags:
-                    for name in tag.names:
-                        listed[section.path][name].add(f"`{tag.tag}` tag")
+            header = section.header
+            if header is None:
+                continue
+            key = (section.path, id(header))
+            if key in seen:
+                continue
+            seen.add(key)
+            names = listed[section.path]
+            for sym in header.symbols:
+                names[sym.name].add(sym.kind)
+            for tag in header.tags:
+                how = f"`{tag.tag}` tag"
+                for name in tag.names:
+                    names[name].add(how)
         return listed
 
     def _unowned(self, here: dict, cited) -> Finding:
