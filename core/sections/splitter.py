@@ -111,16 +111,24 @@ class _Cut:
         self._sections: dict = {}
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
-        """The Section records; built once, as every call that returned this text holds equal ones."""
-        key = (trailing_block, unit)
-        if key not in self._sections:
+        """The Section records; built once, as every call that returned this text holds equal ones.
+
+        Every section but the last is the same record with or without a meta
+        trailing block (same piece, same size): the other split's records are
+        reused for those.
+        """
+        key = (trailing_block == "meta", unit)
+        found = self._sections.get(key)
+        if found is None:
             pieces = self.pieces(trailing_block)
             sizes = self.sizes(trailing_block, unit)
-            self._sections[key] = tuple(
+            other = self._sections.get((not key[0], unit))
+            head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
+            found = self._sections[key] = head + tuple(
                 Section(path, header, size, piece, meta=meta)
-                for (path, header, piece, meta), size in zip(pieces, sizes)
+                for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
             )
-        return self._sections[key]
+        return found
 
     def pieces(self, trailing_block: str) -> tuple:
         if trailing_block != "meta" or not self._pieces:
