@@ -62,7 +62,7 @@ def test_hand_worked_sizes():
     assert _kernel.utf8_len("a😀—\ud800") == 1 + 4 + 3 + 3
 
 
-@settings(max_examples=1500)
+@settings(max_examples=700)
 @given(paths, st.one_of(hostile, header_suffix(), text))
 def test_the_kernels_header_is_the_grammars(path, suffix):
     assert header_mod._native(path, suffix) == parse_with_grammar(path, suffix)
@@ -96,7 +96,7 @@ CUT_PIECES = ["**`", "`**", "`", "*", "**", "a", "lib/x.js", " — f(function)",
 cut_text = st.lists(st.sampled_from(CUT_PIECES), max_size=40).map("".join)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=700)
 @given(st.one_of(cut_text, explore_text(), text), st.sampled_from(["\n> ", "", "`", "**", "\n"]))
 def test_the_kernels_cut_is_the_regex_cut(response, trailer):
     assert _kernel.cut(response, trailer) == splitter._spans(response, DEFAULT.splitter.header, trailer)
