@@ -25,6 +25,11 @@ def add_format_options(parser, json_help: str) -> None:
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
 
 
+def add_html_option(parser) -> None:
+    parser.add_argument("--html", metavar="PATH",
+                        help="also write the report as one self-contained HTML page to PATH")
+
+
 def add_jobs_options(parser) -> None:
     from citeledger.core.corpus import default_jobs
 

@@ -11,8 +11,9 @@ from citeledger.core.jsstr import percent, thousands, utf16_len
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import NO_CALLS
 from citeledger.core.scores import SessionScore, ratio
-from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.report.html import session_page
+from citeledger.cli.output import write_file, write_stdout
+from citeledger.cli.commands.common import add_html_option, add_session_inputs, read_session, ruleset_from, warn
 
 SOURCES = {
     "result": "the result event(s)",
@@ -35,6 +36,7 @@ def add_parser(sub) -> None:
     )
     add_session_inputs(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
+    add_html_option(p)
     p.set_defaults(run=run)
 
 
@@ -77,8 +79,10 @@ def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
+    data = session_dict(result, explain=True)
+    if args.html:
+        write_file(args.html, session_page(data, result.answer))
     if args.json:
-        data = session_dict(result, explain=True)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         write_stdout(render_explain(result))

@@ -12,8 +12,9 @@ from citeledger.core.jsstr import percent, thousands
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.core.scores import ratio
-from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.report.html import session_page
+from citeledger.cli.output import write_file, write_stdout
+from citeledger.cli.commands.common import add_html_option, add_session_inputs, read_session, ruleset_from, warn
 
 
 def add_parser(sub) -> None:
@@ -33,6 +34,7 @@ def add_parser(sub) -> None:
         help="files that make up the true answer (repeatable; ** any path, * within a directory): "
         "adds the envelope view with the answer set's share",
     )
+    add_html_option(p)
     p.set_defaults(run=run)
 
 
@@ -47,20 +49,26 @@ def render_answer_set(result, view) -> str:
     return "\n".join(lines) + "\n"
 
 
+def with_answer_set(data: dict, view) -> dict:
+    if view:
+        data["answer_set"] = {
+            "globs": list(view.globs),
+            "chars": view.chars,
+            "share": view.share,
+            "files": list(view.members),
+        }
+    return data
+
+
 def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
     view = answer_set(result, args.answer) if args.answer else None
+    if args.html:  # the page also says why, as explain does
+        write_file(args.html, session_page(with_answer_set(session_dict(result, explain=True), view), result.answer))
     if args.json:
-        data = session_dict(result)
-        if view:
-            data["answer_set"] = {
-                "globs": list(view.globs),
-                "chars": view.chars,
-                "share": view.share,
-                "files": list(view.members),
-            }
+        data = with_answer_set(session_dict(result), view)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         write_stdout(render_text(result))

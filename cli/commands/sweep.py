@@ -15,7 +15,8 @@ from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.cli.commands.common import add_format_options, add_html_option, add_jobs_options, warn
+from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -34,6 +35,7 @@ def add_corpus_options(p, what: str) -> None:
     )
     add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
+    add_html_option(p)
     add_jobs_options(p)
 
 
@@ -160,6 +162,8 @@ def run(args) -> int:
     unscored: list[dict] = []
     warnings = list(found_warnings)
     internal = False
+    pages = args.html or args.out  # the HTML page needs the session records
+    sessions: list[dict] = []
     with Outputs(args) as outputs:
         outputs.record(header)
         for w in found_warnings:
@@ -173,6 +177,8 @@ def run(args) -> int:
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
+                    if pages:
+                        sessions.append(sweep_session(row))
                     if row["status"] != "scored":
                         unscored.append({k: row[k] for k in ("session", "ruleset", "status", "reason")})
         slice_rows = [t.rows() for t in tables]
@@ -186,6 +192,11 @@ def run(args) -> int:
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
+        if pages:
+            page = sweep_page(header, slice_rows, sessions, unscored, [w.as_dict() for w in warnings])
+            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
+                if target:
+                    write_file(target, page)
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)
     elif not args.json:

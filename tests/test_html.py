@@ -1,0 +1,271 @@
+"""The HTML pages of score, explain, sweep and compare, opened in a real headless chromium.
+
+Each test writes a page with `--html`, loads it from disk, checks that it
+loaded without a console message, exception or network request, and reads
+numbers back from the rendered DOM (data-value attributes and cell text),
+comparing them with the JSON output of the same command and with numbers
+worked out by hand (tests/fixtures/real/EXPECTED.md, tests/fixtures/corpus/make.py).
+
+chromium is required (CI installs it): a missing browser fails, with how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from browser import INSTALL, Browser, chromium_path
+from builders import response, section, session
+from test_real_fixtures import REAL
+
+from citeledger.cli import main
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+BASE, NEW = str(CORPUS / "base"), str(CORPUS / "new")
+SENDFILE = REAL / "stream" / "express-sendfile-2calls.jsonl"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        chromium_path()
+    except RuntimeError:
+        pytest.fail(INSTALL, pytrace=False)
+    b = Browser()
+    yield b
+    b.close()
+
+
+def cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def load(browser, path):
+    page = browser.open(path)
+    assert page.eval("document.readyState") == "complete"
+    assert page.problems() == []
+    # Self-contained: nothing was fetched (no stylesheet, script, image or font from anywhere).
+    assert page.eval("performance.getEntriesByType('resource').length") == 0
+    return page
+
+
+FIELDS_JS = """(function (root) {
+  var out = {};
+  root.querySelectorAll('[data-field]').forEach(function (el) {
+    (out[el.dataset.field] = out[el.dataset.field] || []).push([JSON.parse(el.dataset.value), el.textContent]);
+  });
+  return out;
+})(%s)"""
+
+
+def fields(page, root="document.querySelector('dl.summary')"):
+    return page.eval(FIELDS_JS % root)
+
+
+# ---------------------------------------------------------------- a session
+
+
+def test_score_page_numbers_equal_the_json_output(browser, tmp_path, capsys):
+    html = tmp_path / "score.html"
+    code, out_text, _ = cli(capsys, "score", SENDFILE, "--answer", "lib/*.js", "--html", html)
+    assert code == 0
+    _, out_json, _ = cli(capsys, "score", SENDFILE, "--answer", "lib/*.js", "--json")
+    data = json.loads(out_json)
+    page = load(browser, html)
+    assert page.eval("document.body.dataset.page") == "session"
+
+    summary = fields(page)
+    for key in ("efficiency", "used", "envelope", "lower_bound", "files_used", "files_returned"):
+        assert summary[key][0][0] == data[key], key
+    # As EXPECTED.md works it out: 16,930 of 25,145 chars, path alone 13,650.
+    assert summary["used"][0] == [16930, "16,930"]
+    assert summary["envelope"][0] == [25145, "25,145"]
+    assert summary["efficiency"][0][1] == "67.3%" and "67.3%" in out_text
+    assert summary["lower_bound"][0][1] == "54.3%"
+
+    rows = page.eval("""Array.from(document.querySelectorAll('#files tbody tr')).map(function (tr) {
+        return [tr.dataset.path, JSON.parse(tr.querySelector('[data-field=chars]').dataset.value),
+                JSON.parse(tr.querySelector('[data-field=share]').dataset.value),
+                tr.querySelector('.mark').classList.contains('yes'), tr.cells[6].textContent.trim()]; })""")
+    assert rows == [
+        [f["path"], f["chars"], f["share"], f["channel"] is not None, f["channel"] or "—"] for f in data["files"]
+    ]
+    assert [r[0] for r in rows if r[3]] == ["lib/response.js", "lib/application.js", "lib/utils.js"]
+
+    calls = page.eval("""Array.from(document.querySelectorAll('.call')).map(function (c) {
+        var h = c.querySelector('h3');
+        return [JSON.parse(h.querySelector('[data-field=efficiency]').dataset.value),
+                JSON.parse(h.querySelector('[data-field=used]').dataset.value),
+                JSON.parse(h.querySelector('[data-field=envelope]').dataset.value),
+                c.querySelectorAll('.bar > a').length,
+                Array.from(c.querySelectorAll('.bar > *')).reduce(function (s, e) { return s + e.getBoundingClientRect().width; }, 0) /
+                  c.querySelector('.bar').clientWidth]; })""")
+    assert [c[:4] for c in calls] == [[c["efficiency"], c["used"], c["envelope"], len(c["files"])] for c in data["calls"]]
+    for c in calls:  # the segments fill the bar (chars of every section, trailing blocks included)
+        assert c[4] == pytest.approx(1.0, abs=0.02)
+
+    # The answer set: lib/*.js holds response, application and utils (EXPECTED.md): 16,930 chars.
+    share = fields(page, "document.getElementById('answer-set')")
+    assert share["answer_set_share"][0][0] == data["answer_set"]["share"]
+    assert share["answer_set_chars"][0][0] == 16930
+
+
+def test_citations_that_credited_a_file_are_highlighted_and_link_to_its_row(browser, tmp_path, capsys):
+    html = tmp_path / "score.html"
+    cli(capsys, "score", SENDFILE, "--html", html)
+    page = load(browser, html)
+    cites = page.eval("""Array.from(document.querySelectorAll('#answer a.cite')).map(function (a) {
+        var row = document.querySelector(a.getAttribute('href'));
+        return [a.firstChild.textContent, row.dataset.path, row.querySelector('.mark').classList.contains('yes')]; })""")
+    # The answer cites lib/response.js three times by path, and the symbols `etag`
+    # (only lib/utils.js defines it) and `defaultConfiguration` (lib/application.js).
+    assert cites == [
+        ["lib/response.js", "lib/response.js", True],
+        ["lib/response.js", "lib/response.js", True],
+        ["lib/response.js", "lib/response.js", True],
+        ["etag", "lib/utils.js", True],
+        ["defaultConfiguration", "lib/application.js", True],
+    ]
+    # The answer reads the same as the transcript's result text.
+    answer = json.loads(SENDFILE.read_text().splitlines()[-1])["result"]
+    assert page.eval("document.querySelector('#answer pre').textContent").replace("[1]", "").replace(
+        "[3]", "").replace("[4]", "") == answer
+
+
+def test_explain_page_says_each_channels_reason(browser, tmp_path, capsys):
+    fixture = REAL / "stream" / "express-debug-3owners.jsonl"
+    html = tmp_path / "explain.html"
+    code, text, _ = cli(capsys, "explain", fixture, "--html", html)
+    _, out_json, _ = cli(capsys, "explain", fixture, "--json")
+    data = json.loads(out_json)
+    page = load(browser, html)
+    why = page.eval("""Array.from(document.querySelectorAll('#files tbody tr')).map(function (tr) {
+        return [tr.dataset.path, Array.from(tr.querySelectorAll('.why li')).map(function (li) {
+            return [li.dataset.channel, li.dataset.credited === 'true', li.textContent]; })]; })""")
+    expected = [
+        [f["path"], [[x["channel"], x["credited"], f"{x['channel']} {'yes' if x['credited'] else 'no'} — {x['reason']}"]
+                     for x in f["findings"]]]
+        for f in data["files"]
+    ]
+    assert why == expected
+    # The guard explain prints is on the page: `debug` is owned by 3 files.
+    assert "symbol `debug`: owned by 3 files, ambiguity cutoff (limit 3)" in text
+    assert any("ambiguity cutoff (limit 3)" in li[2] for _, lis in why for li in lis)
+
+
+def test_script_in_a_path_or_answer_is_shown_not_run(browser, tmp_path, capsys):
+    evil_path = "lib/<script>window.pwned=1</script>x.js"
+    text = response(section(evil_path, size=200), section("src/a.py", size=100))
+    answer = 'See src/a.py. <script>window.pwned=2</script><img src=x onerror="window.pwned=3"> "quoted" & done'
+    path = session(tmp_path, [text], answer)
+    html = tmp_path / "evil.html"
+    cli(capsys, "score", path, "--html", html)
+    page = load(browser, html)
+    assert page.eval("typeof window.pwned") == "undefined"
+    assert page.eval("document.scripts.length") == 1  # the page's own
+    assert page.eval("document.images.length") == 0
+    assert page.eval("document.querySelector('#answer pre').textContent").replace("[2]", "") == answer
+    assert page.eval("document.querySelector('#file-1').dataset.path") == evil_path
+    assert evil_path in page.eval("document.querySelector('#file-1').textContent")
+    # src/a.py (100 of 300 chars) is credited by its path.
+    assert fields(page)["efficiency"][0][0] == pytest.approx(1 / 3)
+
+
+def test_html_option_changes_no_other_output(tmp_path, capsys):
+    for command in ("score", "explain"):
+        for fmt in ([], ["--json"]):
+            _, plain, _ = cli(capsys, command, SENDFILE, *fmt)
+            _, with_html, _ = cli(capsys, command, SENDFILE, *fmt, "--html", tmp_path / f"{command}.html")
+            assert with_html == plain
+
+
+# ---------------------------------------------------------------- a sweep
+
+
+def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
+    out = tmp_path / "out"
+    html = tmp_path / "sweep.html"
+    code, _, _ = cli(capsys, "sweep", BASE, "--ruleset", "default", "--ruleset", "lines", "--html", html,
+                     "--out", out, "-q", "-j1")
+    assert code == 1  # two sessions not scored
+    _, lines, _ = cli(capsys, "sweep", BASE, "--ruleset", "default", "--ruleset", "lines", "--json", "-q", "-j1")
+    records = [json.loads(line) for line in lines.splitlines()]
+    assert (out / "report.html").read_bytes() == html.read_bytes()
+    page = load(browser, html)
+    assert page.eval("document.body.dataset.page") == "sweep"
+
+    slices = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
+        var row = {ruleset: tr.dataset.ruleset, slice: tr.dataset.slice};
+        tr.querySelectorAll('[data-field]').forEach(function (td) { row[td.dataset.field] = JSON.parse(td.dataset.value); });
+        return row; })""")
+    expected = [r for r in records if r["record"] == "slice"]
+    keys = ("n", "pooled", "median", "p25", "p75", "min", "path_only_pooled", "calls", "call_median", "call_p25", "not_scored")
+    assert slices == [{"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys}} for r in expected]
+    # Hand-worked (test_sweep.py): all n 5, median 0.6, p25 0.3, min 0.25.
+    all_default = slices[0]
+    assert (all_default["n"], all_default["median"], all_default["p25"], all_default["min"]) == (5, 0.6, 0.3, 0.25)
+
+    sessions = page.eval("""Array.from(document.querySelectorAll('#ruleset-0 table.sessions tbody tr')).map(function (tr) {
+        return [tr.dataset.session, tr.cells[1].textContent,
+                JSON.parse(tr.querySelector('[data-field=efficiency]').dataset.value),
+                JSON.parse(tr.querySelector('[data-field=envelope]').dataset.value)]; })""")
+    rows = [r for r in records if r["record"] == "session" and r["ruleset"] == "default"]
+    mark = {True: "✓ scored", False: "✗ not scored"}
+    assert sessions == [[r["session"], mark[r["status"] == "scored"] + r["status"], r["efficiency"], r["envelope"]]
+                        for r in rows]
+
+    # Session efficiencies 0.6 0.3 1.0 0.9 0.25 in 10-point bins; calls 0.6 0.3 1.0 0.8 1.0 0.25.
+    counts = page.eval("""['hist-0-sessions', 'hist-0-calls'].map(function (id) {
+        return Array.from(document.querySelectorAll('[data-chart=' + id + '] rect')).map(function (r) {
+            return +r.dataset.count; }); })""")
+    assert counts == [[0, 0, 1, 1, 0, 0, 1, 0, 0, 2], [0, 0, 1, 1, 0, 0, 1, 0, 1, 2]]
+
+    unscored = page.eval("Array.from(document.querySelectorAll('#not-scored li')).map(function (li) { return li.dataset.status; })")
+    assert unscored == ["no-explore", "no-explore", "no-answer", "no-answer"]  # one per ruleset
+
+    # Each session links to its own collapsed section, which the link opens.
+    link = page.eval("document.querySelector('#ruleset-0 table.sessions tbody tr:nth-child(4) a').getAttribute('href')")
+    assert page.eval(f"document.querySelector('{link}').open") is False
+    page.eval(f"location.hash = '{link}'")
+    assert page.eval(f"document.querySelector('{link}').open") is True
+    assert "beta/r1.jsonl" in page.eval(f"document.querySelector('{link} summary').textContent")
+
+
+# ---------------------------------------------------------------- a comparison
+
+
+def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
+    html = tmp_path / "compare.html"
+    out = tmp_path / "cmp"
+    cli(capsys, "compare", BASE, NEW, "--html", html, "--out", out, "-q", "-j1")
+    _, lines, _ = cli(capsys, "compare", BASE, NEW, "--json", "-q", "-j1")
+    records = [json.loads(line) for line in lines.splitlines()]
+    assert (out / "report.html").read_bytes() == html.read_bytes()
+    page = load(browser, html)
+    assert page.eval("document.body.dataset.page") == "compare"
+
+    groups = page.eval("""Array.from(document.querySelectorAll('table.groups tbody tr')).map(function (tr) {
+        var row = {group: tr.dataset.group};
+        tr.querySelectorAll('[data-field]').forEach(function (el) { row[el.dataset.field] = JSON.parse(el.dataset.value); });
+        return row; })""")
+    keys = ("base_n", "base_runs", "new_n", "new_runs", "base_median", "new_median", "difference",
+            "base_not_scored", "new_not_scored")
+    expected = [r for r in records if r["record"] == "group"]
+    assert groups == [
+        {"group": r["group"], **{k: r[k] for k in keys},
+         "ci": None if r["ci_low"] is None else [r["ci_low"], r["ci_high"]]} for r in expected
+    ]
+    # Hand-worked (test_compare.py): alpha base runs 0.6 0.3 1.0, new 0.8 0.7 0.9; medians 0.6 and 0.8.
+    alpha = groups[0]
+    assert (alpha["group"], alpha["base_runs"], alpha["new_runs"]) == ("alpha", [0.6, 0.3, 1.0], [0.8, 0.7, 0.9])
+    assert alpha["difference"] == pytest.approx(0.2)
+
+    moved = page.eval("""Array.from(document.querySelectorAll('#files tbody tr')).map(function (tr) {
+        return [tr.dataset.group, tr.dataset.path, JSON.parse(tr.querySelector('[data-field=delta]').dataset.value)]; })""")
+    assert moved == [[r["group"], r["path"], r["delta"]] for r in records if r["record"] == "file"]
+    assert page.eval("document.querySelectorAll('#plot svg').length") == 1
+    assert page.eval("document.querySelectorAll('#not-compared li').length") == 2
