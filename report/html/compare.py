@@ -24,9 +24,9 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         rows.append(
             f'<tr data-group="{esc(g["group"])}"><th scope="row">{esc(g["group"])}</th>'
             + cell("base_n", g["base_n"], str(g["base_n"]))
-            + f"<td>{_runs('base_runs', g['base_runs'])}</td>"
+            + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
             + cell("new_n", g["new_n"], str(g["new_n"]))
-            + f"<td>{_runs('new_runs', g['new_runs'])}</td>"
+            + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
             + cell("base_median", g["base_median"], pct(g["base_median"]))
             + cell("new_median", g["new_median"], pct(g["new_median"]))
             + cell("difference", g["difference"], points(g["difference"]))

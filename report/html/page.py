@@ -107,8 +107,8 @@ tr:target, details:target > summary, li:target { background: var(--hit); }
 .mark.yes { color: #126b12; } .mark.no { color: #8a1c1c; }
 .bar { display: flex; height: 1.6rem; border: 1px solid #777; margin: .3rem 0 .2rem; }
 .bar > a, .bar > span { display: block; height: 100%; min-width: 1px; border-right: 1px solid #fff; }
-.bar .miss { background: repeating-linear-gradient(135deg, #c9c9c9 0 4px, #ececec 4px 8px); }
-.bar .meta { background: repeating-linear-gradient(90deg, #999 0 2px, #fff 2px 5px); }
+.miss { background: repeating-linear-gradient(135deg, #c9c9c9 0 4px, #ececec 4px 8px); }
+.meta { background: repeating-linear-gradient(90deg, #999 0 2px, #fff 2px 5px); }
 .legend { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; margin: .3rem 0 .8rem; font-size: .9em; }
 .swatch { display: inline-block; width: 1.4em; height: .9em; border: 1px solid #777; vertical-align: middle; margin-right: .3em; }
 .answer { white-space: pre-wrap; word-wrap: break-word; background: var(--band); padding: .7rem .9rem;
@@ -120,13 +120,13 @@ a.cite sup { font-size: .7em; color: var(--muted); }
 .warnings code { word-break: break-all; }
 table.top td:nth-child(2) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; }
 table.top td:nth-child(3), table.top td:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
-/* A sweep's session index can hold thousands of rows: fixed layout does not measure every cell. */
-table.sessions { table-layout: fixed; width: 100%; }
-table.sessions th:nth-child(1) { width: 3.5em; } table.sessions th:nth-child(2) { width: 9em; }
-table.sessions th:nth-child(3) { width: 30%; }
-table.sessions td:nth-child(3) { overflow-wrap: anywhere; }
+table.sessions th { white-space: nowrap; }
 details { margin: .2rem 0; } summary { cursor: pointer; }
 details.page > summary { font-weight: 600; }
+details.session > :not(summary) { margin-left: 1.6rem; }
+td.channel { white-space: nowrap; }
+td.runs { min-width: 9em; }
+table.groups th { vertical-align: bottom; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }
 footer { margin-top: 2.5rem; font-size: .85em; color: var(--muted); }
 """

@@ -138,7 +138,7 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
                 f'<td><a href="#file-{index[s["path"]] + 1}"><code>{esc(s["path"])}</code></a></td>'
                 + cell("chars", s["chars"], num(s["chars"]))
                 + cell("share", ratio(s["chars"], env), pct(ratio(s["chars"], env)))
-                + f"<td>{_channel(s['channel'], rank)}</td><td>{_evidence(s['evidence'])}</td></tr>"
+                + f"<td class=channel>{_channel(s['channel'], rank)}</td><td>{_evidence(s['evidence'])}</td></tr>"
             )
         out.append(
             f'<div class="call" data-call="{n}">{line}'
@@ -185,7 +185,7 @@ def _files(data: dict, ranks: dict) -> str:
         if lines:
             row += cell("line_used", f["line_used"], num(f["line_used"]))
         row += (
-            f"<td>{_channel(f['channel'], ranks.get(f['channel']))}</td><td>{_evidence(f['evidence'])}</td>"
+            f"<td class=channel>{_channel(f['channel'], ranks.get(f['channel']))}</td><td>{_evidence(f['evidence'])}</td>"
             f'<td><ul class="why">{why}</ul></td></tr>'
         )
         rows.append(row)

@@ -21,7 +21,7 @@ def histogram(values: Sequence[float], label: str, ident: str, colour: str = "#1
     """`ident` is unique on the page (the chart's title id)."""
     counts = bin_counts(values, bins)
     width, height, left, bottom, top = 420, 170, 34, 30, 16
-    plot_w, plot_h = width - left - 10, height - bottom - top
+    plot_w, plot_h = width - left - 20, height - bottom - top
     peak = max(counts) or 1
     step = plot_w / bins
     parts = [

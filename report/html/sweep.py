@@ -94,7 +94,7 @@ def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dic
 
 
 def _status(row: dict) -> str:
-    return mark(row["status"] == "scored", "scored", "not scored") + esc(row["status"])
+    return mark(row["status"] == "scored", "scored", "not scored") + " " + esc(row["status"])
 
 
 def _index(i: int, sessions: list[dict], ids: dict) -> str:
