@@ -215,7 +215,7 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
                 JSON.parse(tr.querySelector('[data-field=envelope]').dataset.value)]; })""")
     rows = [r for r in records if r["record"] == "session" and r["ruleset"] == "default"]
     mark = {True: "✓ scored", False: "✗ not scored"}
-    assert sessions == [[r["session"], mark[r["status"] == "scored"] + r["status"], r["efficiency"], r["envelope"]]
+    assert sessions == [[r["session"], mark[r["status"] == "scored"] + " " + r["status"], r["efficiency"], r["envelope"]]
                         for r in rows]
 
     # Session efficiencies 0.6 0.3 1.0 0.9 0.25 in 10-point bins; calls 0.6 0.3 1.0 0.8 1.0 0.25.
