@@ -110,13 +110,15 @@ class Browser:
             self.events.append(e)
 
     # ------------------------------------------------------------ pages
-    def open(self, path, width: int = 1280, height: int = 900) -> "Page":
+    def open(self, path, width: int = 1280, height: int = 900, javascript: bool = True) -> "Page":
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable", session=session)
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
+        if not javascript:  # the page's own script stays off; Runtime.evaluate still reads the DOM
+            self.send("Emulation.setScriptExecutionDisabled", {"value": True}, session)
         url = pathlib.Path(path).resolve().as_uri()
         self.send("Page.navigate", {"url": url}, session)
         self.wait_for("Page.loadEventFired", session)

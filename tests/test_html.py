@@ -269,3 +269,61 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert moved == [[r["group"], r["path"], r["delta"]] for r in records if r["record"] == "file"]
     assert page.eval("document.querySelectorAll('#plot svg').length") == 1
     assert page.eval("document.querySelectorAll('#not-compared li').length") == 2
+
+
+# ---------------------------------------------------------------- beyond the reference, and edge cases
+
+
+def test_line_level_and_ladder_are_on_the_page(browser, tmp_path, capsys):
+    fixture = REAL / "stream" / "express-res-send.jsonl"
+    html = tmp_path / "lines.html"
+    cli(capsys, "score", "--ruleset", "lines", fixture, "--html", html)
+    _, out_json, _ = cli(capsys, "score", "--ruleset", "lines", fixture, "--json")
+    data = json.loads(out_json)
+    page = load(browser, html)
+    summary = fields(page)
+    # README: line-level 17.4%, 2,222 of 12,750 chars; pinned alone 8.5%; ladder path ... +quote 76.2%.
+    assert summary["line_efficiency"][0] == [data["line_level"]["efficiency"], "17.4%"]
+    assert summary["line_used"][0] == [2222, "2,222"]
+    assert summary["line_pinned_efficiency"][0][1] == "8.5%"
+    assert [v for v, _ in summary["ladder"]] == [step["efficiency"] for step in data["ladder"]]
+    assert [t for _, t in summary["ladder"]] == ["76.2%"] * 4
+    line_cells = page.eval("Array.from(document.querySelectorAll('#files [data-field=line_used]')).map(function (c) { return JSON.parse(c.dataset.value); })")
+    assert line_cells == [f["line_used"] for f in data["files"]]
+
+
+def test_session_without_explore_or_answer_still_makes_a_page(browser, tmp_path, capsys):
+    no_explore = REAL / "stream" / "express-no-explore.jsonl"
+    html = tmp_path / "none.html"
+    code, _, _ = cli(capsys, "explain", no_explore, "--html", html)
+    page = load(browser, html)
+    assert page.eval("document.querySelector('p[data-field=status]').dataset.value") == '"no-explore"'
+    assert page.eval("document.querySelectorAll('.call').length") == 0
+
+    text = response(section("src/a.py", size=100))
+    path = session(tmp_path, [text], None)  # no result event: no answer
+    html = tmp_path / "noanswer.html"
+    cli(capsys, "score", path, "--html", html)
+    page = load(browser, html)
+    assert page.eval("document.querySelector('[role=alert]').textContent").startswith("No final answer text found")
+    assert fields(page)["status"][0][0] == "no-answer"
+
+
+def test_pages_read_with_javascript_off_and_without_colour(browser, tmp_path, capsys):
+    html = tmp_path / "score.html"
+    cli(capsys, "score", SENDFILE, "--html", html)
+    page = browser.open(html, javascript=False)
+    assert page.problems() == []
+    # Every file row is there, in the text output's order, each verdict marked by a symbol.
+    marks = page.eval("""Array.from(document.querySelectorAll('#files tbody tr')).map(function (tr) {
+        return [tr.dataset.path, tr.querySelector('.mark').firstChild.textContent]; })""")
+    assert marks == [["lib/response.js", "✓"], ["lib/router/index.js", "✗"], ["lib/application.js", "✓"],
+                     ["lib/utils.js", "✓"], ["lib/router/layer.js", "✗"]]
+    # Sorting is an enhancement: with scripts off no heading was made sortable.
+    assert page.eval("document.querySelectorAll('th[aria-sort]').length") == 0
+    page.close()
+    page = browser.open(html)
+    assert page.eval("document.querySelectorAll('#files th[aria-sort]').length") == 9
+    # Sorting by chars ascending puts the smallest file first.
+    page.eval("document.querySelectorAll('#files th')[3].click()")
+    assert page.eval("document.querySelector('#files tbody tr').dataset.path") == "lib/router/layer.js"
