@@ -10,17 +10,11 @@ from __future__ import annotations
 from typing import Optional
 
 from citeledger.core import ratio
+from citeledger.report.explain import SOURCES  # the answer's source, as explain says it
 from citeledger.report.html.citations import citation_spans
 from citeledger.report.html.page import (
     cell, channel_colour, document, esc, field, mark, num, pct, table, warnings_list,
 )
-
-SOURCES = {  # as explain says it
-    "result": "the result event(s)",
-    "text-event": "the last main-thread text event",
-    "final-turn-text": "each turn's text after its last tool call",
-    "none": "none found",
-}
 
 
 def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:

@@ -13,6 +13,8 @@ only what is opened.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from citeledger.core import ratio
 from citeledger.report.html.page import CREDITED, NOT_CREDITED, cell, document, esc, field, mark, num, pct, table, warnings_list
 from citeledger.report.html.svg import histogram
@@ -24,7 +26,7 @@ SESSION_KEYS = (
     "calls", "call_efficiencies", "files_returned", "files_used", "warnings", "inputs",
 )
 
-SLICE_HEADERS = ("slice", "n", "pooled", "median", "p25", "p75", "min", "path-only", "calls", "call median",
+SLICE_HEADERS = ("slice", "n", "pooled", "median", "p25", "p75", "min", "{floor}-only", "calls", "call median",
                  "call p25", "not scored")
 SLICE_FIELDS = ("n", "pooled", "median", "p25", "p75", "min", "path_only_pooled", "calls", "call_median",
                 "call_p25", "not_scored")
@@ -38,8 +40,10 @@ def keep(row: dict) -> dict:
 
 
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
-               warnings: list[dict]) -> str:
+               warnings: list[dict], floors: Optional[dict] = None) -> str:
+    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel; default path)."""
     names = header["rulesets"]
+    floors = floors or {}
     ids: dict[tuple[str, str], str] = {}
     by_ruleset: dict[str, list[dict]] = {n: [] for n in names}
     for row in sessions:
@@ -63,14 +67,14 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
         + ('<li><a href="#warnings">input warnings</a></li>' if warnings else "") + "</ul></nav>",
     ]
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
-        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids))
+        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors.get(name, "path")))
     if unscored:
         body.append(_unscored(unscored, ids, len(names) > 1))
     body.append(warnings_list(warnings))
     return document(title, "".join(body), "sweep")
 
 
-def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dict) -> str:
+def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dict, floor: str) -> str:
     slice_rows = []
     for r in rows:
         cells = "".join(
@@ -82,12 +86,12 @@ def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dic
     call_effs = [e for s in scored for e in s["call_efficiencies"]]
     return (
         f'<section id="ruleset-{i}" data-ruleset="{esc(name)}"><h2>ruleset <code>{esc(name)}</code></h2>'
-        + table(SLICE_HEADERS, slice_rows, caption="slices", numeric=tuple(range(1, 12)))
+        + table([h.format(floor=floor) for h in SLICE_HEADERS], slice_rows, caption="slices", numeric=tuple(range(1, 12)))
         + '<div class="legend">'
         + histogram(session_effs, "session efficiency (scored sessions)", f"hist-{i}-sessions")
         + histogram(call_effs, "call efficiency (calls of scored sessions)", f"hist-{i}-calls", "#2ca02c")
         + "</div>"
-        + _index(i, sessions, ids)
+        + _index(i, sessions, ids, floor)
         + _sections(sessions, ids)
         + "</section>"
     )
@@ -97,7 +101,7 @@ def _status(row: dict) -> str:
     return mark(row["status"] == "scored", "scored", "not scored") + " " + esc(row["status"])
 
 
-def _index(i: int, sessions: list[dict], ids: dict) -> str:
+def _index(i: int, sessions: list[dict], ids: dict, floor: str) -> str:
     rows = []
     for n, s in enumerate(sessions, 1):
         sid = ids[(s["ruleset"], s["session"])]
@@ -115,7 +119,7 @@ def _index(i: int, sessions: list[dict], ids: dict) -> str:
             + "</tr>"
         )
     return table(
-        ("#", "status", "session", "efficiency", "path-only", "used", "envelope", "calls", "files used",
+        ("#", "status", "session", "efficiency", f"{floor}-only", "used", "envelope", "calls", "files used",
          "files returned", "turns"),
         rows, caption=f"sessions ({len(sessions)}) — click a heading to sort", cls="sortable sessions",
         numeric=(0, 3, 4, 5, 6, 7, 8, 9, 10),
