@@ -327,3 +327,16 @@ def test_pages_read_with_javascript_off_and_without_colour(browser, tmp_path, ca
     # Sorting by chars ascending puts the smallest file first.
     page.eval("document.querySelectorAll('#files th')[3].click()")
     assert page.eval("document.querySelector('#files tbody tr').dataset.path") == "lib/router/layer.js"
+
+
+def test_ci_installs_the_browser_before_running_the_readmes_test_command():
+    repo = Path(__file__).resolve().parent.parent
+    steps = [line.strip() for line in (repo / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    readme = (repo / "README.md").read_text()
+    test_command = ".venv/bin/python -m pytest"
+    assert steps[-1] == test_command and f"    {test_command}\n" in readme
+    install = next(i for i, s in enumerate(steps) if "apt-get install" in s and "chromium" in s)
+    assert install < len(steps) - 1
+    assert "command -v chromium" in " ".join(steps[:install])  # only when missing
+    assert "chromium" in readme and "apt-get install -y chromium" in readme
