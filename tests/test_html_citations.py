@@ -39,3 +39,48 @@ def test_overlapping_citations_merge_into_one_span_linking_every_file():
 
 def test_evidence_not_in_the_answer_marks_nothing():
     assert citation_spans("nothing here", [(0, "path", "lib/x.js"), (1, "quote", "…")]) == []
+
+
+# The rendered answer, read back by an HTML parser, is the answer: whatever it
+# holds (markup, entities, quotes) and however its citations overlap.
+
+from html.parser import HTMLParser  # noqa: E402
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from citeledger.report.html.session import answer_html  # noqa: E402
+
+
+class _Text(HTMLParser):
+    """Text of the <pre>, without the [n] markers of the links; and the links' targets."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text, self.links, self._pre, self._sup = [], [], False, 0
+
+    def handle_starttag(self, tag, attrs):
+        self._pre |= tag == "pre"
+        self._sup += tag == "sup"
+        if tag == "a" and self._pre:
+            self.links.append(dict(attrs)["href"])
+
+    def handle_endtag(self, tag):
+        self._sup -= tag == "sup"
+
+    def handle_data(self, data):
+        if self._pre and not self._sup:
+            self.text.append(data)
+
+
+PIECES = st.sampled_from(["lib/a.js", "a.js", "`etag`", "<script>", "&amp;", '"', "'", " ", "\n", "x", "é", "😀", "…"])
+
+
+@given(st.lists(PIECES, max_size=30).map("".join),
+       st.lists(st.tuples(st.sampled_from(["path", "symbol", "quote"]), PIECES), max_size=4))
+def test_rendered_answer_reads_back_as_the_answer(answer, credits):
+    files = [{"path": f"f{i}", "channel": ch, "evidence": ev} for i, (ch, ev) in enumerate(credits)]
+    page = answer_html({"has_answer": True, "files": files}, answer)
+    parsed = _Text()
+    parsed.feed(page)
+    assert "".join(parsed.text) == answer
+    assert all(link.startswith("#file-") and 1 <= int(link[6:]) <= len(files) for link in parsed.links)

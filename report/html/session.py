@@ -36,7 +36,7 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
     else:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
                      "No codegraph_explore response with a source section: nothing to charge.</p>")
-    parts.append(_answer(data, answer, index))
+    parts.append(answer_html(data, answer))
     if "answer_set" in data:
         parts.append(_answer_set(data))
     parts.append(warnings_list(data["warnings"]))
@@ -190,7 +190,8 @@ def _files(data: dict, ranks: dict) -> str:
     )
 
 
-def _answer(data: dict, answer: str, index: dict) -> str:
+def answer_html(data: dict, answer: str) -> str:
+    """The answer, escaped, each crediting citation a link to its file's row (#file-N)."""
     if not data["has_answer"]:
         return '<section id="answer"><h2>Final answer</h2><p>No final answer text found.</p></section>'
     credits = [(i, f["channel"], f["evidence"]) for i, f in enumerate(data["files"]) if f["channel"] is not None]
