@@ -212,11 +212,13 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     sessions = page.eval("""Array.from(document.querySelectorAll('#ruleset-0 table.sessions tbody tr')).map(function (tr) {
         return [tr.dataset.session, tr.cells[1].textContent,
                 JSON.parse(tr.querySelector('[data-field=efficiency]').dataset.value),
-                JSON.parse(tr.querySelector('[data-field=envelope]').dataset.value)]; })""")
+                JSON.parse(tr.querySelector('[data-field=envelope]').dataset.value),
+                JSON.parse(tr.querySelector('[data-field=warnings]').dataset.value)]; })""")
     rows = [r for r in records if r["record"] == "session" and r["ruleset"] == "default"]
     mark = {True: "✓ scored", False: "✗ not scored"}
-    assert sessions == [[r["session"], mark[r["status"] == "scored"] + " " + r["status"], r["efficiency"], r["envelope"]]
-                        for r in rows]
+    assert sessions == [[r["session"], mark[r["status"] == "scored"] + " " + r["status"], r["efficiency"], r["envelope"],
+                         r["warnings"]] for r in rows]
+    assert [s[4] for s in sessions] == [0, 0, 0, 2, 0, 0, 0]  # beta/r1's second segment reuses a tool_use id
 
     # Session efficiencies 0.6 0.3 1.0 0.9 0.25 in 10-point bins; calls 0.6 0.3 1.0 0.8 1.0 0.25.
     counts = page.eval("""['hist-0-sessions', 'hist-0-calls'].map(function (id) {

@@ -116,13 +116,14 @@ def _index(i: int, sessions: list[dict], ids: dict, floor: str) -> str:
             + cell("files_used", s["files_used"], str(s["files_used"]))
             + cell("files_returned", s["files_returned"], str(s["files_returned"]))
             + cell("turns", s["turns"], str(s["turns"]))
+            + cell("warnings", s["warnings"], str(s["warnings"]))
             + "</tr>"
         )
     return table(
         ("#", "status", "session", "efficiency", f"{floor}-only", "used", "envelope", "calls", "files used",
-         "files returned", "turns"),
+         "files returned", "turns", "input warnings"),
         rows, caption=f"sessions ({len(sessions)}) — click a heading to sort", cls="sortable sessions",
-        numeric=(0, 3, 4, 5, 6, 7, 8, 9, 10),
+        numeric=(0, 3, 4, 5, 6, 7, 8, 9, 10, 11),
     )
 
 
