@@ -342,3 +342,11 @@ def test_ci_installs_the_browser_before_running_the_readmes_test_command():
     assert install < len(steps) - 1
     assert "command -v chromium" in " ".join(steps[:install])  # only when missing
     assert "chromium" in readme and "apt-get install -y chromium" in readme
+
+
+def test_a_missing_browser_fails_saying_how_to_install_it(monkeypatch):
+    import browser as browser_module
+
+    monkeypatch.setattr(browser_module.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match=r"apt-get update && apt-get install -y chromium"):
+        chromium_path()
