@@ -205,6 +205,12 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     expected = [r for r in records if r["record"] == "slice"]
     keys = ("n", "pooled", "median", "p25", "p75", "min", "path_only_pooled", "calls", "call_median", "call_p25", "not_scored")
     assert slices == [{"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys}} for r in expected]
+    # The cells read as the text table's columns, row by row.
+    _, text, _ = cli(capsys, "sweep", BASE, "--ruleset", "default", "--ruleset", "lines", "-q", "-j1")
+    text_rows = [line.split() for line in text.splitlines() if line.split()[:1] in (["all"], ["single-question"], ["multi-turn"])]
+    cells = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
+        return Array.from(tr.cells).slice(0, 11).map(function (c) { return c.textContent; }); })""")
+    assert cells == text_rows
     # Hand-worked (test_sweep.py): all n 5, median 0.6, p25 0.3, min 0.25.
     all_default = slices[0]
     assert (all_default["n"], all_default["median"], all_default["p25"], all_default["min"]) == (5, 0.6, 0.3, 0.25)
@@ -261,6 +267,14 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
         {"group": r["group"], **{k: r[k] for k in keys},
          "ci": None if r["ci_low"] is None else [r["ci_low"], r["ci_high"]]} for r in expected
     ]
+    # The cells read as the text output's: runs, medians, difference and interval, group by group.
+    _, text, _ = cli(capsys, "compare", BASE, NEW, "-q", "-j1")
+    text_lines = {line.split()[0]: line for line in text.splitlines()[1:7] if line.strip()}
+    shown = page.eval("""Array.from(document.querySelectorAll('table.groups tbody tr')).map(function (tr) {
+        return [tr.dataset.group].concat([2, 4, 5, 6, 7, 8].map(function (i) { return tr.cells[i].textContent; })); })""")
+    for group, base_runs, new_runs, base_med, new_med, diff, ci in shown:
+        expected = "  ".join([group, base_runs, new_runs, base_med, new_med, diff, ci])
+        assert text_lines[group].split() == expected.split()
     # Hand-worked (test_compare.py): alpha base runs 0.6 0.3 1.0, new 0.8 0.7 0.9; medians 0.6 and 0.8.
     alpha = groups[0]
     assert (alpha["group"], alpha["base_runs"], alpha["new_runs"]) == ("alpha", [0.6, 0.3, 1.0], [0.8, 0.7, 0.9])
