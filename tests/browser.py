@@ -44,6 +44,7 @@ class Browser:
 
     def __init__(self):
         self._profile = tempfile.mkdtemp(prefix="citeledger-chromium-")
+        self._log = open(os.path.join(self._profile, "stderr.log"), "wb")  # shown if chromium fails
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
 
@@ -61,7 +62,7 @@ class Browser:
                 "--remote-debugging-pipe", f"--user-data-dir={self._profile}", "--hide-scrollbars",
                 "--window-size=1280,900", "about:blank",
             ],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
             preexec_fn=fds, pass_fds=(3, 4),  # kept open past preexec_fn
         )
         os.close(to_child_r)
@@ -91,13 +92,21 @@ class Browser:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([self._from_child], [], [], max(left, 0))
             if not ready:
-                raise BrowserError(f"no reply from chromium in {TIMEOUT:.0f}s")
+                raise BrowserError(f"no reply from chromium in {TIMEOUT:.0f}s; its stderr ends: {self.stderr_tail()}")
             chunk = os.read(self._from_child, 1 << 20)
             if not chunk:
-                raise BrowserError("chromium closed the protocol pipe (did it start?)")
+                raise BrowserError(f"chromium closed the protocol pipe; its stderr ends: {self.stderr_tail()}")
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)
+
+    def stderr_tail(self, limit: int = 800) -> str:
+        self._log.flush()
+        try:
+            with open(self._log.name, "rb") as fh:
+                return fh.read().decode("utf-8", "replace")[-limit:].strip() or "(nothing)"
+        except OSError:
+            return "(unreadable)"
 
     def wait_for(self, method: str, session: str) -> dict:
         for i, e in enumerate(self.events):
@@ -139,6 +148,7 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        self._log.close()
         shutil.rmtree(self._profile, ignore_errors=True)
 
 
