@@ -49,26 +49,22 @@ def render_answer_set(result, view) -> str:
     return "\n".join(lines) + "\n"
 
 
-def with_answer_set(data: dict, view) -> dict:
-    if view:
-        data["answer_set"] = {
-            "globs": list(view.globs),
-            "chars": view.chars,
-            "share": view.share,
-            "files": list(view.members),
-        }
-    return data
-
-
 def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
     view = answer_set(result, args.answer) if args.answer else None
     if args.html:  # the page also says why, as explain does
-        write_file(args.html, session_page(with_answer_set(session_dict(result, explain=True), view), result.answer))
+        write_file(args.html, session_page(session_dict(result, explain=True), result.answer, view))
     if args.json:
-        data = with_answer_set(session_dict(result), view)
+        data = session_dict(result)
+        if view:
+            data["answer_set"] = {
+                "globs": list(view.globs),
+                "chars": view.chars,
+                "share": view.share,
+                "files": list(view.members),
+            }
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         write_stdout(render_text(result))

@@ -17,8 +17,12 @@ from citeledger.report.html.page import (
 )
 
 
-def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
+def session_page(data: dict, answer: str, answer_set=None, title: Optional[str] = None) -> str:
+    """`answer_set`: report.envelope's AnswerSet when --answer was given (score's JSON `answer_set`)."""
     title = title or f"citeledger — {data['session']}"
+    if answer_set is not None:
+        data = {**data, "answer_set": {"globs": list(answer_set.globs), "chars": answer_set.chars,
+                                       "share": answer_set.share, "files": list(answer_set.members)}}
     return document(title, session_body(data, answer, heading=title), "session")
 
 
