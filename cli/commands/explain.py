@@ -33,10 +33,10 @@ def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
-    data = session_dict(result, explain=True)
     if args.html:
-        write_file(args.html, session_page(data, result.answer))
+        write_file(args.html, session_page(session_dict(result, explain=True), result.answer))
     if args.json:
+        data = session_dict(result, explain=True)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         write_stdout(render_explain(result))
