@@ -20,6 +20,7 @@ finds it again by searching the answer. Rules (docs/decisions.md, issue 10):
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterable
 
@@ -54,8 +55,13 @@ def occurrences(answer: str, channel: str, evidence: str) -> list[tuple[int, int
         return []
     found = [m.span() for m in evidence_pattern(evidence).finditer(answer) if m.end() > m.start()]
     if channel == "symbol":
-        spans = [m.span() for m in _CODE_SPAN.finditer(answer)]
-        inside = [f for f in found if any(a < f[0] and f[1] < b for a, b in spans)]
+        spans = [m.span() for m in _CODE_SPAN.finditer(answer)]  # sorted, non-overlapping
+        starts = [a for a, _ in spans]
+        inside = []
+        for f in found:  # the code span starting last before the occurrence is the only one that can hold it
+            k = bisect.bisect_left(starts, f[0]) - 1
+            if k >= 0 and f[1] < spans[k][1]:
+                inside.append(f)
         if inside:
             return inside
     return found
