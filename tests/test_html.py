@@ -364,3 +364,33 @@ def test_a_missing_browser_fails_saying_how_to_install_it(monkeypatch):
     monkeypatch.setattr(browser_module.shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match=r"apt-get update && apt-get install -y chromium"):
         chromium_path()
+
+
+# ---------------------------------------------------------------- sensitivity
+
+
+def test_sensitivity_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
+    html = tmp_path / "sens.html"
+    argv = ["sensitivity", BASE, "--rulesets", "path-only", "corrected", "-q", "-j1"]
+    _, text, _ = cli(capsys, *argv, "--html", html)
+    _, lines, _ = cli(capsys, *argv, "--json")
+    rows = [json.loads(line) for line in lines.splitlines()][1:]
+    page = load(browser, html)
+    got = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
+        var row = {ruleset: tr.dataset.ruleset, slice: tr.dataset.slice};
+        tr.querySelectorAll('[data-field]').forEach(function (td) { row[td.dataset.field] = JSON.parse(td.dataset.value); });
+        return row; })""")
+    keys = ("n", "pooled", "median", "p25")
+    deltas = ("delta_pooled", "delta_median", "delta_p25", "changed")
+    assert got == [
+        {"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys},
+         **({} if r["ruleset"] == "default" else {k: r[k] for k in deltas})} for r in rows
+    ]
+    # Cell by cell, the text table's row.
+    cells = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
+        return Array.from(tr.cells).map(function (c) { return c.textContent; }).filter(function (t) { return t; }); })""")
+    text_rows = [line.split() for line in text.splitlines()[3:12]]
+    assert cells == text_rows
+    # path-only loses alpha/r3's symbol credit: all pooled 3950 -> 3450 of 6000 chars (test_sweep.py's corpus).
+    assert got[3]["pooled"] == pytest.approx(3450 / 6000)
+    assert page.eval("document.querySelectorAll('#plot svg').length") == 1

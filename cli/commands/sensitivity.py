@@ -11,12 +11,13 @@ from citeledger.rules.loader import load_ruleset
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.report.plot import delta_plot
-from citeledger.cli.output import write_images, write_stdout
+from citeledger.cli.output import write_file, write_images, write_stdout
+from citeledger.report.html import sensitivity_page
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity
 from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.cli.commands.common import add_format_options, add_html_option, add_jobs_options, warn
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, write_csv
 
 FORMAT = "citeledger-sensitivity/1"
@@ -44,6 +45,7 @@ def add_parser(sub) -> None:
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
     add_format_options(p, "print JSON lines (a header, then one object per row)")
     p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
+    add_html_option(p)
     add_jobs_options(p)
     p.set_defaults(run=run)
 
@@ -116,7 +118,10 @@ def run(args) -> int:
         "multi_turn": sum(1 for r in refs if r.turns > 1),
         "unreadable": unreadable, "quantiles": "type 7",
     }
-    plot = write_images(args.plot, delta_plot(names, rows, result.deltas(), names[0])) if args.plot else []
+    images = delta_plot(names, rows, result.deltas(), names[0]) if args.plot or args.html else {}
+    plot = write_images(args.plot, images) if args.plot else []
+    if args.html:
+        write_file(args.html, sensitivity_page(header, rows, [w.as_dict() for w in warnings], images["svg"]))
     if args.json:
         records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
         write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
