@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from citeledger.core import percent, to_fixed
-from citeledger.report.html.page import cell, document, esc, field, mark, pct, table, value_attr, warnings_list
+from citeledger.report.html.page import cell, document, esc, mark, pct, table, value_attr, warnings_list
 from citeledger.report.tables import points
 
 
