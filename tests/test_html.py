@@ -394,3 +394,16 @@ def test_sensitivity_page_numbers_equal_the_json_lines(browser, tmp_path, capsys
     # path-only loses alpha/r3's symbol credit: all pooled 3950 -> 3450 of 6000 chars (test_sweep.py's corpus).
     assert got[3]["pooled"] == pytest.approx(3450 / 6000)
     assert page.eval("document.querySelectorAll('#plot svg').length") == 1
+
+
+def test_trailing_blocks_are_a_striped_segment_of_their_call(browser, tmp_path, capsys):
+    # Under corrected, fastify-killed's response ends in a 371-char guidance block charged to no file.
+    fixture = REAL / "stream" / "fastify-killed.jsonl"
+    html = tmp_path / "meta.html"
+    cli(capsys, "score", "--ruleset", "corrected", fixture, "--html", html)
+    _, out_json, _ = cli(capsys, "score", "--ruleset", "corrected", fixture, "--json")
+    assert json.loads(out_json)["meta_chars"] == 371
+    page = load(browser, html)
+    assert page.eval("Array.from(document.querySelectorAll('.bar .meta')).map(function (s) { return s.title; })") == [
+        "trailing blocks, 371 chars"]
+    assert fields(page)["meta_chars"][0] == [371, "371"]
