@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import attrs
 
-from citeledger.core.scores import SessionScore, ratio
-
-
-def glob_pattern(glob: str) -> re.Pattern:
-    """`**` matches anything, `*` anything but "/", the rest literally; anchored."""
-    parts = re.split(r"(\*\*|\*)", glob)
-    body = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
-    return re.compile(rf"\A{body}\Z", re.S)
+from citeledger.core import SessionScore, glob_pattern, ratio
 
 
 @attrs.frozen

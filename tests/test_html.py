@@ -374,7 +374,7 @@ def test_sensitivity_page_numbers_equal_the_json_lines(browser, tmp_path, capsys
     argv = ["sensitivity", BASE, "--rulesets", "path-only", "corrected", "-q", "-j1"]
     _, text, _ = cli(capsys, *argv, "--html", html)
     _, lines, _ = cli(capsys, *argv, "--json")
-    rows = [json.loads(line) for line in lines.splitlines()][1:]
+    rows = [r for r in map(json.loads, lines.splitlines()) if r["record"] == "row"]
     page = load(browser, html)
     got = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
         var row = {ruleset: tr.dataset.ruleset, slice: tr.dataset.slice};

@@ -9,7 +9,9 @@ from citeledger.report.explain import render_explain
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
-from citeledger.cli.commands.common import add_html_option, add_session_inputs, read_session, ruleset_from, warn
+from citeledger.cli.commands.common import (
+    add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+)
 
 
 def add_parser(sub) -> None:
@@ -31,15 +33,17 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset)
+    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     if args.html:
         write_file(args.html, session_page(session_dict(result, explain=True), result.answer))
     if args.json:
         data = session_dict(result, explain=True)
+        if added:  # the partial-session rule read these too; `inputs` lists every file read
+            data["added_inputs"] = added
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        write_stdout(render_explain(result))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
-        warn(w)
+        write_stdout(render_explain(result) + added_line(added))
+    report_warnings(result.warnings, "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK
