@@ -407,3 +407,26 @@ def test_trailing_blocks_are_a_striped_segment_of_their_call(browser, tmp_path, 
     assert page.eval("Array.from(document.querySelectorAll('.bar .meta')).map(function (s) { return s.title; })") == [
         "trailing blocks, 371 chars"]
     assert fields(page)["meta_chars"][0] == [371, "371"]
+
+
+def test_compare_arms_page_has_the_harness_view_and_the_arm_labels(browser, tmp_path, capsys):
+    pass_dir = Path(__file__).parent / "fixtures" / "pass"
+    html = tmp_path / "ab.html"
+    argv = ["compare", pass_dir, "--arms", "baseline", "new", "-q", "-j1"]
+    _, text, _ = cli(capsys, *argv, "--html", html)
+    _, lines, _ = cli(capsys, *argv, "--json")
+    groups = [r for r in map(json.loads, lines.splitlines()) if r["record"] == "group" and r["group"] != "(all)"]
+    page = load(browser, html)
+    heads = page.eval("Array.from(document.querySelectorAll('table.groups thead th')).map(function (th) { return th.textContent; })")
+    assert heads[1:3] == ["baseline n", "baseline runs (%)"] and heads[3:5] == ["new n", "new runs (%)"]
+    harness = page.eval("""Array.from(document.querySelectorAll('#harness tbody tr')).map(function (tr) {
+        var c = tr.querySelector('[data-field]');
+        return [tr.dataset.group, tr.cells[1].textContent, JSON.parse(c.dataset.value), c.textContent, tr.cells[3].textContent]; })""")
+    assert [(g, arm, value) for g, arm, value, _, _ in harness] == [
+        (g["group"], arm, g[f"{side}_pooled"]) for g in groups for side, arm in (("base", "baseline"), ("new", "new"))
+    ]
+    # Each line reads as the text's harness view (tests/fixtures/pass/README.md derives these by hand).
+    for group, arm, _, pooled, spread in harness:
+        assert f"{arm:<8}  pooled efficiency  {pooled:>6}   per-run efficiency  {spread}" in text
+    assert harness[0][3:] == ["62.8%", "51.6% [17.9%–95.1%]"]
+    assert page.eval("document.querySelectorAll('#other-arms li').length") == 3

@@ -459,7 +459,7 @@ def run(args) -> int:
                            comparison.other_arms)
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
-                                images.get("svg"))
+                                images.get("svg"), comparison.other_arms)
             for target in (args.html, args.out and os.path.join(args.out, "report.html")):
                 if target:
                     write_file(target, page)

@@ -15,9 +15,12 @@ from citeledger.report.tables import points
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],
-                 warnings: list[dict], plot_svg: Optional[bytes] = None) -> str:
+                 warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=()) -> str:
+    """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
+    labels = tuple(header["arms"]) if header.get("arms") else ("base", "new")
+    passes = "".join(f"<code>{esc(p)}</code><br>" for p in header.get("passes") or ())
     rows = []
     for g in groups:
         ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
@@ -40,12 +43,14 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         '<dl class="summary">'
         f'<dt>baseline</dt><dd><code>{esc(header["baseline"])}</code></dd>'
         f'<dt>new</dt><dd><code>{esc(header["new"])}</code></dd>'
-        f'<dt>ruleset</dt><dd><code>{esc(header["ruleset"])}</code></dd>'
+        + (f"<dt>passes</dt><dd>{passes}</dd>" if passes else "")
+        +         f'<dt>ruleset</dt><dd><code>{esc(header["ruleset"])}</code></dd>'
         f'<dt>grouped by</dt><dd><code>{esc(header["key"])}</code></dd></dl>',
         '<section id="groups"><h2>Groups</h2>'
         + table(
-            ("group", "base n", "base runs (%)", "new n", "new runs (%)", "base median", "new median",
-             "diff (pp)", f"{conf}% CI (pp)", "base not scored", "new not scored"),
+            ("group", f"{labels[0]} n", f"{labels[0]} runs (%)", f"{labels[1]} n", f"{labels[1]} runs (%)",
+             f"{labels[0]} median", f"{labels[1]} median", "diff (pp)", f"{conf}% CI (pp)",
+             f"{labels[0]} not scored", f"{labels[1]} not scored"),
             rows, cls="sortable groups", numeric=(1, 3, 5, 6, 7, 9, 10),
         )
         + f'<p class="muted">Runs are every scored session of the group, in the pass\'s order. Bootstrap: '
@@ -53,6 +58,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         "(numpy PCG64 seeded with seed and crc32 of the group); (all) pools the groups scored on both sides. "
         "Quantiles: Hyndman-Fan type 7.</p></section>",
     ]
+    body.append(_harness(groups, labels))
     if plot_svg:
         body.append(f'<section id="plot"><h2>Plot</h2><figure>{inline_svg(plot_svg)}'
                     "<figcaption>explore allocation efficiency per run: baseline beside new, bars at the medians"
@@ -83,8 +89,39 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
             for u in unscored
         )
         body.append(f'<section id="not-compared"><h2>Not compared ({len(unscored)})</h2><ul>{items}</ul></section>')
+    if other_arms:
+        items = "".join(f"<li><code>{esc(o['session'])}</code>{_arm(o.get('arm'))}</li>" for o in other_arms)
+        body.append(f'<section id="other-arms"><h2>Sessions of other arms, not compared ({len(other_arms)})</h2>'
+                    f"<ul>{items}</ul></section>")
     body.append(warnings_list(warnings))
     return document(title, "".join(body), "compare")
+
+
+def _arm(label) -> str:
+    return f" (arm {esc(label)})" if label else ""
+
+
+def _harness(groups: list[dict], labels) -> str:
+    """The harness's allocation lines (compare-arms.mjs), per group and arm: pooled, median [min–max]."""
+    rows = []
+    for g in groups:
+        if g["group"] == "(all)" or "base_pooled" not in g:
+            continue
+        for side, label in zip(("base", "new"), labels):
+            runs = g[f"{side}_runs"]
+            spread = f"{pct(g[f'{side}_median'])} [{pct(min(runs))}–{pct(max(runs))}]" if runs else "—"
+            rows.append(
+                f'<tr data-group="{esc(g["group"])}" data-side="{side}"><td>{esc(g["group"])}</td><td>{esc(label)}</td>'
+                + cell(f"{side}_pooled", g[f"{side}_pooled"], pct(g[f"{side}_pooled"]))
+                + f'<td class="num">{esc(spread)}</td></tr>'
+            )
+    if not rows:
+        return ""
+    return (
+        '<section id="harness"><h2>Harness view</h2><p class="muted">As compare-arms.mjs prints allocation.</p>'
+        + table(("group", "arm", "pooled efficiency", "per-run efficiency, median [min–max]"), rows, numeric=(2, 3))
+        + "</section>"
+    )
 
 
 def _runs(name: str, values: list[float]) -> str:

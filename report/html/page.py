@@ -126,7 +126,8 @@ details.page > summary { font-weight: 600; }
 details.session > :not(summary) { margin-left: 1.6rem; }
 td.channel { white-space: nowrap; }
 td.runs { min-width: 9em; }
-table.groups th { vertical-align: bottom; }
+table.groups thead th { vertical-align: bottom; }
+table.groups tbody th { white-space: nowrap; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }
 footer { margin-top: 2.5rem; font-size: .85em; color: var(--muted); }
 """
