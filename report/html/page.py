@@ -120,7 +120,7 @@ a.cite sup { font-size: .7em; color: var(--muted); }
 .warnings code { word-break: break-all; }
 table.top td:nth-child(2) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; }
 table.top td:nth-child(3), table.top td:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
-table.sessions th { white-space: nowrap; }
+table.sessions th, td.status { white-space: nowrap; }
 details { margin: .2rem 0; } summary { cursor: pointer; }
 details.page > summary { font-weight: 600; }
 details.session > :not(summary) { margin-left: 1.6rem; }

@@ -106,7 +106,7 @@ def _index(i: int, sessions: list[dict], ids: dict, floor: str) -> str:
     for n, s in enumerate(sessions, 1):
         sid = ids[(s["ruleset"], s["session"])]
         rows.append(
-            f'<tr data-session="{esc(s["session"])}"><td class=num data-value="{n}">{n}</td><td>{_status(s)}</td>'
+            f'<tr data-session="{esc(s["session"])}"><td class=num data-value="{n}">{n}</td><td class=status>{_status(s)}</td>'
             f'<td><a href="#{sid}"><code>{esc(s["session"])}</code></a></td>'
             + cell("efficiency", s["efficiency"], pct(s["efficiency"]))
             + cell("path_only", s["path_only"], pct(s["path_only"]))
@@ -152,7 +152,7 @@ def _session(s: dict, sid: str) -> str:
     reason = f" — {esc(s['reason'])}" if s["reason"] else ""
     return (
         f'<details id="{sid}" class="session"><summary>{_status(s)} <code>{esc(s["session"])}</code> '
-        f"{pct(s['efficiency'])}{reason}</summary>"
+        f"{'' if s['efficiency'] is None else pct(s['efficiency'])}{reason}</summary>"
         f'<p>{num(s["used"])} of {num(env)} chars; calls: {calls}; inputs: '
         + ", ".join(f"<code>{esc(p)}</code>" for p in s["inputs"]) + "</p>"
         + (table(("✓/✗", "file", "chars", "share", "channel"), [files], cls="top", numeric=(2, 3)) if s["files"] else "")
