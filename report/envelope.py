@@ -6,6 +6,7 @@ import re
 
 import attrs
 
+from citeledger.core import compile_linear
 from citeledger.core.scores import SessionScore, ratio
 
 
@@ -13,7 +14,9 @@ def glob_pattern(glob: str) -> re.Pattern:
     """`**` matches anything, `*` anything but "/", the rest literally; anchored."""
     parts = re.split(r"(\*\*|\*)", glob)
     body = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
-    return re.compile(rf"\A{body}\Z", re.S)
+    # On RE2 (linear time): in re, `**a**a**a…b` against a long path backtracks
+    # exponentially. RE2 runs every glob; re is the fallback should one not translate.
+    return compile_linear(rf"\A{body}\Z", re.S, single=True) or re.compile(rf"\A{body}\Z", re.S)
 
 
 @attrs.frozen

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import plugins
+from citeledger.core import compile_linear, plugins
 from citeledger.core.errors import UserError
 
 from citeledger.rules import safety
@@ -218,13 +218,18 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
         )
 
 
-def compile_pattern(text: str) -> re.Pattern:
+def compile_pattern(text: str):
     """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
 
-    re has no time limit, so shapes that can backtrack catastrophically are
-    refused here (safety.UnsafePattern is an re.error; docs/robustness.md).
+    A pattern RE2 can run exactly as re does runs on RE2 (linear time,
+    core.patterns); re has no time limit, so for the rest (lookaround,
+    backreferences) shapes that can backtrack catastrophically are refused
+    here (safety.UnsafePattern is an re.error; docs/robustness.md).
     """
     pattern = re.compile(text, re.ASCII)
+    linear = compile_linear(text)
+    if linear is not None:
+        return linear
     safety.check_ruleset_pattern(pattern)
     return pattern
 
