@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import attrs
@@ -63,7 +64,7 @@ class PathChannel:
         for m in opts.basename.finditer(answer):
             # The reference also reads the last segment of a/b/c.js as a bare
             # c.js; matching by directories must not let it drop them again.
-            if opts.match == "directories" and any(a <= m.start() < b for a, b in inside):
+            if opts.match == "directories" and _inside(inside, m.start()):
                 continue
             ext = m.group().rsplit(".", 1)[-1].lower()
             if not opts.basename_extension_gate:
@@ -141,6 +142,12 @@ class PathChannel:
             else:
                 findings[path] = Finding(self.name, False, None, "no cited path names this file")
         return findings
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """`at` lies in one of `spans` (finditer's: sorted, disjoint), by bisection."""
+    k = bisect.bisect_right(spans, (at, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= at < spans[k][1]
 
 
 _MODULUS = (1 << 61) - 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import os
 import re
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
@@ -35,7 +36,8 @@ from citeledger.core.scores import SessionScore
 
 STREAM = "claude-stream"
 INTERACTIVE = "claude-interactive"
-_SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
+# re.S and \Z: a file name may hold a newline.
+_SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl\Z", re.S)
 
 
 @pickle_by_fields
@@ -109,11 +111,69 @@ def _is_subagent_dir(dirpath: str) -> bool:
     return os.path.basename(dirpath) == "subagents" and os.path.isfile(os.path.dirname(dirpath) + ".jsonl")
 
 
-def _walk(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not _is_subagent_dir(os.path.join(dirpath, d)))
-        for name in sorted(filenames):
-            yield os.path.join(dirpath, name)
+def _walk(root: str, warnings: list) -> Iterator[str]:
+    """Files under `root`, sorted, each directory's files before its subdirectories'.
+
+    Nothing is skipped in silence: a directory that cannot be listed and a
+    file that is not a regular file (a FIFO would block whoever opens it)
+    become warnings naming the path. A symlinked directory is followed once;
+    one that leads to a directory already walked (a loop) is listed, not
+    walked again. A dangling symlink is yielded, for its reader to report.
+    """
+    stack = [root]
+    walked: dict[tuple[int, int], str] = {}  # (device, inode) of each directory walked -> its path
+    while stack:
+        dirpath = stack.pop()
+        entries = _list_directory(dirpath, walked, warnings)
+        if entries is None:
+            continue
+        subdirs = []
+        for entry in entries:
+            path = os.path.join(dirpath, entry.name)
+            kind = _entry_kind(entry)
+            if kind == "directory":
+                if not _is_subagent_dir(path):
+                    subdirs.append(path)
+            elif kind == "file":
+                yield path
+            else:
+                warnings.append(InputWarning(path, 0, f"not a regular file ({kind}), not read"))
+        stack.extend(reversed(subdirs))
+
+
+def _path_kind(path: str) -> str:
+    mode = os.stat(path).st_mode
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def _list_directory(dirpath: str, walked: dict, warnings: list):
+    """A directory's entries sorted by name, or None (with a warning) if it cannot be or was already read."""
+    try:
+        st = os.stat(dirpath)
+        first = walked.get((st.st_dev, st.st_ino))
+        if first is not None:
+            # Through a symlink (or a loop of them): read once, where first met.
+            warnings.append(InputWarning(dirpath, 0, f"the same directory as {first} (a symlink), not read again"))
+            return None
+        walked[(st.st_dev, st.st_ino)] = dirpath
+        with os.scandir(dirpath) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        warnings.append(InputWarning(dirpath, 0, f"cannot read directory: {exc.strerror or exc}"))
+        return None
+
+
+def _entry_kind(entry) -> str:
+    """"directory", "file" (regular, or a dangling symlink), or what else it is."""
+    try:
+        mode = entry.stat().st_mode  # follows symlinks
+    except OSError:
+        return "file"  # a dangling or looping symlink: its reader says why it cannot be read
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
 
 
 def _claim(path: str, order) -> Optional[str]:
@@ -148,7 +208,10 @@ def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]
             warnings.append(InputWarning(root, 0, "no such file or directory"))
             continue
         root_is_file = os.path.isfile(root)
-        files = [root] if root_is_file else list(_walk(root))
+        if not root_is_file and not os.path.isdir(root):
+            warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_path_kind(root)}), not read"))
+            continue
+        files = [root] if root_is_file else list(_walk(root, warnings))
         segments: dict[tuple[str, str], dict[int, str]] = collections.defaultdict(dict)
         found: list[tuple[str, SessionRef]] = []
         for path in files:

@@ -238,12 +238,12 @@ class LinearPattern:
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
         readable = self._readable(text)
-        return (_Match(m, text) for m in self._re2.finditer(text if readable is None else readable))
+        return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
 
     def _one(self, method, text: str):
         readable = self._readable(text)
         m = method(text if readable is None else readable)
-        return None if m is None else _Match(m, text)
+        return None if m is None else _Match(m, text, self)
 
     def search(self, text: str):
         return self._one(self._re2.search, text)
@@ -278,16 +278,24 @@ class LinearPattern:
 
 
 class _Match:
-    """re.Match's interface over an RE2 match (whose span() takes no group
-    names), read from the original text when RE2 read a surrogate-free copy."""
+    """re.Match's interface over an RE2 match, read from the original text.
 
-    __slots__ = ("_m", "string")
+    Holds the match's spans (code points) once: google-re2's own match
+    object recounts the pattern's groups on every span() and takes no
+    group names.
+    """
 
-    def __init__(self, m, string: str):
-        self._m, self.string = m, string
+    __slots__ = ("_spans", "_pattern", "string")
+
+    def __init__(self, m, string: str, pattern: "LinearPattern"):
+        spans = getattr(m, "_spans", None)  # google-re2 keeps them here; else ask
+        self._spans = spans if spans is not None else [m.span(i) for i in range(pattern.groups + 1)]
+        self._pattern, self.string = pattern, string
 
     def span(self, group=0):
-        return self._m.span(self._m.re.groupindex.get(group, group))
+        if group.__class__ is str:
+            group = self._pattern.groupindex[group]
+        return self._spans[group]
 
     def start(self, group=0):
         return self.span(group)[0]
@@ -298,18 +306,18 @@ class _Match:
     def group(self, *groups):
         if len(groups) > 1:
             return tuple(self.group(g) for g in groups)
-        start, end = self.span(groups[0] if groups else 0)
+        start, end = self.span(groups[0]) if groups else self._spans[0]
         return None if start == -1 else self.string[start:end]
 
     def __getitem__(self, group):
         return self.group(group)
 
     def groups(self, default=None):
-        values = [self.group(i) for i in range(1, self._m.re.groups + 1)]
+        values = [self.group(i) for i in range(1, self._pattern.groups + 1)]
         return tuple(default if v is None else v for v in values)
 
     def groupdict(self, default=None):
-        return {name: (default if self.group(name) is None else self.group(name)) for name in self._m.re.groupindex}
+        return {name: (default if self.group(name) is None else self.group(name)) for name in self._pattern.groupindex}
 
 
 def compile_linear(text: str, flags: int = 0, strict: bool = False, single: bool = False):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-import orjson
-
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
 from citeledger.core.jsstr import percent, thousands, utf16_len
@@ -13,6 +10,7 @@ from citeledger.report.text import NO_CALLS
 from citeledger.core.scores import SessionScore, ratio
 from citeledger.cli.output import write_stdout
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.report.jsonreport import json_bytes
 
 SOURCES = {
     "result": "the result event(s)",
@@ -79,7 +77,7 @@ def run(args) -> int:
     result = score(transcript, ruleset)
     if args.json:
         data = session_dict(result, explain=True)
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_explain(result))
     for w in result.warnings:  # on stderr whatever the format; --json also carries them

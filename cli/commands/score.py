@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-import orjson
-
 from citeledger.core.accountant import score
 from citeledger.report.envelope import answer_set
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
@@ -14,6 +11,7 @@ from citeledger.report.text import render_text
 from citeledger.core.scores import ratio
 from citeledger.cli.output import write_stdout
 from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.report.jsonreport import json_bytes
 
 
 def add_parser(sub) -> None:
@@ -61,7 +59,7 @@ def run(args) -> int:
                 "share": view.share,
                 "files": list(view.members),
             }
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_text(result))
         if view:

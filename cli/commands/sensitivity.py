@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import orjson
-
 from citeledger.rules.loader import load_ruleset
 
 from citeledger.core.corpus import discover, score_corpus
@@ -18,6 +16,7 @@ from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, write_csv
+from citeledger.report.jsonreport import json_bytes
 
 FORMAT = "citeledger-sensitivity/1"
 
@@ -119,7 +118,7 @@ def run(args) -> int:
     plot = write_images(args.plot, delta_plot(names, rows, result.deltas(), names[0])) if args.plot else []
     if args.json:
         records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
-        write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        write_stdout(b"".join(json_bytes(r) + b"\n" for r in records))
     elif args.csv:
         write_csv(sys.stdout, COLUMNS, rows)
     else:

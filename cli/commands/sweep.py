@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import os
 import sys
-
-import orjson
 
 from citeledger.rules.loader import load_ruleset
 
@@ -16,6 +15,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserEr
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -66,7 +66,7 @@ def load_rulesets(names) -> list:
 
 
 def jsonl(record: dict) -> bytes:
-    return orjson.dumps(record) + b"\n"
+    return json_bytes(record) + b"\n"
 
 
 class Outputs:
@@ -111,6 +111,11 @@ def write_csv(path_or_stream, columns, rows) -> None:
     if isinstance(path_or_stream, str):
         with atomic_open(path_or_stream, "w") as fh:
             write_csv(fh, columns, rows)
+        return
+    if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
+        buffer = io.StringIO(newline="")
+        write_csv(buffer, columns, rows)
+        write_stdout(buffer.getvalue())
         return
     w = csv.writer(path_or_stream)
     w.writerow(columns)

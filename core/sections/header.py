@@ -89,9 +89,25 @@ def parse_header(path: str, suffix: str) -> Header:
     try:
         tree = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
     except UnexpectedInput:
-        tokens = _PARSER.parse(suffix, start="tokens").scan_values(
-            lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
-        )
-        return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
-    parsed = _TO_HEADER.transform(tree)
+        return _flat_header(path, suffix)
+    except RecursionError:
+        return _too_deep(path, suffix)
+    try:
+        parsed = _TO_HEADER.transform(tree)
+    except RecursionError:
+        return _too_deep(path, suffix)
     return Header(path, suffix, parsed.symbols, more=parsed.more, tags=parsed.tags)
+
+
+def _flat_header(path: str, suffix: str) -> Header:
+    """The symbols of a suffix the structured rules cannot parse, in order."""
+    tokens = _PARSER.parse(suffix, start="tokens").scan_values(
+        lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
+    )
+    return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
+
+
+def _too_deep(path: str, suffix: str) -> Header:
+    """A header nesting render tags past the recursion limit (hundreds deep):
+    read flat, as an unparsable one is; its symbols are the same, its tags unread."""
+    return _flat_header(path, suffix)
