@@ -123,7 +123,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
         w.writerow([csv_value(r[c]) for c in columns])
 
 
-def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int) -> str:
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
     turns = header["single_question"], header["multi_turn"]
     lines = [
         f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
@@ -131,7 +131,8 @@ def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], wa
     ]
     out = "\n".join(lines) + "\n"
     for rows in tables:
-        out += f"\nruleset {rows[0]['ruleset']}:\n" + render_slices(rows)
+        name = rows[0]["ruleset"]
+        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
     if unscored:
         out += f"\nnot scored ({len(unscored)}):\n"
         width = max(len(u["status"]) for u in unscored)
@@ -187,7 +188,8 @@ def run(args) -> int:
         for w in warnings[len(found_warnings):]:
             outputs.record({"record": "warning", **w.as_dict()})
         flat = [r for rows in slice_rows for r in rows]
-        text = render_text(header, slice_rows, unscored, len(warnings))
+        floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
+        text = render_text(header, slice_rows, unscored, len(warnings), floors)
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)

@@ -22,7 +22,7 @@ class Symbol:
     kind: str
 
 
-@frozen
+@attrs.frozen(cache_hash=True)  # a dict key of channels' per-envelope work
 class Header:
     """A parsed section header line."""
 
@@ -31,7 +31,6 @@ class Header:
     symbols: tuple[Symbol, ...]  # every `name(kind)` item, any kind
     more: Optional[int] = None  # the `+N more` count
     tags: tuple["RenderTag", ...] = ()
-    structured: bool = True  # false when the grammar fell back to symbols only
 
 
 @frozen
@@ -64,3 +63,6 @@ class Call:
     number: int  # 1-based, after responses without sections are dropped
     sections: tuple[Section, ...]
     origin: Origin
+    # Calls of one transcript that returned the same text share a key (and
+    # equal sections), so their sizes are tallied once; 0: not known.
+    text_key: int = 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from importlib import resources
 
@@ -80,11 +79,11 @@ class _ToHeader(Transformer):
 _TO_HEADER = _ToHeader()
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def parse_header(path: str, suffix: str) -> Header:
     """Structure a header line the splitter found (path and suffix); never raises.
 
-    Cached: the same header recurs across calls, runs and rulesets.
+    Not cached here: the splitter's per-call `Cuts` memoises headers, so no
+    parse outlives the scoring call that made it.
     """
     try:
         tree = _PARSER.parse(f"**`{path}`**{suffix}", start="header")
@@ -104,7 +103,7 @@ def _flat_header(path: str, suffix: str) -> Header:
     tokens = _PARSER.parse(suffix, start="tokens").scan_values(
         lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
     )
-    return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
+    return Header(path, suffix, tuple(map(_symbol, tokens)))
 
 
 def _too_deep(path: str, suffix: str) -> Header:
