@@ -9,7 +9,9 @@ input or ruleset error (one line on stderr naming the file and line);
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 
 from citeledger.core import __version__
@@ -42,11 +44,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (ending workers, discarding half-written
+    files, releasing an --out lock) and exit with 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _signals_unwind():
+    """SIGTERM and SIGHUP raise Terminated in the main thread for the run's duration."""
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal
+            previous[signum] = signal.signal(signum, _terminate)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    with _signals_unwind():
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
+    except Terminated as exc:
+        print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except UserError as exc:
         print(f"citeledger: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -55,6 +92,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
+        where = exc.filename if exc.filename is not None else "<input/output>"
+        print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise

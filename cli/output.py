@@ -74,6 +74,8 @@ def write_images(base: str, images: dict[str, bytes]) -> list[str]:
 
 def write_stdout(data: Data) -> None:
     """Write to standard output; a closed or full stdout is an input/output error naming it."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        raise UserError("<stdout>: cannot write: standard output is closed")
     try:
         if isinstance(data, str):
             try:

@@ -317,6 +317,7 @@ _WORKER: dict = {}
 
 
 def _init_worker(rulesets) -> None:
+    _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
 
@@ -369,7 +370,8 @@ def score_corpus(
             yield outcome
         return
     window = 4 * jobs
-    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets,)) as pool:
+    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets,))
+    try:
         pending: collections.deque = collections.deque()
         work = _chunks(refs, chunk)
         for part in work:
@@ -384,3 +386,35 @@ def score_corpus(
             if progress:
                 progress(len(outcomes))
             yield from outcomes
+    except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End a pool's workers at once: cancel queued work, terminate what runs.
+
+    shutdown() alone would first finish every chunk already submitted (up to
+    4 per worker), and leave workers running if this process were killed.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_with_parent() -> None:
+    """In a worker: the signals a run ends by (SIGTERM, SIGHUP) end the worker
+    plainly, and on Linux the worker is sent SIGTERM should its parent die."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends workers
+        pass
+
