@@ -282,3 +282,25 @@ def test_an_unlistable_directory_is_listed_with_why(tmp_path, monkeypatch):
     refs, warnings = corpus_module.discover([str(tmp_path)])
     assert [r.key for r in refs] == ["ok/run.jsonl"]
     assert [(w.file, w.message) for w in warnings] == [(str(tmp_path / "locked"), "cannot read directory: Permission denied")]
+
+
+def test_a_second_sweep_into_a_busy_out_directory_refuses_and_the_first_stays_whole(tmp_path):
+    many = tmp_path / "many"
+    for i in range(8):
+        make.many_paths(many / f"q{i}", sections=8_000, cited=2_000)
+    out = tmp_path / "out"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--jobs", "1", "--out", str(out), str(many)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
+    )
+    deadline = time.monotonic() + TIME
+    while not (out / ".citeledger.lock").exists() and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.02)
+    assert first.poll() is None, "the first sweep ended before the second started"
+    second = run("sweep", "-q", "--out", out, many)
+    assert second.returncode == 2
+    assert err(second).startswith(f"citeledger: error: {out}: another citeledger run is writing into this directory")
+    assert first.wait(timeout=TIME) == 0, first.stderr.read()
+    records = [json.loads(line) for line in (out / "sweep.jsonl").read_bytes().splitlines()]
+    assert sum(r["record"] == "session" for r in records) == 8
+    assert not (out / ".citeledger.lock").exists()
