@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
+import threading
 
 from citeledger.core import __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
@@ -33,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"citeledger {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.set_defaults(subparsers=sub.choices)
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"{__package__}.commands.{name}")
@@ -57,6 +60,19 @@ def _terminate(signum, frame):
     raise Terminated(signum)
 
 
+def _redeliver(unraisable) -> None:
+    """sys.unraisablehook: a Terminated raised where Python swallows exceptions
+    (an at-fork callback while a worker starts, a __del__) is delivered again,
+    so the run still ends; anything else goes to the usual hook."""
+    if isinstance(unraisable.exc_value, Terminated):
+        # Later and from another thread: raised now, it would land in this hook.
+        timer = threading.Timer(0.1, os.kill, (os.getpid(), unraisable.exc_value.signum))
+        timer.daemon = True
+        timer.start()
+    else:
+        sys.__unraisablehook__(unraisable)
+
+
 @contextlib.contextmanager
 def _signals_unwind():
     """SIGTERM and SIGHUP raise Terminated in the main thread for the run's duration."""
@@ -64,16 +80,20 @@ def _signals_unwind():
     for signum in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal
             previous[signum] = signal.signal(signum, _terminate)
+    hook, sys.unraisablehook = sys.unraisablehook, _redeliver
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
+        args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     with _signals_unwind():
         return _run(args)
 

@@ -6,7 +6,9 @@ from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
 from citeledger.report.jsonreport import json_bytes, session_dict
 from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.cli.commands.common import (
+    add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+)
 
 
 def add_parser(sub) -> None:
@@ -27,13 +29,15 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset)
+    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     if args.json:
         data = session_dict(result, explain=True)
+        if added:  # the partial-session rule read these too; `inputs` lists every file read
+            data["added_inputs"] = added
         write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
-        write_stdout(render_explain(result))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
-        warn(w)
+        write_stdout(render_explain(result) + added_line(added))
+    report_warnings(result.warnings, "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -10,7 +10,9 @@ from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.core.scores import ratio
 from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.cli.commands.common import (
+    add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+)
 from citeledger.report.jsonreport import json_bytes
 
 
@@ -19,9 +21,11 @@ def add_parser(sub) -> None:
         "score",
         help="score one session (the reference's text block, or --json)",
         description=(
-            "Score one session: stream-json segment FILEs of one run, in order "
-            "(run-x.jsonl run-x.t2.jsonl ...), or --session PATH for a Claude Code "
-            "interactive log (a project directory, its ~/.claude/projects folder, or one .jsonl)."
+            "Score one session: stream-json segment FILEs of one run (run-x.jsonl run-x.t2.jsonl ...), "
+            "or --session PATH for a Claude Code interactive log (a project directory, its "
+            "~/.claude/projects folder, or one .jsonl). A FILE is read with the rest of its session: "
+            "the segments beside it (run-x.t2.jsonl beside run-x.jsonl), an interactive log's "
+            "<session-id>/subagents/; the output names every file read."
         ),
     )
     add_session_inputs(p)
@@ -47,11 +51,14 @@ def render_answer_set(result, view) -> str:
 
 def run(args) -> int:
     ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset)
+    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     view = answer_set(result, args.answer) if args.answer else None
     if args.json:
         data = session_dict(result)
+        if added:  # the partial-session rule read these too; `inputs` lists every file read
+            data["added_inputs"] = added
         if view:
             data["answer_set"] = {
                 "globs": list(view.globs),
@@ -61,9 +68,8 @@ def run(args) -> int:
             }
         write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
-        write_stdout(render_text(result))
+        write_stdout(render_text(result) + added_line(added))
         if view:
             write_stdout(render_answer_set(result, view))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
-        warn(w)
+    report_warnings(result.warnings, "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -159,6 +159,7 @@ class CodexReader:
             ),
             warnings=tuple(warnings),
             reader=self.name,
+            turns=max(turn, 1),
         )
 
     def _items(self, path: str, warnings: list, options: ReadOptions):
