@@ -123,6 +123,14 @@ def test_exploding_answer_globs_finish(corpus):
     assert b"Envelope view" in result.stdout
 
 
+def test_exploding_exclude_globs_finish(corpus, tmp_path):
+    deep = tmp_path / ("a" * 200) / ("a" * 200)
+    make.write(deep / "run.jsonl", make.stream([make.response([make.section("x.js")])], "x.js"))
+    result = run("sweep", "-q", "--json", "--exclude", "**a" * 40 + "**b", "--exclude", "*a" * 40 + "b", tmp_path)
+    assert result.returncode == 0, err(result)
+    assert b'"record":"session"' in result.stdout  # nothing matched the globs: the session is swept
+
+
 def test_a_fifo_given_by_name_is_an_input_error_not_a_hang(corpus):
     result = run("score", corpus / "fifo/session.jsonl")
     assert result.returncode == 2
