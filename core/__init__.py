@@ -44,6 +44,7 @@ _LAZY = {
     "LinearPattern": "citeledger.core.patterns",
     "NotLinear": "citeledger.core.patterns",
     "needs_groups": "citeledger.core.patterns",
+    "kernel_name": "citeledger.core.kernel",
 }
 
 
