@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import orjson
-
 from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
-from citeledger.report.jsonreport import session_dict
+from citeledger.report.jsonreport import json_bytes, session_dict
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.commands.common import (
@@ -42,7 +40,7 @@ def run(args) -> int:
         data = session_dict(result, explain=True)
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_explain(result) + added_line(added))
     report_warnings(result.warnings, "--json")  # on stderr whatever the format; --json also carries them

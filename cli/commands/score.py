@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-import orjson
-
 from citeledger.core.accountant import score
 from citeledger.report.envelope import answer_set
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
@@ -17,6 +14,7 @@ from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.commands.common import (
     add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
 )
+from citeledger.report.jsonreport import json_bytes
 
 
 def add_parser(sub) -> None:
@@ -72,7 +70,7 @@ def run(args) -> int:
                 "share": view.share,
                 "files": list(view.members),
             }
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_text(result) + added_line(added))
         if view:

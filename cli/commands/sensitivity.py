@@ -6,8 +6,6 @@ import contextlib
 import os
 import sys
 
-import orjson
-
 from citeledger.rules.loader import load_ruleset
 
 from citeledger.core.corpus import discover, score_corpus
@@ -24,6 +22,7 @@ from citeledger.cli.commands.common import (
     report_warnings,
 )
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_exclude_option, turn_counts, write_csv
+from citeledger.report.jsonreport import json_bytes
 
 FORMAT = "citeledger-sensitivity/1"
 
@@ -146,12 +145,12 @@ def run(args) -> int:
         records += [{"record": "warning", **w.as_dict()} for w in warnings]
         text = render_text(dict(header, added=added), rows, plot)
         if args.out:
-            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(orjson.dumps(r) + b"\n" for r in records))
+            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(json_bytes(r) + b"\n" for r in records))
             write_csv(os.path.join(args.out, "rows.csv"), COLUMNS, rows)
             write_file(os.path.join(args.out, "summary.txt"), text)
     report_warnings(warnings)
     if args.json:
-        write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        write_stdout(b"".join(json_bytes(r) + b"\n" for r in records))
     elif args.csv:
         write_csv(sys.stdout, COLUMNS, rows)
     else:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import os
 import sys
 import tempfile
-
-import orjson
 
 from citeledger.rules.loader import load_ruleset
 
@@ -21,6 +20,7 @@ from citeledger.cli.commands.common import (
     report_warnings,
 )
 from citeledger.report.html import sweep_page, sweep_session
+from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -81,7 +81,7 @@ def load_rulesets(names) -> list:
 
 
 def jsonl(record: dict) -> bytes:
-    return orjson.dumps(record) + b"\n"
+    return json_bytes(record) + b"\n"
 
 
 class Outputs:
@@ -141,6 +141,11 @@ def write_csv(path_or_stream, columns, rows) -> None:
     if isinstance(path_or_stream, str):
         with atomic_open(path_or_stream, "w") as fh:
             write_csv(fh, columns, rows)
+        return
+    if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
+        buffer = io.StringIO(newline="")
+        write_csv(buffer, columns, rows)
+        write_stdout(buffer.getvalue())
         return
     w = csv.writer(path_or_stream)
     w.writerow(columns)

@@ -12,13 +12,14 @@ the meta file's `toolUseId` (or `subagent:<file name>` without a meta file).
 from __future__ import annotations
 
 import glob
-import json
 import os
 from typing import Sequence
 
+import orjson
+
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular
 from citeledger.core.readers.claude_stream import open_events
 from citeledger.core.readers.walker import EventWalker
 
@@ -31,7 +32,7 @@ def escape_project(path: str) -> str:
 def looks_interactive(path: str) -> bool:
     """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
     except OSError:
         return False
@@ -61,6 +62,9 @@ def resolve_session(path: str) -> str:
     return max(candidates, key=lambda p: (os.path.getmtime(p), p))
 
 
+_META_BYTES = 1 << 20  # a meta file is a few hundred bytes
+
+
 def subagent_files(session_file: str, warnings: list) -> dict[str, str]:
     """parent tool_use id -> subagent log, from the meta files."""
     folder = os.path.join(session_file.removesuffix(".jsonl"), "subagents")
@@ -70,11 +74,18 @@ def subagent_files(session_file: str, warnings: list) -> dict[str, str]:
         parent = f"subagent:{os.path.basename(log)}"
         if os.path.exists(meta):
             try:
-                with open(meta, encoding="utf-8") as fh:
-                    value = json.load(fh).get("toolUseId")
+                with open_regular(meta) as fh:  # a FIFO is refused, never waited on
+                    raw = fh.read(_META_BYTES + 1)
+                if len(raw) > _META_BYTES:
+                    raise ValueError(f"larger than {_META_BYTES:,} bytes")
+                # orjson stops at 1024 levels of nesting (a ValueError) where
+                # json.load would exhaust the recursion limit.
+                value = orjson.loads(raw).get("toolUseId")
                 if isinstance(value, str) and value:
                     parent = value
-            except (OSError, ValueError, AttributeError) as exc:
+            except OSError as exc:
+                warnings.append(InputWarning(meta, 0, f"unreadable meta file ({exc.strerror or type(exc).__name__})"))
+            except (ValueError, AttributeError, RecursionError) as exc:
                 warnings.append(InputWarning(meta, 0, f"unreadable meta file ({type(exc).__name__})"))
         if parent in found:  # two logs claim one spawning tool: keep both, the second unattached
             warnings.append(InputWarning(meta, 0, f"toolUseId {parent} already belongs to {os.path.basename(found[parent])}"))

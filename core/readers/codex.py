@@ -20,7 +20,7 @@ from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.jsstr import is_blank
 from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -99,7 +99,7 @@ class CodexReader:
         if not (os.path.isfile(path) and path.endswith(".jsonl")):
             return False
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 seen = 0
                 # Bounded reads: sniffing must not load a 200 MB line whole.
                 for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
@@ -135,6 +135,8 @@ class CodexReader:
             if kind != "response_item" or not isinstance(payload, dict):
                 continue
             ptype = payload.get("type")
+            if not isinstance(ptype, str):  # {"type": {...}} is no item (and unhashable in a set test)
+                continue
             if ptype == "message" and payload.get("role") == "user" and not by_context:
                 turn += 1
             elif ptype == "message" and payload.get("role") == "assistant":

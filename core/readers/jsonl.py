@@ -14,6 +14,7 @@ from typing import Iterator, NamedTuple
 
 import orjson
 
+from citeledger.core.readers.base import open_regular
 from citeledger.core.transcript import InputWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -87,7 +88,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20) -> Ite
     newline); other undecodable lines are reported with file and line.
     Raises OSError if the file cannot be opened.
     """
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:  # a FIFO is refused, never waited on
         for number, raw in _raw_lines(stream, max_line_bytes):
             if raw is None:
                 warnings.append(
