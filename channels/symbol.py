@@ -169,9 +169,9 @@ class SymbolChannel:
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
         # A file returned again under the same header (one cached Header
         # object, see header.parse_header) adds nothing: list it once.
-        seen: set[tuple[str, int]] = set()
+        seen: set = set()
         for section in envelope.sections():
-            key = (section.path, id(section.header))
+            key = (section.path, section.header)
             if section.header is not None and key not in seen:
                 seen.add(key)
                 for sym in section.header.symbols:

@@ -1,37 +1,118 @@
-"""Score a transcript under a ruleset: calls, sections, verdicts, pooling."""
+"""Score a transcript under a ruleset: calls, sections, verdicts, pooling.
+
+Parse once, score many: the rulesets scoring one transcript share work in
+declared stages (`STAGES`). Each stage names the ruleset fields its result
+depends on, and its cache key is built from exactly those values, so two
+rulesets share a result only when every value it depends on is equal. A test
+holds the stages to the Ruleset schema: a field no stage declares fails it.
+Every cache lives in one `Shared` object, made per `score_many` call.
+"""
 
 from __future__ import annotations
 
-from citeledger.core.channel import Envelope
-from citeledger.core.sections.source_lines import line_cost
+import operator
+from typing import Callable
 
+import attrs
+
+from citeledger.core.channel import Envelope, check_findings
 from citeledger.core.jsstr import is_blank
-from citeledger.core.sections import Call
-from citeledger.core.transcript import InputWarning, Transcript
 from citeledger.core.plugins import channels as channel_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
-from citeledger.core.sections.splitter import cached_cut
+from citeledger.core.sections import Call
+from citeledger.core.sections.source_lines import line_cost
+from citeledger.core.sections.splitter import Cuts
 from citeledger.core.sections.units import MEASURES
+from citeledger.core.transcript import InputWarning, Transcript
 
 
-_CHANNELS: dict[int, tuple] = {}  # id(ruleset) -> (ruleset, its channel objects)
+@attrs.frozen
+class Stage:
+    """One shared step of scoring and the ruleset fields (dotted paths) its result depends on.
 
-
-def _channels_for(ruleset) -> tuple:
-    """The ruleset's channel objects, made once per ruleset object.
-
-    Keyed by identity, not equality: hashing a Ruleset hashes every option of
-    every rule, and scoring asks once per transcript and ruleset. An entry
-    holds its ruleset, so the id cannot pass to another object meanwhile.
+    `channels[].name` / `channels[].options` are one ranked channel's rule
+    (passed in whole as `extra` by the code judging that channel) and
+    `channels` the whole ranked list (passed in as the ranking it decided).
     """
-    entry = _CHANNELS.get(id(ruleset))
-    if entry is None:
-        if len(_CHANNELS) >= 64:  # bounded, as the lru_cache it replaces
-            del _CHANNELS[next(iter(_CHANNELS))]
-        known = channel_classes()
-        channels = tuple(known[rule.name](rule.options) for rule in ruleset.channels)
-        entry = _CHANNELS[id(ruleset)] = (ruleset, channels)
-    return entry[1]
+
+    name: str
+    fields: tuple[str, ...]
+    _values: Callable = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self):
+        scalar = [f for f in self.fields if not f.startswith("channels")]
+        get = operator.attrgetter(*scalar) if scalar else (lambda r: ())
+        object.__setattr__(self, "_values", (lambda r: (get(r),)) if len(scalar) == 1 else get)
+
+    def key(self, ruleset, *extra) -> tuple:
+        return (self.name, *self._values(ruleset), *extra)
+
+
+# What scoring reads of a ruleset, stage by stage. The corpus reads each
+# transcript once per distinct `transcript` key (core.corpus).
+TRANSCRIPT = ("reader.explore_tool", "reader.max_line_bytes")
+READ = ("reader.bom", "reader.answer")
+CUT = ("reader.bom", "reader.block_separator", "splitter.header", "splitter.trailer")
+SECTIONS = CUT + ("splitter.trailing_block",)
+ENVELOPE = SECTIONS + ("splitter.unit",)
+STAGES = {
+    "transcript": Stage("transcript", TRANSCRIPT),
+    # the responses a ruleset can read, the final answer and the warnings
+    "read": Stage("read", READ),
+    # each response cut into header-delimited pieces
+    "cut": Stage("cut", CUT),
+    # work channels derive from the sections' texts (owner tables, citations):
+    # it never depends on the unit sizes are counted in
+    "sections": Stage("sections", SECTIONS),
+    # the calls' sections, sized in the ruleset's unit
+    "envelope": Stage("envelope", ENVELOPE),
+    # one ranked channel's findings: its rule, the sections' texts and the answer
+    "findings": Stage("findings", SECTIONS + READ + ("channels[].name", "channels[].options")),
+    # sizes tallied per call and pooled per file, whatever the ranking
+    "layout": Stage("layout", ENVELOPE),
+    # the charges: the layout under one ranking, which the ranked findings decide
+    "charges": Stage("charges", ENVELOPE + READ + ("channels",)),
+    # fields that label a result and are never part of a cached one
+    "label": Stage("label", ("name", "description", "source", "channel_options")),
+}
+def stage_key(name: str, ruleset, *extra) -> tuple:
+    """The cache key of stage `name` for `ruleset`: its declared fields' values, then `extra`."""
+    return STAGES[name].key(ruleset, *extra)
+
+
+class Shared:
+    """Work the rulesets scoring one transcript share, keyed by `stage_key`.
+
+    Made by each `score_many` call, so nothing outlives the transcript it
+    describes. `cuts` is keyed by content (the response text, the header
+    line), shared by every ruleset that cuts alike.
+    """
+
+    __slots__ = ("results", "cuts", "channels")
+
+    def __init__(self):
+        self.results: dict = {}
+        self.cuts = Cuts()
+        self.channels: dict = {}  # channel rule (name, options) -> the channel object
+
+    def get(self, key, make):
+        """The result under `key`, made by `make()` the first time."""
+        found = self.results.get(key)  # get(): one hash of the key, not two
+        if found is None:
+            found = self.results[key] = make()
+        return found
+
+
+def _channels_for(ruleset, memo: Shared) -> tuple:
+    """The ruleset's channel objects, one per distinct (name, options) in this call."""
+    known = channel_classes()
+    out = []
+    for rule in ruleset.channels:  # a rule's hash is cached: cheap to look up
+        channel = memo.channels.get(rule)
+        if channel is None:
+            channel = memo.channels[rule] = known[rule.name](rule.options)
+        out.append(channel)
+    return tuple(out)
 
 
 def _readable(transcript: Transcript, reader):
@@ -52,19 +133,11 @@ def _readable(transcript: Transcript, reader):
     return responses, results, texts, tuple(warnings)
 
 
-def _read(transcript: Transcript, reader, memo: "Shared") -> tuple:
-    """(responses, answer, its source, whether it has one, warnings), once per way of reading.
-
-    Joining the result texts and trimming the answer copy it whole, so
-    rulesets that read alike share the work.
-    """
-    key = (reader.bom, reader.answer)
-    read = memo.reads.get(key)
-    if read is None:
-        responses, results, texts, warnings = _readable(transcript, reader)
-        answer, source = final_answer(results, texts, reader.answer)
-        read = memo.reads[key] = (responses, answer, source, not is_blank(answer), warnings)
-    return read
+def _read(transcript: Transcript, reader) -> tuple:
+    """(responses, answer, its source, whether it has one, warnings)."""
+    responses, results, texts, warnings = _readable(transcript, reader)
+    answer, source = final_answer(results, texts, reader.answer)
+    return responses, answer, source, not is_blank(answer), warnings
 
 
 def final_answer(results, texts, rule: str) -> tuple[str, str]:
@@ -85,46 +158,24 @@ def final_answer(results, texts, rule: str) -> tuple[str, str]:
     return "", "none"
 
 
-def calls_of(responses, ruleset, cuts: dict | None = None) -> tuple[Call, ...]:
-    return _calls(_cuts_of(responses, ruleset, {} if cuts is None else cuts), ruleset.splitter)
-
-
-def _cuts_of(responses, ruleset, cuts: dict) -> tuple:
-    """(cut, origin) of each response, for every split that differs only in trailing_block or unit."""
+def _cuts_of(responses, ruleset, memo: Shared) -> tuple:
+    """(cut, origin) of each response: the same text read again is the same cut."""
     separator = ruleset.reader.block_separator
-    return tuple((cached_cut(separator.join(r.blocks), ruleset.splitter, cuts), r.origin) for r in responses)
+    return tuple(
+        (memo.cuts.cut(separator.join(r.blocks), ruleset.splitter), r.origin)
+        for r in responses
+    )
 
 
-def _calls(cuts, rules) -> tuple[Call, ...]:
-    """The calls that returned sections, numbered from 1, from `_cuts_of`."""
+def _envelope(cuts, rules, channel_memo: dict) -> Envelope:
+    """The calls that returned sections, numbered from 1, and their distinct paths."""
     calls = []
     for cut, origin in cuts:
         sections = cut.sections(rules.trailing_block, rules.unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, origin))
-    return tuple(calls)
-
-
-class Shared:
-    """Work the rulesets scoring one transcript can share: parse once, score many.
-
-    Rulesets that split alike share the cut responses, calls and envelope;
-    channels with the same options, answer and envelope share their findings;
-    rulesets that rank every file alike share the charges. Lives as long as
-    one `score_many` call, so nothing outlives the transcript it describes.
-    """
-
-    __slots__ = ("reads", "cuts", "response_cuts", "envelopes", "channel_memos", "judged", "layouts", "accounts")
-
-    def __init__(self):
-        self.cuts: dict = {}
-        self.channel_memos: dict = {}
-        self.envelopes: dict = {}
-        self.judged: dict = {}
-        self.layouts: dict = {}
-        self.reads: dict = {}
-        self.response_cuts: dict = {}
-        self.accounts: dict = {}
+            calls.append(Call(len(calls) + 1, sections, origin, cut.number))
+    paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+    return Envelope(tuple(calls), paths, channel_memo)
 
 
 class _Charges:
@@ -143,7 +194,7 @@ class _Charges:
         line_credit: dict[int, tuple] = {}
         pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
         for call, tally in zip(calls, layout.tallies):
-            key = id(tally)
+            key = _text_key(call)
             if key not in ranked:
                 ranked[key] = tally.ranked(rank, n)
             by_rank, used_sections = ranked[key]
@@ -175,7 +226,7 @@ class _Charges:
 
 
 class _Layout:
-    """What the calls of one split add up to whatever the ranking.
+    """What the calls of one envelope add up to whatever the ranking.
 
     The rulesets that split alike share it: only the ranked totals (and line
     credit) differ between them, so sizes are tallied once per split.
@@ -184,24 +235,32 @@ class _Layout:
     __slots__ = ("tallies", "pooled", "meta", "envelope")
 
     def __init__(self, calls):
-        # Calls that returned the same text share one sections tuple (see
-        # splitter._Cut), and tally alike: each distinct tuple is tallied once.
-        by_sections: dict[int, _Tally] = {}
+        # Calls that returned the same text (one text_key) tally alike: each
+        # distinct text is tallied once.
+        by_text: dict[int, _Tally] = {}
         pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
         meta = 0
+        tallies = []
         for call in calls:
-            tally = by_sections.get(id(call.sections))
+            key = _text_key(call)
+            tally = by_text.get(key)
             if tally is None:
-                tally = by_sections[id(call.sections)] = _Tally(call.sections)
+                tally = by_text[key] = _Tally(call.sections)
+            tallies.append(tally)
             meta += tally.meta
             for path, chars, count in tally.by_path:
                 slot = pooled.setdefault(path, [0, 0])
                 slot[0] += chars
                 slot[1] += count
-        self.tallies = tuple(by_sections[id(call.sections)] for call in calls)
+        self.tallies = tuple(tallies)
         self.pooled = tuple((path, *slot) for path, slot in pooled.items())
         self.meta = meta
         self.envelope = sum(tally.envelope for tally in self.tallies)
+
+
+def _text_key(call: Call):
+    """Calls with one key returned the same text; 0 (a Call made elsewhere) shares with none."""
+    return call.text_key or ("call", call.number)
 
 
 class _Tally:
@@ -260,50 +319,34 @@ def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:
 def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> SessionScore:
     """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
     memo = shared or Shared()
-    responses, answer, source, has_answer, warnings = _read(transcript, ruleset.reader, memo)
-    # The responses depend only on the transcript and reader.bom.
-    split = (ruleset.reader.bom, ruleset.reader.block_separator, ruleset.splitter)
-    envelope = memo.envelopes.get(split)  # get(): one hash of the key, not two
-    if envelope is None:
-        rules = ruleset.splitter
-        # Splits that differ only in trailing_block or unit cut the same texts:
-        # join and look up each response once.
-        cut_by = split[:2] + (rules.header, rules.trailer)
-        cuts = memo.response_cuts.get(cut_by)
-        if cuts is None:
-            cuts = memo.response_cuts[cut_by] = _cuts_of(responses, ruleset, memo.cuts)
-        calls = _calls(cuts, rules)
-        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-        # Channel work never depends on the unit sizes are counted in, so
-        # envelopes that differ only in their unit share one channel memo.
-        shape = cut_by + (rules.trailing_block,)
-        envelope = memo.envelopes[split] = Envelope(calls, paths, memo.channel_memos.setdefault(shape, {}))
+    reader, rules = ruleset.reader, ruleset.splitter
+    responses, answer, source, has_answer, warnings = memo.get(
+        stage_key("read", ruleset), lambda: _read(transcript, reader)
+    )
+    cuts = memo.get(stage_key("cut", ruleset), lambda: _cuts_of(responses, ruleset, memo))
+    # Envelopes that differ only in their unit share one channel memo.
+    channel_memo = memo.get(stage_key("sections", ruleset), dict)
+    envelope = memo.get(stage_key("envelope", ruleset), lambda: _envelope(cuts, rules, channel_memo))
     calls, paths = envelope.calls, envelope.paths
-    channels = _channels_for(ruleset)
-    rules = ruleset.splitter
-    splitter_shape = (rules.header, rules.trailer, rules.trailing_block)
+    channels = _channels_for(ruleset, memo)
     judged = []
     for rule, channel in zip(ruleset.channels, channels):
-        # Findings never depend on the unit chars are counted in.
-        key = (split[:2], splitter_shape, rule.name, rule.options, answer)
-        findings = memo.judged.get(key)
-        if findings is None:
-            findings = memo.judged[key] = channel.judge(answer, envelope)
-        judged.append(findings)
+        def judge(channel=channel):
+            return check_findings(channel, channel.judge(answer, envelope), paths)
+
+        judged.append(memo.get(stage_key("findings", ruleset, rule), judge))
     rank, verdicts = _verdicts(paths, judged, channels)
     n = len(channels)
     lines = _LineLedger(channels, verdicts, ruleset)
-    layout = memo.layouts.get(split)
-    if layout is None:
-        layout = memo.layouts[split] = _Layout(calls)
+    layout = memo.get(stage_key("layout", ruleset), lambda: _Layout(calls))
     if lines.on:  # line credit depends on findings, not only on ranks
         charges = _Charges(calls, layout, rank, n, lines)
     else:
         # Rulesets that split alike and rank every file alike charge alike.
-        account = (split, n, tuple(rank.values()))
-        charges = memo.accounts.get(account)
-        if charges is None:
-            charges = memo.accounts[account] = _Charges(calls, layout, rank, n, lines)
+        charges = memo.get(
+            stage_key("charges", ruleset, n, tuple(rank.values())),
+            lambda: _Charges(calls, layout, rank, n, lines),
+        )
     return SessionScore(
         name=transcript.name,
         ruleset=ruleset.name,

@@ -1,4 +1,11 @@
-"""What a channel is and what it reports."""
+"""The channel plugin API: what a channel is, what it is given and what it reports.
+
+A channel is a class registered through `citeledger_register_channels`
+(core/hookspecs.py) that declares the `Channel` protocol below. The accountant
+builds one per distinct options value in a scoring call, gives it the final
+answer and the `Envelope`, and holds its findings to the contract
+(`check_findings`): one `Finding` for every returned path.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from typing import ClassVar, Mapping, Optional, Protocol
 
 import attrs
 
+from citeledger.core.errors import UserError
 from citeledger.core.sections import Call
 from citeledger.core.transcript import pickle_by_fields
 
@@ -47,12 +55,53 @@ class Envelope:
 
 
 class Channel(Protocol):
-    """A citation channel. Instances are built once per ruleset."""
+    """A citation channel.
+
+    - `name`: its ruleset key (`channels.<name>`) and the label of its credits.
+    - `Options`: a frozen attrs class; its fields are the keys a ruleset may
+      set under `channels.<name>`, validated by the ruleset loader, and part
+      of every cache key of the channel's work.
+    - `line_level`: True when its findings may name source lines (`lines`),
+      which turns line-level accounting on (docs/line-level.md).
+    - `judge(answer, envelope)`: a `Finding` for every path in
+      `envelope.paths`, whose `channel` is `name`. Findings must not depend
+      on section sizes (`Section.chars`): rulesets that differ only in their
+      unit share them. Work derived from the envelope alone may be kept in
+      `envelope.memo` under keys starting with `name`.
+    """
 
     name: ClassVar[str]
-    Options: ClassVar[type]  # an attrs class: the keys a ruleset may set
+    Options: ClassVar[type]
+    line_level: ClassVar[bool] = False
 
     def __init__(self, options) -> None: ...
 
     def judge(self, answer: str, envelope: Envelope) -> Mapping[str, Finding]:
         """A Finding for every path in `envelope.paths`."""
+
+
+class ChannelContractError(UserError):
+    """A channel plugin that broke the contract above (one line naming the channel and file; exit 2)."""
+
+
+def check_findings(channel, findings, paths) -> Mapping[str, Finding]:
+    """`findings` if they keep the contract for `paths`; else ChannelContractError."""
+    name = channel.name
+    if not isinstance(findings, Mapping):
+        raise ChannelContractError(
+            f"channel plugin {name!r}: judge() returned {type(findings).__name__}, not a mapping of path to Finding"
+        )
+    line_level = getattr(channel, "line_level", False)
+    for path in paths:
+        finding = findings.get(path)
+        if finding is None:
+            raise ChannelContractError(f"channel plugin {name!r}: no finding for returned file {path!r}")
+        if not (
+            isinstance(finding, Finding)
+            and isinstance(finding.credited, bool)
+            and isinstance(finding.reason, str)
+            and (finding.evidence is None or isinstance(finding.evidence, str))
+            and (finding.lines is None or (line_level and isinstance(finding.lines, frozenset)))
+        ):
+            raise ChannelContractError(f"channel plugin {name!r}: malformed finding for {path!r}: {finding!r:.200}")
+    return findings

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import attrs
 
-from citeledger.core.errors import InputError
+from citeledger.core.errors import InputError, UserError
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.plugins import readers
 from citeledger.core.readers.claude_interactive import looks_interactive
@@ -243,6 +243,8 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
 def _safe_score(ref, rulesets, plan) -> SessionOutcome:
     try:
         return score_one(ref, rulesets, plan)
+    except UserError:  # a plugin that breaks its contract stops the command (exit 2)
+        raise
     except Exception as exc:  # a bug: the session is marked, the sweep goes on
         return SessionOutcome(ref, (None,) * len(rulesets), f"internal error: {type(exc).__name__}: {exc}", ())
 

@@ -16,8 +16,7 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import plugins
-from citeledger.core.errors import UserError
+from citeledger.core import UserError, channels as installed_channels
 
 from citeledger.rules import safety
 from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
@@ -114,14 +113,14 @@ def _read(path: str) -> Located:
     return data
 
 
-def _merge(base: Located, override: Located) -> Located:
+def merge(base: Located, override: Located) -> Located:
     """Deep merge: mappings merge key by key; any other value replaces."""
     merged = Located(base)
     merged.file, merged.line = override.file, override.line
     merged.lines = dict(getattr(base, "lines", {}))
     for key, value in override.items():
         if isinstance(value, Located) and isinstance(base.get(key), Located):
-            merged[key] = _merge(base[key], value)
+            merged[key] = merge(base[key], value)
         else:
             merged[key] = value
         merged.lines[key] = override.line_of(key)
@@ -141,7 +140,7 @@ def load_tree(name_or_path: str, relative_to: str = "", seen: tuple = ()) -> Loc
     if not isinstance(parent, str):
         raise RulesetError(path, tree.line_of("extends"), "extends", "must be a ruleset name or path")
     base = load_tree(parent, path, seen + (real,))
-    merged = _merge(base, tree)
+    merged = merge(base, tree)
     merged.pop("extends", None)
     return merged
 
@@ -160,7 +159,7 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
     reader = build(ReaderRules, _section(tree, "reader"), "reader")
     splitter = build(SplitterRules, _section(tree, "splitter"), "splitter")
     channels = _section(tree, "channels")
-    known = plugins.channels()
+    known = installed_channels()
     rank = channels.get("rank")
     if not isinstance(rank, list) or not rank or not all(isinstance(r, str) for r in rank):
         raise RulesetError(channels.file, channels.line_of("rank"), "channels.rank", "must be a non-empty list of channel names")

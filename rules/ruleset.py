@@ -6,14 +6,17 @@ Field docstrings double as the schema reference (docs/rulesets.md).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Optional
 
 import attrs
 
-from citeledger.core.readers.base import ReadOptions
+from citeledger.core import ReadOptions
 
-frozen = attrs.frozen
+# Hashes are cached: scoring keys its shared work by these records' values
+# (core.accountant stages), once per transcript.
+frozen = functools.partial(attrs.frozen, cache_hash=True)
 
 
 def one_of(*choices):
@@ -21,7 +24,7 @@ def one_of(*choices):
 
 
 # No field has a default: every value comes from the YAML (default.yaml holds
-# the reference's), so Python holds no second copy to drift from it.
+# the reference's).
 
 
 @frozen

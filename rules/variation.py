@@ -12,9 +12,9 @@ from typing import Any, Iterable, Mapping, Optional
 
 import yaml
 
-from citeledger.rules.loader import Located, RulesetError, _merge, build_ruleset, load_tree, locate
+from citeledger.rules.loader import Located, RulesetError, build_ruleset, load_tree, locate, merge
 
-from citeledger.core.errors import UserError
+from citeledger.core import UserError
 
 VARY = "--vary"
 
@@ -97,7 +97,7 @@ def variant(base: str, changes: Mapping[str, Any], name: Optional[str] = None, o
     tree = load_tree(base)
     override = _override(changes, origin)
     override["name"] = name or " ".join(f"{k}={_show(v)}" for k, v in changes.items())
-    merged = _merge(tree, override)
+    merged = merge(tree, override)
     return build_ruleset(merged, locate(base))
 
 

@@ -22,7 +22,7 @@ class Symbol:
     kind: str
 
 
-@frozen
+@attrs.frozen(cache_hash=True)  # a dict key of channels' per-envelope work
 class Header:
     """A parsed section header line."""
 
@@ -64,3 +64,6 @@ class Call:
     number: int  # 1-based, after responses without sections are dropped
     sections: tuple[Section, ...]
     origin: Origin
+    # Calls of one transcript that returned the same text share a key (and
+    # equal sections), so their sizes are tallied once; 0: not known.
+    text_key: int = 0

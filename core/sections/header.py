@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from importlib import resources
 
@@ -80,11 +79,11 @@ class _ToHeader(Transformer):
 _TO_HEADER = _ToHeader()
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def parse_header(path: str, suffix: str) -> Header:
     """Structure a header line the splitter found (path and suffix); never raises.
 
-    Cached: the same header recurs across calls, runs and rulesets.
+    Not cached here: the splitter's per-call `Cuts` memoises headers, so no
+    parse outlives the scoring call that made it.
     """
     try:
         tree = _PARSER.parse(f"**`{path}`**{suffix}", start="header")

@@ -7,7 +7,7 @@ from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
 
 
-def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section, ...]:
+def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
     """Sections of one response text under a ruleset's `splitter` rules.
 
     A section runs from its header line to the next header; the last one ends
@@ -16,25 +16,40 @@ def split_sections(text: str, rules, cuts: dict | None = None) -> tuple[Section,
     fence is split off as a meta section charged to no file. `cuts` lets the
     rulesets scoring one transcript reuse each other's regex work.
     """
-    cut = cached_cut(text, rules, cuts) if cuts is not None else _Cut(text, rules.header, rules.trailer)
-    return cut.sections(rules.trailing_block, rules.unit)
+    return (cuts or Cuts()).cut(text, rules).sections(rules.trailing_block, rules.unit)
 
 
-def cached_cut(text: str, rules, cuts: dict) -> "_Cut":
-    """The cut of `text` from `cuts`, made and kept if new.
+class Cuts:
+    """The responses of one scoring call cut so far, and their parsed headers, keyed by content.
 
-    Keyed by the text's length and ends, then compared whole: hashing every
-    response text costs about three times the comparison, and an equal text
-    is usually the same response read again.
+    A response text read again (by another call or another ruleset) is the
+    same cut; each distinct cut is numbered (`Call.text_key`). Made per
+    scoring call, so nothing outlives the transcript it describes.
     """
-    key = (len(text), text[:64], text[-64:], rules.header, rules.trailer)
-    same = cuts.setdefault(key, [])
-    for cut in same:
-        if cut.text == text:
-            return cut
-    cut = _Cut(text, rules.header, rules.trailer)
-    same.append(cut)
-    return cut
+
+    __slots__ = ("_by_ends", "headers", "count")
+
+    def __init__(self):
+        self._by_ends: dict = {}
+        self.headers: dict = {}  # (path, suffix) -> Header
+        self.count = 0
+
+    def cut(self, text: str, rules) -> "_Cut":
+        """The cut of `text` under `rules`' header pattern and trailer, made if new.
+
+        Keyed by the text's length and ends, then compared whole: hashing every
+        response text costs about three times the comparison, and an equal text
+        is usually the same response read again.
+        """
+        key = (len(text), text[:64], text[-64:], rules.header, rules.trailer)
+        same = self._by_ends.setdefault(key, [])
+        for cut in same:
+            if cut.text == text:
+                return cut
+        self.count += 1
+        cut = _Cut(text, rules.header, rules.trailer, self.headers, self.count)
+        same.append(cut)
+        return cut
 
 
 class _Cut:
@@ -45,9 +60,9 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
 
-    def __init__(self, text: str, header_re, trailer: str):
+    def __init__(self, text: str, header_re, trailer: str, headers: dict, number: int):
         heads = list(header_re.finditer(text))
         pieces = []
         for i, head in enumerate(heads):
@@ -58,8 +73,12 @@ class _Cut:
                 found = text.find(trailer, start) if trailer else -1
                 end = len(text) if found == -1 else found
             path, suffix = head.group(1), head.group(2)
-            pieces.append((path, parse_header(path, suffix), text[start:end], False))
+            header = headers.get((path, suffix))
+            if header is None:
+                header = headers[path, suffix] = parse_header(path, suffix)
+            pieces.append((path, header, text[start:end], False))
         self.text = text
+        self.number = number
         self._pieces = tuple(pieces)
         self._header_end = heads[-1].end() - heads[-1].start() if heads else 0
         self._meta = None

@@ -1,0 +1,94 @@
+"""Parse once, score many, keyed by content: every ruleset field is declared by
+a scoring stage (core.accountant.STAGES), and rulesets that differ in any one
+field, scored together, get exactly what each gets scored alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+from citeledger.core import accountant
+from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.rules.loader import load_ruleset
+from citeledger.rules.ruleset import Ruleset
+from citeledger.rules.variation import variant
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "stream"
+
+
+def leaf_fields(cls, prefix=""):
+    """Dotted paths of every field of an attrs class, nested records expanded."""
+    out = []
+    for field in attrs.fields(cls):
+        path = prefix + field.name
+        if path in ("channels", "channel_options"):  # tuples of ChannelRule
+            out += [f"{path}[].name", f"{path}[].options"] if path == "channels" else [path]
+        elif isinstance(field.type, type) and attrs.has(field.type):
+            out += leaf_fields(field.type, path + ".")
+        elif isinstance(field.type, str) and field.type in ("ReaderRules", "SplitterRules"):
+            from citeledger.rules import ruleset as schema
+
+            out += leaf_fields(getattr(schema, field.type), path + ".")
+        else:
+            out.append(path)
+    return out
+
+
+def test_every_ruleset_field_is_declared_by_a_stage():
+    declared = {f for stage in accountant.STAGES.values() for f in stage.fields}
+    fields = leaf_fields(Ruleset)
+    assert "reader.bom" in fields and "splitter.unit" in fields and "channels[].options" in fields
+    missing = [f for f in fields if f not in declared]
+    assert not missing, f"ruleset fields no scoring stage declares: {missing}"
+
+
+def test_every_declared_field_exists():
+    fields = set(leaf_fields(Ruleset)) | {"channels"}
+    unknown = [f for stage in accountant.STAGES.values() for f in stage.fields if f not in fields]
+    assert not unknown
+
+
+def test_a_stage_key_is_built_from_its_values_not_identity():
+    a, b = load_ruleset("default"), variant("default", {"channels.symbol.min_length": 4}, name="default")
+    assert a is not b
+    for name in ("read", "cut", "envelope", "layout"):
+        assert accountant.stage_key(name, a) == accountant.stage_key(name, b)
+    c = variant("default", {"splitter.unit": "utf8"})
+    assert accountant.stage_key("cut", a) == accountant.stage_key("cut", c)
+    assert accountant.stage_key("envelope", a) != accountant.stage_key("envelope", c)
+
+
+# One variant per field the stages declare (each changes that field alone).
+VARIANTS = {
+    "reader.explore_tool": "codegraph",
+    "reader.max_line_bytes": 1 << 20,
+    "reader.block_separator": "\n",
+    "reader.bom": "strip",
+    "reader.answer": "final-turn-text",
+    "splitter.header": r"\*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]{0,20})",
+    "splitter.trailer": "\n>",
+    "splitter.trailing_block": "meta",
+    "splitter.unit": "codepoint",
+    "channels.rank": ["symbol", "path"],
+    "channels.symbol.ambiguity_limit": 2,
+    "channels.symbol.min_length": 6,
+    "channels.path.basename_extension_gate": False,
+    "channels.symbol.weak_owners": "credit",
+}
+
+
+def test_variants_cover_every_scored_field():
+    scored = {f for s in accountant.STAGES.values() if s.name != "label" for f in s.fields if "." in f}
+    assert scored - {"channels[].name", "channels[].options"} <= set(VARIANTS)
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in REAL.glob("*.jsonl") if ".t" not in p.name))
+def test_scoring_together_equals_scoring_alone(fixture):
+    rulesets = [load_ruleset("default")] + [variant("default", {k: v}) for k, v in VARIANTS.items()]
+    transcript = ClaudeStreamReader().read([str(REAL / fixture)], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets)
+    alone = [accountant.score(transcript, r) for r in rulesets]
+    for r, t, a in zip(rulesets, together, alone):
+        assert t == a, r.name
