@@ -9,6 +9,7 @@ builders.section, which pads a section to exactly the size asked for.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,182 @@ def test_a_missing_or_null_tool_use_id_tags_the_subagent_by_file_name(tmp_path, 
     assert transcript.responses[2].parent_tool_use_id == "subagent:agent-c.jsonl"
     unreadable = [w for w in transcript.warnings if "unreadable meta file" in w.message]
     assert len(unreadable) == (meta == "not json")
+
+
+# ---------------------------------------------------------------------------
+# 5. The session of a project directory (transcripts.md): the real path, the
+# newest *.jsonl (dot-prefixed too), equal times -> first name in byte order.
+
+
+def project_logs(home: Path, project: Path) -> Path:
+    return home / ".claude" / "projects" / str(project.resolve()).replace("/", "-")
+
+
+def small_log(path: Path, cited: str, mtime: int) -> Path:
+    write_jsonl(path, [use("t1"), result_of("t1", response(section(cited, size=40))), said(cited)])
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def score_session(project, capsys):
+    code = main(["score", "--json", "--session", str(project)])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_project_path_is_resolved_through_symlinks_and_the_newest_log_wins(tmp_path, capsys, monkeypatch):
+    real = tmp_path / "real" / "proj"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    logs = project_logs(home, real)
+    small_log(logs / "a.jsonl", "lib/a.js", 1_000)
+    newest = small_log(logs / ".z.jsonl", "lib/z.js", 2_000)  # dot-prefixed, and newest
+    code, data, err = score_session(tmp_path / "link" / "proj", capsys)
+    assert code == 0
+    assert data["session_path"] == str(newest) and data["inputs"] == [str(newest)]
+    assert err == f"citeledger: note: --session {tmp_path / 'link' / 'proj'}: scoring {newest} (the newest session log)\n"
+
+
+def test_equal_modification_times_choose_the_first_name_in_byte_order(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "proj"
+    project.mkdir()
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    logs = project_logs(home, project)
+    for name in ("b.jsonl", "A.jsonl", ".a.jsonl", "a.jsonl"):  # bytes: '.' 0x2e < 'A' 0x41 < 'a' 0x61 < 'b'
+        small_log(logs / name, "lib/x.js", 5_000)
+    small_log(logs / "old.jsonl", "lib/x.js", 4_000)
+    code, data, _ = score_session(project, capsys)
+    assert data["session_path"] == str(logs / ".a.jsonl")
+    os.remove(logs / ".a.jsonl")
+    code, data, _ = score_session(project, capsys)
+    assert data["session_path"] == str(logs / "A.jsonl")
+
+
+def test_a_session_file_gets_no_note(tmp_path, capsys):
+    log = small_log(tmp_path / "s.jsonl", "lib/a.js", 1_000)
+    (tmp_path / "s").mkdir()  # a session directory: read as an interactive log
+    code, data, err = score_session(log, capsys)
+    assert code == 0 and err == "" and data["session_path"] == str(log)
+
+
+# ---------------------------------------------------------------------------
+# 6. The envelope view (spec section 8).
+
+
+def envelope_run(tmp_path):
+    """14 files in one call (sizes 300, 280, ..., 40), a call with no section, lib/f13.js again (40)."""
+    names = [f"lib/f{i:02}.js" for i in range(14)]
+    first = response(*(section(n, size=300 - 20 * i) for i, n in enumerate(names)))
+    rows = events([first, "No relevant code found", response(section("lib/f13.js", size=40))], "lib/f00.js")
+    return write_jsonl(tmp_path / "run.jsonl", rows)
+
+
+def printed(*args, capsys):
+    code = main(["score", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_envelope_alone_lists_files_without_an_answer_set_line(tmp_path, capsys):
+    path = envelope_run(tmp_path)
+    code, out, _ = printed(path, "--envelope", capsys=capsys)
+    block, view = out.split("\n\n")
+    assert block.startswith(HEAD + "(2 calls, 14 files):")
+    # Pooled: 300 + 280 + ... + 40 = 2,380, plus lib/f13.js again: 2,420, over 3 responses (the
+    # header-less "No relevant code found" counts). f13 pools to 80 like f11: the stable sort keeps
+    # f11 (first seen) in the top 12; f13 and f12 (60) are the 2 more.
+    assert view == (
+        "Explore envelope: 2,420 chars over 3 response(s)\n"
+        "     12.4%    300  lib/f00.js\n"
+        "     11.6%    280  lib/f01.js\n"
+        "     10.7%    260  lib/f02.js\n"
+        "      9.9%    240  lib/f03.js\n"
+        "      9.1%    220  lib/f04.js\n"
+        "      8.3%    200  lib/f05.js\n"
+        "      7.4%    180  lib/f06.js\n"
+        "      6.6%    160  lib/f07.js\n"
+        "      5.8%    140  lib/f08.js\n"
+        "      5.0%    120  lib/f09.js\n"
+        "      4.1%    100  lib/f10.js\n"
+        "      3.3%     80  lib/f11.js\n"
+        "    … 2 more files\n"
+    )
+
+
+def test_answer_globs_mark_files_and_give_the_set_share(tmp_path, capsys):
+    path = envelope_run(tmp_path)
+    code, out, _ = printed(path, "--answer", "lib/f0?.js", "--answer", "**/f13.js", capsys=capsys)
+    view = out.split("\n\n")[1].splitlines()
+    # `?` is a quantifier: lib/f0?.js is /^lib\/f0?\.js$/, matching lib/f0.js and lib/f.js only.
+    # **/f13.js matches lib/f13.js (80 of 2,420 = 3.3%), outside the top 12; the top file is f00.
+    assert view[:2] == ["Explore envelope: 2,420 chars over 3 response(s)", "  answer-set share: 3.3% | top file answers: false"]
+    assert not any(line.startswith("  *") for line in view)
+    code, out, _ = printed(path, "--answer", "lib/f0*", capsys=capsys)
+    view = out.split("\n\n")[1].splitlines()
+    # f00..f09: 300 + ... + 120 = 2,100 of 2,420 = 86.8%; f00 is the largest file.
+    assert view[1] == "  answer-set share: 86.8% | top file answers: true"
+    assert view[2] == "  *  12.4%    300  lib/f00.js"
+    assert view[11] == "  *   5.0%    120  lib/f09.js" and view[12] == "      4.1%    100  lib/f10.js"
+
+
+@pytest.mark.parametrize("glob, path, matches", [
+    ("lib/request?.js", "lib/request.js", True),
+    ("lib/request?.js", "lib/reques.js", True),     # the `t` is optional
+    ("lib/request?.js", "lib/requestjs", False),    # `.` is escaped: a literal dot
+    ("lib/*", "lib/\nx.js", True),                  # [^/]* crosses a line end
+    ("lib/**", "lib/\nx.js", False),                # JavaScript's . does not
+    ("lib/**", "lib/a/b.js", True),
+    ("lib/*", "lib/a/b.js", False),
+    ("a+b(c).js", "a+b(c).js", True),               # escaped characters are literal
+    ("lib/x.js", "lib/x.js\n", False),              # anchored at the very end
+])
+def test_glob_rules(glob, path, matches):
+    from citeledger.report.envelope import glob_matcher
+
+    assert glob_matcher(glob)(path) is matches
+
+
+@pytest.mark.parametrize("glob", ["?lib", "lib/a???", "**??"])
+def test_a_glob_that_does_not_compile_is_a_usage_error_naming_it(tmp_path, capsys, glob):
+    code, out, err = printed(envelope_run(tmp_path), "--answer", "lib/**", "--answer", glob, capsys=capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"citeledger: error: --answer {glob!r}: not a valid glob") and err.count("\n") == 1
+
+
+def test_envelope_view_in_json(tmp_path, capsys):
+    code = main(["score", "--json", "--answer", "lib/f00.js", str(envelope_run(tmp_path))])
+    data = json.loads(capsys.readouterr().out)
+    view = data["envelope_view"]
+    assert (view["chars"], view["responses"], view["answer_share"], view["top_file_answers"]) == (2420, 3, 300 / 2420, True)
+    assert len(view["files"]) == 14 and view["files"][0] == {"path": "lib/f00.js", "chars": 300, "share": 300 / 2420, "in_answer_set": True}
+    assert data["answer_set"] == {"globs": ["lib/f00.js"], "chars": 300, "share": 300 / 2420, "files": ["lib/f00.js"]}
+
+
+# ---------------------------------------------------------------------------
+# 7. A Claude transcript stays a Claude transcript (docs/codex.md).
+
+
+def test_a_claude_run_with_codex_looking_events_is_read_as_claude(tmp_path, capsys):
+    from citeledger.core.readers.codex import CodexReader
+
+    rows = events([response(section("lib/a.js", size=70))], "lib/a.js")
+    rows.insert(1, {"type": "message", "role": "user", "content": "hi"})  # Codex-looking, line 2
+    rows.insert(2, {"type": "response_item", "payload": {"type": "message"}})
+    path = write_jsonl(tmp_path / "run.jsonl", rows)
+    assert not CodexReader().claims(str(path))
+    code, out, _ = printed(path, capsys=capsys)
+    assert out.splitlines()[1] == "  efficiency 100.0%  70 of 70 chars   (1/1 files cited; path-cited alone 100.0%)"
+
+
+def test_codex_claims_a_file_by_its_first_record(tmp_path):
+    from citeledger.core.readers.codex import CodexReader
+
+    meta = {"timestamp": "t", "type": "session_meta", "payload": {"id": "s"}}
+    item = {"timestamp": "t", "type": "response_item", "payload": {"type": "message", "role": "user", "content": []}}
+    assert CodexReader().claims(str(write_jsonl(tmp_path / "a.jsonl", ["", meta, item])))  # blank lines skipped
+    assert not CodexReader().claims(str(write_jsonl(tmp_path / "b.jsonl", [item, meta])))  # no session record first
+    assert not CodexReader().claims(str(write_jsonl(tmp_path / "c.jsonl", [{"type": "system"}, meta])))
+    assert not CodexReader().claims(str(write_jsonl(tmp_path / "d.jsonl", [{"type": "session_meta", "payload": 5}])))

@@ -48,6 +48,13 @@ def warn(warning) -> None:
     print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
 
 
+def session_note(session, transcript) -> None:
+    """Say which log a --session directory resolved to (a note: the exit status does not change)."""
+    if session and os.path.isdir(session) and transcript.files:
+        print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
+              file=sys.stderr)
+
+
 def add_ruleset_option(parser) -> None:
     parser.add_argument(
         "--ruleset", default="default", metavar="NAME|PATH",

@@ -12,7 +12,7 @@ from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import NO_CALLS
 from citeledger.core.scores import SessionScore, ratio
 from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, warn
+from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, session_note, warn
 
 SOURCES = {
     "result": "the result event(s)",
@@ -76,6 +76,7 @@ def render_explain(result: SessionScore) -> str:
 def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
+    session_note(args.session, transcript)
     result = score(transcript, ruleset)
     if args.json:
         data = session_dict(result, explain=True)
