@@ -18,9 +18,6 @@ from citeledger.core import Envelope, Finding, hookimpl, shipped_lines, utf16_le
 from .lines import normalise_code, window
 
 
-_BARE_NAME = re.compile(r"[A-Za-z_$][\w$.]*", re.ASCII)
-
-
 def _has_code_group(instance, attribute, pattern: re.Pattern) -> None:
     if "code" not in pattern.groupindex:
         raise ValueError(f"{attribute.name} needs a named group `code` (the block's body)")
@@ -45,8 +42,10 @@ class QuoteOptions:
     # false: a quote credits the whole file (file level only), no line numbers.
     line_level: bool = True
     # A bare (dotted) name such as `full_dispatch_request` is a symbol mention,
-    # the symbol channel's business; false: it is not a quote.
+    # the symbol channel's business; false: a quote that is all `bare_name` is not a quote.
     bare_names: bool = True
+    # What a bare (dotted) name is, matched against a whole normalised quote.
+    bare_name: re.Pattern = attrs.field(kw_only=True)
 
 
 class QuoteChannel:
@@ -74,7 +73,7 @@ class QuoteChannel:
         seen: dict[str, None] = {}
         for text in raw:
             q = normalise_code(opts.line_number_prefix.sub("", text, count=1))
-            if utf16_len(q) < opts.min_length or not opts.bare_names and _BARE_NAME.fullmatch(q):
+            if utf16_len(q) < opts.min_length or not opts.bare_names and opts.bare_name.fullmatch(q):
                 continue
             seen.setdefault(q, None)
         return list(seen)

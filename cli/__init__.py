@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"citeledger {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.set_defaults(subparsers=sub.choices)
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"{__package__}.commands.{name}")
@@ -44,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
+        args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.run(args)
     except UserError as exc:

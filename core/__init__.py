@@ -13,9 +13,10 @@ command line import them from `citeledger.core`, not from its modules.
 
 from citeledger.core.channel import Channel, Envelope, Finding
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, InputError, UserError
+from citeledger.core.globs import glob_pattern, path_matcher
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
-from citeledger.core.readers.base import ReadOptions
+from citeledger.core.readers.base import ReadOptions, SessionFiles
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
@@ -34,6 +35,8 @@ _LAZY = {
     "score_corpus": "citeledger.core.corpus",
     "SessionRef": "citeledger.core.corpus",
     "SessionOutcome": "citeledger.core.corpus",
+    "session_for": "citeledger.core.corpus",
+    "claim": "citeledger.core.corpus",
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
@@ -53,8 +56,9 @@ __all__ = sorted(
     [
         "AssistantText", "Call", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
-        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionScore", "SourceLine",
-        "Symbol", "ToolResponse", "Transcript", "UserError", "Verdict", "hookimpl", "is_blank", "js_trim",
+        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore", "SourceLine",
+        "Symbol", "ToolResponse", "Transcript", "UserError", "Verdict", "glob_pattern", "hookimpl", "is_blank",
+        "js_trim", "path_matcher",
         "line_cost", "percent", "ratio", "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,
     ]

@@ -1,15 +1,19 @@
 """A corpus: find every session under some paths, score each one, stream the outcomes.
 
-Discovery (`discover`) walks files and directories in sorted order and groups
-what it finds into sessions:
+Discovery (`discover`) walks files and directories in sorted order and asks
+the readers (core/readers/base.py's contract) what is theirs:
 
-- stream-json segment groups: `run-x.jsonl`, `run-x.t2.jsonl`, `run-x.t3.jsonl`
-  in one directory are one session, read in segment order;
-- Claude Code interactive logs: `<session-id>.jsonl`, with its
-  `<session-id>/subagents/` folder read into it (every log in a project folder
-  is a session of its own, not only the newest);
-- anything a third-party reader claims (`claims(path)`), asked before the
-  built-in readers so a new format can take its files.
+- which files a reader claims (`claims(path)`; third-party readers first, then
+  claude-interactive, then claude-stream, which claims any .jsonl);
+- how a reader's files group into sessions (`sessions`: claude-stream's
+  `run-x.jsonl`, `run-x.t2.jsonl`, ... in segment order), and which folders
+  belong to a session and are not walked (`part_of_session`: an interactive
+  log's `<session-id>/subagents/`);
+- the whole session of a file given by name (`session_of`), so a named file is
+  never read without the rest of its session.
+
+What the A/B harness leaves beside transcripts (checkouts, tree copies,
+diagnostics sidecars) and `exclude` globs are skipped first (core/layout.py).
 
 Scoring (`score_corpus`) parses each session once per distinct reading option
 set and scores it under every ruleset, in a process pool; outcomes come back in
@@ -21,21 +25,22 @@ from __future__ import annotations
 
 import collections
 import os
-import re
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import attrs
 
 from citeledger.core.errors import InputError, UserError
-from citeledger.core.transcript import InputWarning, pickle_by_fields
+from citeledger.core.globs import path_matcher
+from citeledger.core.layout import arm_and_run, is_sidecar, skipped_dir
 from citeledger.core.plugins import readers
-from citeledger.core.readers.claude_interactive import looks_interactive
+from citeledger.core.readers.base import SessionFiles, part_of_session, session_of, sessions_of
+from citeledger.core.readers.claude_stream import segment
 from citeledger.core.scores import SessionScore
+from citeledger.core.transcript import InputWarning, pickle_by_fields
 
 STREAM = "claude-stream"
 INTERACTIVE = "claude-interactive"
-_SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
 
 
 @pickle_by_fields
@@ -44,11 +49,15 @@ class SessionRef:
     """One session found on disk."""
 
     key: str  # stable id: its first file's path relative to the root it was found under
-    files: tuple[str, ...]  # segment files in order (or the single interactive log)
+    files: tuple[str, ...]  # in reading order (segments, or the single interactive log)
     reader: str  # a name from citeledger.core.plugins.readers()
     group: str  # default compare key: the parent directory relative to the root ("." at the top)
-    turns: int  # segments (stream) or user prompts (interactive): 1 is single-question
+    # Turns: known from the files (segments) at discovery, else 0 until read;
+    # an outcome's ref carries the count its reader made (Transcript.turns).
+    turns: int
     root: str = ""  # the path given to discover() it was found under
+    arm: Optional[str] = None  # harness arm label: run-<arm>-<i>, run-headless-<arm> (core/layout.py)
+    run: Optional[int] = None  # harness run number (<i>, or bench-readme's run<i>/ folder)
 
 
 @pickle_by_fields
@@ -63,69 +72,52 @@ class SessionOutcome:
 # ---------------------------------------------------------------- discovery
 
 
-def _reader_order() -> list[tuple[str, type]]:
-    """Third-party readers first (by name), then the built-in interactive, then stream."""
+def reader_order() -> list[tuple[str, type]]:
+    """Third-party readers first (by name), then the built-in interactive, then stream.
+
+    claude-stream claims any .jsonl file, so it is asked last; the interactive
+    reader claims its logs by layout or first event before it.
+    """
     known = readers()
     builtin = (INTERACTIVE, STREAM)
     extra = sorted((n, c) for n, c in known.items() if n not in builtin)
     return extra + [(n, known[n]) for n in builtin if n in known]
 
 
-def count_prompts(path: str) -> int:
-    """User prompts on the main thread of an interactive log (at least 1).
-
-    Only lines that can be prompts are decoded: a tool_result carrier always
-    holds the literal `"tool_result"`, and those lines hold most of the bytes.
-    """
-    from citeledger.core.readers.jsonl import _raw_lines, decode_line
-    from citeledger.core.readers.walker import _is_prompt
-
-    prompts = 0
-    try:
-        with open(path, "rb") as fh:
-            # Bounded lines: a 200 MB line is never held whole (None past 64 MiB).
-            for _, raw in _raw_lines(fh, 64 << 20):
-                if raw is None or b'"user"' not in raw or b'"tool_result"' in raw:
-                    continue
-                try:
-                    event = decode_line(raw.lstrip(b"\xef\xbb\xbf"))
-                except (ValueError, RecursionError):
-                    continue
-                if (
-                    isinstance(event, dict)
-                    and event.get("type") == "user"
-                    and event.get("parent_tool_use_id") is None
-                    and isinstance(event.get("message"), dict)
-                    and _is_prompt(event["message"].get("content"))
-                ):
-                    prompts += 1
-    except OSError:
-        pass
-    return max(prompts, 1)
-
-
-def _is_subagent_dir(dirpath: str) -> bool:
-    """`<session-id>/subagents` beside `<session-id>.jsonl`: part of that session."""
-    return os.path.basename(dirpath) == "subagents" and os.path.isfile(os.path.dirname(dirpath) + ".jsonl")
-
-
-def _walk(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not _is_subagent_dir(os.path.join(dirpath, d)))
-        for name in sorted(filenames):
-            yield os.path.join(dirpath, name)
-
-
-def _claim(path: str, order) -> Optional[str]:
-    for name, cls in order:
+def claim(path: str, order=None) -> Optional[str]:
+    """The name of the first reader (in `reader_order`) that claims `path`, else None."""
+    for name, cls in order or reader_order():
         try:
             if cls().claims(path):
-                if name == STREAM and looks_interactive(path) and INTERACTIVE in dict(order):
-                    return INTERACTIVE
                 return name
         except Exception:  # a plugin's claims() must not stop discovery
             continue
     return None
+
+
+def _part_of_session(dirpath: str, order) -> bool:
+    for _, cls in order:
+        try:
+            if part_of_session(cls(), dirpath):
+                return True
+        except Exception:
+            continue
+    return False
+
+
+def _walk(root: str, keep_dir) -> Iterator[str]:
+    """Files under `root` in sorted order; `keep_dir(dirpath, dirnames, filenames, parent_files)`
+    decides whether a subdirectory is walked (it sees the directory's own listing)."""
+    parent_files: dict[str, list[str]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath != root and not keep_dir(dirpath, dirnames, filenames, parent_files.pop(dirpath, ())):
+            dirnames[:] = []
+            continue
+        dirnames[:] = sorted(dirnames)
+        for d in dirnames:
+            parent_files[os.path.join(dirpath, d)] = filenames
+        for name in sorted(filenames):
+            yield os.path.join(dirpath, name)
 
 
 def _rel(path: str, root: str, root_is_file: bool) -> str:
@@ -136,69 +128,119 @@ def _rel(path: str, root: str, root_is_file: bool) -> str:
     return path[len(prefix):] if path.startswith(prefix) else os.path.relpath(path, root)
 
 
-def discover(paths: Sequence[str]) -> tuple[list[SessionRef], list[InputWarning]]:
-    """Every session under `paths`, in a deterministic order (paths as given, then sorted)."""
-    order = _reader_order()
+def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
+    """(reader name, whole session) of files given by name: each file with every other file
+    of its session its reader finds beside it (the partial-session rule, docs/decisions.md).
+
+    Files of several sessions are read as one, in the order first given; a file
+    no reader claims is an input error.
+    """
+    order = order or reader_order()
+    name = None
+    files: dict[str, None] = {}
+    warnings: list[InputWarning] = []
+    turns = 0
+    for path in paths:
+        if path in files:
+            continue
+        # A file named but claimed by no reader is read as stream-json, whose
+        # reader says in one line why it is not a transcript.
+        this = claim(path, order) or (STREAM if STREAM in dict(order) else None)
+        if this is None:
+            raise InputError(path, "no installed reader claims this file")
+        if name is not None and this != name:
+            raise InputError(path, f"is a {this} transcript, but {next(iter(files))} is {name}: one format per session")
+        name = this
+        whole = session_of(dict(order)[name](), path)
+        new = [f for f in whole.files if f not in files]
+        files.update(dict.fromkeys(new))
+        warnings.extend(whole.warnings)
+        turns += whole.turns or 0
+    return name, SessionFiles(tuple(files), turns or None, tuple(warnings))
+
+
+def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[SessionRef], list[InputWarning]]:
+    """Every session under `paths`, in a deterministic order (paths as given, then sorted).
+
+    Readers say what is theirs: which files they claim, how files group into
+    sessions, which folders belong to a session. What is not a transcript in
+    a walked directory (core/layout.py: checkouts, sidecars, files no reader
+    claims, paths matching an `exclude` glob) is skipped without a warning; a
+    file given by name is read with the rest of its session, or warned about.
+    """
+    order = reader_order()
+    excluded = path_matcher(exclude) if exclude else None
     refs: list[SessionRef] = []
     warnings: list[InputWarning] = []
     seen: set[str] = set()
+    completed: set[str] = set()  # files read with the session of a file given by name
     cwd = os.getcwd()
+
+    def real(path: str) -> str:
+        return os.path.normpath(os.path.join(cwd, path))  # no symlink resolution: os.walk follows none
+
     for root in paths:
         if not os.path.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
             continue
         root_is_file = os.path.isfile(root)
-        files = [root] if root_is_file else list(_walk(root))
-        segments: dict[tuple[str, str], dict[int, str]] = collections.defaultdict(dict)
-        found: list[tuple[str, SessionRef]] = []
-        for path in files:
-            real = os.path.normpath(os.path.join(cwd, path))  # no symlink resolution: os.walk follows none
-            if real in seen:
-                warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
+        found: list[SessionRef] = []
+        if root_is_file:
+            if real(root) in seen:
+                if real(root) not in completed:  # a segment already read with its session is no overlap
+                    warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
                 continue
-            name = _claim(path, order)
+            if is_sidecar(root):
+                warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
+                continue
+            name = claim(root, order)
             if name is None:
-                if root_is_file:
-                    warnings.append(InputWarning(path, 0, "no reader claims this file, skipped"))
+                warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
                 continue
-            seen.add(real)
-            if name == STREAM:
-                m = _SEGMENT.match(os.path.basename(path))
-                turn = int(m["turn"]) if m["turn"] else 1
-                by_turn = segments[(os.path.dirname(path), m["base"])]
-                if turn in by_turn:  # run.t1.jsonl beside run.jsonl, or .t2 beside .t02
-                    warnings.append(InputWarning(
-                        path, 0, f"same segment (t{turn}) as {os.path.basename(by_turn[turn])}: scored as a session of its own"))
-                    found.append((path, _ref(root, root_is_file, (path,), STREAM, 1)))
-                else:
-                    by_turn[turn] = path
-                continue
-            turns = count_prompts(path) if name == INTERACTIVE else 1
-            found.append((path, _ref(root, root_is_file, (path,), name, turns)))
-        for (_, base), by_turn in segments.items():
-            ordered = tuple(by_turn[t] for t in sorted(by_turn))
-            missing = sorted(set(range(1, max(by_turn) + 1)) - set(by_turn))
-            if missing:
-                warnings.append(
-                    InputWarning(ordered[0], 0, f"segment(s) {', '.join(f't{t}' for t in missing)} of {base} not found; read without them")
-                )
-            found.append((ordered[0], _ref(root, root_is_file, ordered, STREAM, len(ordered))))
-        found.sort(key=lambda item: item[1].key)
-        refs.extend(ref for _, ref in found)
+            whole = session_of(dict(order)[name](), root)
+            seen.update(real(f) for f in whole.files)
+            completed.update(real(f) for f in whole.files if f != root)
+            warnings.extend(whole.warnings)
+            found.append(_ref(root, True, whole, name))
+        else:
+            def keep_dir(dirpath, dirnames, filenames, parent_files):
+                if excluded and excluded(_rel(dirpath, root, False)):
+                    return False
+                return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
+
+            claimed: dict[str, list[str]] = {}
+            for path in _walk(root, keep_dir):
+                if is_sidecar(path) or excluded and excluded(_rel(path, root, False)):
+                    continue
+                if real(path) in seen:
+                    warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
+                    continue
+                name = claim(path, order)
+                if name is None:
+                    continue
+                seen.add(real(path))
+                claimed.setdefault(name, []).append(path)
+            for name, files in claimed.items():
+                for whole in sessions_of(dict(order)[name](), files):
+                    warnings.extend(whole.warnings)
+                    found.append(_ref(root, False, whole, name))
+        found.sort(key=lambda ref: ref.key)
+        refs.extend(found)
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
 
 
-def _ref(root, root_is_file, files, reader, turns) -> SessionRef:
-    first = files[0]
+def _ref(root: str, root_is_file: bool, whole: SessionFiles, reader: str) -> SessionRef:
+    first = whole.files[0]
     if root_is_file:
         group = "."  # a file given by name: pairs with the other pass's files given by name
     else:
         group = os.path.dirname(_rel(first, root, False)) or "."
+    arm, run = arm_and_run(segment(first)[0], os.path.dirname(first))
     return SessionRef(
-        key=_rel(first, root, root_is_file), files=tuple(files), reader=reader,
-        group=group, turns=turns, root=root,
+        key=_rel(first, root, root_is_file), files=tuple(whole.files), reader=reader,
+        group=group, turns=whole.turns or 0, root=root, arm=arm, run=run,
     )
 
 
@@ -231,6 +273,7 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
             return SessionOutcome(ref, (None,) * len(rulesets), str(exc), tuple(warnings))
         except RecursionError:
             return SessionOutcome(ref, (None,) * len(rulesets), f"{ref.files[0]}: nested too deeply", tuple(warnings))
+        ref = attrs.evolve(ref, turns=transcript.turns)  # the reader's count, from this one read
         for i, result in zip(indexes, score_many(transcript, [rulesets[i] for i in indexes])):
             scores[i] = result
             # A score's warnings are the transcript's plus what its ruleset

@@ -26,5 +26,8 @@ def citeledger_register_readers(register):
     """Add transcript readers: call `register(ReaderClass)` once per reader.
 
     A reader class has a `name`, `claims(path) -> bool` and
-    `read(paths, options) -> Transcript`; see citeledger.core.readers.base.Reader.
+    `read(paths, options) -> Transcript` (setting `Transcript.turns`), and may
+    say how its files make sessions: `sessions(paths)`, `session_of(path)`,
+    `part_of_session(dirpath)`; see citeledger.core.readers.base.Reader and
+    docs/architecture.md, "The reader contract".
     """

@@ -105,3 +105,6 @@ class Transcript:
     # JSON.parse fails on them, so a ruleset may treat them as unreadable.
     bom_lines: tuple[Origin, ...] = ()
     reader: str = ""
+    # Turns as the reader's format counts them (segments, user prompts, turn
+    # contexts): 1 is a single-question session.
+    turns: int = 1

@@ -52,12 +52,10 @@ class Sensitivity:
         self.names = tuple(names)
         self.base = base
         self.acc = [{s: _Slice() for s in SLICES} for _ in self.names]
-        self.sessions = 0
-        self.unreadable = 0
+        self.unreadable = 0  # sessions no ruleset could read
 
     def add(self, turns: int, scores: Sequence[Optional[object]]) -> None:
         """One session: its number of turns and its score under each ruleset (None: unreadable)."""
-        self.sessions += 1
         if all(s is None for s in scores):
             self.unreadable += 1
             return

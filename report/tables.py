@@ -45,7 +45,7 @@ def session_rows(outcome, rulesets) -> list[dict]:
             "calls": 0, "call_efficiencies": [],
             "files_returned": 0, "files_used": 0,
             "warnings": len(outcome.warnings),
-            "inputs": list(ref.files),
+            "inputs": list(s.inputs) if s is not None else list(ref.files),
             "files": [],
         }
         if s is not None:
@@ -53,8 +53,10 @@ def session_rows(outcome, rulesets) -> list[dict]:
                 envelope=s.envelope,
                 used=s.used,
                 used_path_only=s.used_by_rank[0] if s.used_by_rank else 0,
-                efficiency=s.efficiency,
-                path_only=s.lower_bound,
+                # Only a scored session has an efficiency: a no-explore or no-answer
+                # session's 0.0 would drag every mean taken over the column.
+                efficiency=s.efficiency if s.status == "scored" else None,
+                path_only=s.lower_bound if s.status == "scored" else None,
                 calls=len(s.calls),
                 call_efficiencies=[c.efficiency for c in s.calls],
                 files_returned=len(s.files),
@@ -157,8 +159,10 @@ def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequenc
     return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
 
 
-def render_slices(rows: list[dict]) -> str:
-    headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", "path-only", "calls", "call median", "call p25")
+def render_slices(rows: list[dict], floor: str = "path") -> str:
+    """The slice table; `floor` names the ruleset's first-ranked channel (its share alone is the
+    lower bound: the `path_only_pooled` field, named after the default's for scripts' sake)."""
+    headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")
     body = [
         (r["slice"], r["n"], pct(r["pooled"]), pct(r["median"]), pct(r["p25"]), pct(r["p75"]), pct(r["min"]),
          pct(r["path_only_pooled"]), r["calls"], pct(r["call_median"]), pct(r["call_p25"]))

@@ -75,7 +75,9 @@ def test_prompts_count_as_turns(tmp_path):
     ]
     log.write_text("".join(json.dumps(e) + "\n" for e in lines))
     (ref,), _ = discover([str(log)])
-    assert ref.turns == 2
+    assert ref.reader == "claude-interactive" and ref.turns == 0  # counted when read, not before
+    (outcome,) = score_corpus([ref], [load_ruleset("default")], jobs=1)
+    assert outcome.ref.turns == 2  # the tool_result carrier is no prompt
 
 
 def test_inputs_that_hold_no_session_are_warned_about(tmp_path):

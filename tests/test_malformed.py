@@ -209,9 +209,12 @@ def test_one_bad_segment_names_that_segment(tmp_path, capsys):
     assert out.startswith("Explore allocation — share of returned bytes")
     assert f"citeledger: warning: {bad}:1: not JSON" in err and f"{bad}:2: not JSON" in err
     assert f"citeledger: warning: {bad}:0: no events (nothing readable)" in err
-    # Alone, the same file is no transcript at all.
-    assert main(["score", str(bad)]) == 2
-    assert f"citeledger: error: {bad}: not a Claude Code transcript" in capsys.readouterr().err
+    # Alone (no run.jsonl beside it to read it with), the same bytes are no transcript at all.
+    alone = tmp_path / "alone" / "run.t2.jsonl"
+    alone.parent.mkdir()
+    alone.write_bytes(bad.read_bytes())
+    assert main(["score", str(alone)]) == 2
+    assert f"citeledger: error: {alone}: not a Claude Code transcript" in capsys.readouterr().err
 
 
 def test_killed_segment_with_one_partial_line(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The plugin contract: built-ins register through entry points; broken plugins are refused in one line."""
+"""The plugin contract: built-ins are the default-plugins list; broken plugins are refused in one line."""
 
 from __future__ import annotations
 
@@ -61,3 +61,62 @@ def test_reader_defaults_are_the_default_rulesets():
     from citeledger.rules.loader import load_ruleset
 
     assert ReadOptions() == load_ruleset("default").reader.read_options()
+
+
+class _Broken:
+    """A channel plugin module whose channel forgets one returned file, or answers in the wrong shape."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+        @attrs.frozen
+        class Options:
+            pass
+
+        outer = self
+
+        class Forgetful:
+            name = "forgetful"
+
+            def __init__(self, options):
+                self.options = options
+
+            def judge(self, answer, envelope):
+                from citeledger.core import Finding
+
+                if outer.mode == "malformed":
+                    return {p: ("yes", p) for p in envelope.paths}
+                return {p: Finding(self.name, False, None, "no") for p in envelope.paths[1:]}
+
+        Forgetful.Options = Options
+        self.cls = Forgetful
+
+    @plugins.hookspecs.hookimpl
+    def citeledger_register_channels(self, register):
+        register(self.cls)
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("missing", "channel plugin 'forgetful': no finding for returned file 'src/a.py'"),
+    ("malformed", "channel plugin 'forgetful': malformed finding for 'src/a.py'"),
+])
+def test_a_channel_that_breaks_the_findings_contract_stops_in_one_line(tmp_path, capsys, mode, message):
+    from builders import response, section, session
+
+    from citeledger.cli import main
+
+    plugin = _Broken(mode)
+    pm = plugins.manager()
+    pm.register(plugin, name="broken-for-test")
+    plugins.channels.cache_clear()
+    try:
+        rules = tmp_path / "broken.yaml"
+        rules.write_text("extends: default\nname: broken\nchannels:\n  rank: [path, forgetful]\n  forgetful: {}\n")
+        run = session(tmp_path, [response(section("src/a.py", size=40), section("src/b.py", size=60))], "see src/b.py")
+        status = main(["score", "--ruleset", str(rules), str(run)])
+    finally:
+        pm.unregister(name="broken-for-test")
+        plugins.channels.cache_clear()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2
+    assert len(err) == 1 and err[0].startswith("citeledger: error: ") and message in err[0]

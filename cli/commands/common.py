@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 from citeledger.rules.loader import load_ruleset
+
+import attrs
 
 from citeledger.core.errors import InputError, UserError
 from citeledger.core.plugins import readers
@@ -55,6 +58,34 @@ def session_note(session, transcript) -> None:
               file=sys.stderr)
 
 
+WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
+NAMED_PER_KIND = 3
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s()]+\.jsonl(?::\d+)?|\d[\d,.]*")
+
+
+def warning_kind(message: str) -> str:
+    """A warning's message with what varies (quoted values, file names, numbers) blanked: its kind."""
+    return _VARYING.sub(lambda m: "N" if m.group(0)[0].isdigit() else "…", message)
+
+
+def report_warnings(warnings, where: str = "--json and --out") -> None:
+    """Warnings on stderr: each one when few; else a count per kind with the first few named."""
+    warnings = list(warnings)
+    if len(warnings) <= WARNINGS_LISTED:
+        for w in warnings:
+            warn(w)
+        return
+    kinds: dict[str, list] = {}
+    for w in warnings:
+        kinds.setdefault(warning_kind(w.message), []).append(w)
+    kinds_text = f"{len(kinds)} kind" + ("s" if len(kinds) != 1 else "")
+    print(f"citeledger: {len(warnings)} input warnings of {kinds_text} (every one is in {where}):", file=sys.stderr)
+    for kind, found in kinds.items():
+        named = ", ".join(f"{w.file}:{w.line}" for w in found[:NAMED_PER_KIND])
+        more = f" …+{len(found) - NAMED_PER_KIND}" if len(found) > NAMED_PER_KIND else ""
+        print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
+
+
 def add_ruleset_option(parser) -> None:
     parser.add_argument(
         "--ruleset", default="default", metavar="NAME|PATH",
@@ -62,10 +93,29 @@ def add_ruleset_option(parser) -> None:
     )
 
 
-def read_session(files, session, ruleset):
-    """Read one session: stream-json segment FILEs in order, or an interactive log."""
+def read_session(files, session, ruleset, whole: bool = False):
+    """Read one session: stream-json segment FILEs in order, or an interactive log.
+
+    `whole` (what the commands do): each FILE is read with the rest of its
+    session found beside it (segments, an interactive log's subagents), as
+    discovery groups files, and a missing segment is a warning of the result.
+    Without it exactly the FILEs given are read (the differential tests).
+    """
     known = readers()
     options = ruleset.reader.read_options()
+    if whole and files and not session:
+        for f in files:
+            if os.path.isdir(f):
+                raise InputError(f, "is a directory (use --session for a Claude Code project log)")
+            if not os.path.exists(f):
+                raise InputError(f, "no such file")
+        from citeledger.core.corpus import session_for
+
+        name, found = session_for(files)
+        transcript = known[name]().read(list(found.files), options)
+        if found.warnings:
+            transcript = attrs.evolve(transcript, warnings=tuple(found.warnings) + transcript.warnings)
+        return transcript
     if session:
         if files:
             raise InputError(files[0], "give segment files or --session, not both")
@@ -82,6 +132,32 @@ def read_session(files, session, ruleset):
             if all(reader.claims(f) for f in files):
                 return reader.read(list(files), options)
     return known["claude-stream"]().read(list(files), options)
+
+
+def files_added(transcript, files) -> list[str]:
+    """Files read that were not named: the rest of the session of a FILE given (none for --session)."""
+    named = set(files)
+    return [f for f in transcript.files if f not in named] if files else []
+
+
+def completed_files(sessions, given) -> list[str]:
+    """Files read with a file given by name (the rest of its session, subagents included).
+
+    `sessions`: (root it was found under, files read) per session.
+    """
+    named = {os.path.normpath(g) for g in given}
+    return [f for root, files in sessions if os.path.normpath(root) in named and os.path.isfile(root)
+            for f in files if os.path.normpath(f) not in named]
+
+
+def outcome_inputs(outcome) -> tuple:
+    """(root, every file read) of a scored corpus outcome."""
+    read = next((s.inputs for s in outcome.scores if s is not None), outcome.ref.files)
+    return outcome.ref.root, tuple(read)
+
+
+def added_line(added) -> str:
+    return f"  also read, as the same session as the file(s) given: {', '.join(added)}\n" if added else ""
 
 
 def ruleset_from(args):

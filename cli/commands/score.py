@@ -11,7 +11,9 @@ from citeledger.report.envelope import answer_set_dict, compile_globs, envelope_
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.cli.output import write_stdout
-from citeledger.cli.commands.common import add_session_inputs, read_session, ruleset_from, session_note, warn
+from citeledger.cli.commands.common import (
+    add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from, session_note,
+)
 
 
 def add_parser(sub) -> None:
@@ -19,9 +21,11 @@ def add_parser(sub) -> None:
         "score",
         help="score one session (the reference's text block, or --json)",
         description=(
-            "Score one session: stream-json segment FILEs of one run, in order "
-            "(run-x.jsonl run-x.t2.jsonl ...), or --session PATH for a Claude Code "
-            "interactive log (a project directory, its ~/.claude/projects folder, or one .jsonl)."
+            "Score one session: stream-json segment FILEs of one run (run-x.jsonl run-x.t2.jsonl ...), "
+            "or --session PATH for a Claude Code interactive log (a project directory, its "
+            "~/.claude/projects folder, or one .jsonl). A FILE is read with the rest of its session: "
+            "the segments beside it (run-x.t2.jsonl beside run-x.jsonl), an interactive log's "
+            "<session-id>/subagents/; the output names every file read."
         ),
     )
     add_session_inputs(p)
@@ -41,23 +45,25 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
     ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset)
+    transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
+    added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     view = envelope_view(result, args.answer, matchers) if args.envelope or args.answer else None
     if args.json:
         data = session_dict(result)
         if args.session:
             data["session_path"] = transcript.files[0]
+        if added:  # the partial-session rule read these too; `inputs` lists every file read
+            data["added_inputs"] = added
         if view:
             data["envelope_view"] = envelope_dict(view)
             if view.globs:
                 data["answer_set"] = answer_set_dict(view)
         write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        write_stdout(render_text(result))
+        write_stdout(render_text(result) + added_line(added))
         if view:
             write_stdout("\n" + render_envelope(view))
-    for w in result.warnings:  # on stderr whatever the format; --json also carries them
-        warn(w)
+    report_warnings(result.warnings, "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if result.warnings or result.status != "scored" else EXIT_OK

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 import orjson
@@ -11,13 +13,15 @@ from citeledger.rules.loader import load_ruleset
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.report.plot import delta_plot
-from citeledger.cli.output import write_images, write_stdout
+from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity
 from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
-from citeledger.cli.commands.sweep import QUANTILE_NOTE, write_csv
+from citeledger.cli.commands.common import (
+    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+)
+from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_exclude_option, turn_counts, write_csv
 
 FORMAT = "citeledger-sensitivity/1"
 
@@ -44,6 +48,9 @@ def add_parser(sub) -> None:
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
     add_format_options(p, "print JSON lines (a header, then one object per row)")
     p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
+    p.add_argument("--out", metavar="DIR", help="also write sensitivity.jsonl, rows.csv, summary.txt and "
+                   "the plot (sensitivity.png, .svg) into DIR (created if missing)")
+    add_exclude_option(p)
     add_jobs_options(p)
     p.set_defaults(run=run)
 
@@ -65,8 +72,10 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     lines = [
         f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
         f"{header['multi_turn']} multi-turn) under {', '.join(header['paths'])}; base ruleset {header['base']}",
-        "",
     ]
+    if header.get("added"):
+        lines.append(added_line(header["added"]).rstrip("\n"))
+    lines.append("")
     width = max(len(r["ruleset"]) for r in rows)
     lines.append(
         f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
@@ -85,7 +94,7 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
         "Δ pt: percentage points from the base's same statistic; each ruleset's statistics are over the "
         "sessions it could score. changed: sessions whose credited files or status differ from the base's.",
         QUANTILE_NOTE + ".",
-        ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH)",
+        ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH or --out DIR)",
     ]
     return "\n".join(lines) + "\n"
 
@@ -93,37 +102,52 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
 def run(args) -> int:
     rulesets = rulesets_from(args)
     names = [r.name for r in rulesets]
-    refs, warnings = discover(args.paths)
-    for w in warnings:
-        warn(w)
+    refs, warnings = discover(args.paths, args.exclude)
     if not refs:
+        report_warnings(warnings)
         raise UserError(f"{', '.join(args.paths)}: no sessions found")
     result = Sensitivity(names, base=0)
     internal = unreadable = 0
+    turns: list[int] = []
+    read: list[tuple] = []  # (root, files read) per session
     with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
         for outcome in score_corpus(refs, rulesets, args.jobs, advance):
             internal += bool(outcome.error and outcome.error.startswith("internal error"))
             unreadable += outcome.error is not None
             warnings.extend(outcome.warnings)
-            for w in outcome.warnings:
-                warn(w)
+            turns.append(outcome.ref.turns)
+            read.append(outcome_inputs(outcome))
             result.add(outcome.ref.turns, outcome.scores)
     rows = result.rows()
     header = {
         "record": "sensitivity", "format": FORMAT, "paths": list(args.paths), "base": names[0],
-        "rulesets": names, "sessions": len(refs),
-        "single_question": sum(1 for r in refs if r.turns <= 1),
-        "multi_turn": sum(1 for r in refs if r.turns > 1),
+        "rulesets": names, "sessions": len(refs), **turn_counts(turns),
         "unreadable": unreadable, "quantiles": "type 7",
     }
-    plot = write_images(args.plot, delta_plot(names, rows, result.deltas(), names[0])) if args.plot else []
-    if args.json:
+    added = completed_files(read, args.paths)
+    if added:  # read with a file given by name (the partial-session rule)
+        header["added_inputs"] = added
+    with contextlib.ExitStack() as stack:
+        if args.out:
+            stack.enter_context(output_dir(args.out))
+        images = delta_plot(names, rows, result.deltas(), names[0]) if args.plot or args.out else None
+        plot = write_images(args.plot, images) if args.plot else []
+        if args.out:
+            plot += write_images(os.path.join(args.out, "sensitivity"), images)
         records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
+        records += [{"record": "warning", **w.as_dict()} for w in warnings]
+        text = render_text(dict(header, added=added), rows, plot)
+        if args.out:
+            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(orjson.dumps(r) + b"\n" for r in records))
+            write_csv(os.path.join(args.out, "rows.csv"), COLUMNS, rows)
+            write_file(os.path.join(args.out, "summary.txt"), text)
+    report_warnings(warnings)
+    if args.json:
         write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
     elif args.csv:
         write_csv(sys.stdout, COLUMNS, rows)
     else:
-        write_stdout(render_text(header, rows, plot))
+        write_stdout(text)
     if internal:
         print("citeledger: internal error while scoring some sessions", file=sys.stderr)
         return EXIT_INTERNAL

@@ -6,6 +6,7 @@ import contextlib
 import csv
 import os
 import sys
+import tempfile
 
 import orjson
 
@@ -15,7 +16,9 @@ from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.commands.common import add_format_options, add_jobs_options, warn
+from citeledger.cli.commands.common import (
+    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+)
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -34,7 +37,16 @@ def add_corpus_options(p, what: str) -> None:
     )
     add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
+    add_exclude_option(p)
     add_jobs_options(p)
+
+
+def add_exclude_option(p) -> None:
+    p.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files and folders matching GLOB under a given directory (repeatable; with a '/' it "
+        "matches the path relative to that directory, else any one name in it; ** any path, * within a name)",
+    )
 
 
 def add_parser(sub) -> None:
@@ -73,16 +85,20 @@ class Outputs:
     """Where rows go as they are made: stdout (--json) and the --out files.
 
     A context manager: the --out files are written under temporary names and
-    renamed into place only when the sweep finishes without error.
+    renamed into place only when the sweep finishes without error. JSON
+    records wait in a temporary file until `finish(header)`: the header comes
+    first and counts turns, which are known only once every session is read.
     """
 
     def __init__(self, args):
         self.stdout_json = args.json
         self.out = args.out
         self._stack = contextlib.ExitStack()
-        self.jsonl_file = self.sessions_csv = None
+        self.jsonl_file = self.sessions_csv = self.spool = None
 
     def __enter__(self):
+        if self.stdout_json or self.out:
+            self.spool = self._stack.enter_context(tempfile.TemporaryFile())
         if self.out:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
@@ -95,15 +111,26 @@ class Outputs:
         return self._stack.__exit__(*exc)
 
     def record(self, record: dict) -> None:
-        if not (self.stdout_json or self.out):
-            return
-        data = jsonl(record)
-        if self.stdout_json:
-            write_stdout(data)
-        if self.jsonl_file is not None:
-            self.jsonl_file.write(data)
+        if self.spool is not None:
+            self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
+
+    def finish(self, header: dict) -> None:
+        """The JSON stream: the header, then every record in the order recorded."""
+        if self.spool is None:
+            return
+        first = jsonl(header)
+        self.spool.seek(0)
+        if self.stdout_json:
+            write_stdout(first)
+        if self.jsonl_file is not None:
+            self.jsonl_file.write(first)
+        for block in iter(lambda: self.spool.read(1 << 20), b""):
+            if self.stdout_json:
+                write_stdout(block)
+            if self.jsonl_file is not None:
+                self.jsonl_file.write(block)
 
 
 def write_csv(path_or_stream, columns, rows) -> None:
@@ -118,74 +145,97 @@ def write_csv(path_or_stream, columns, rows) -> None:
         w.writerow([csv_value(r[c]) for c in columns])
 
 
-def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int) -> str:
+NOT_SCORED_LISTED = 20  # text lists this many unscored sessions; JSON and --out list all
+
+
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
     turns = header["single_question"], header["multi_turn"]
     lines = [
         f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
         f"under {', '.join(header['paths'])}"
     ]
-    out = "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n" + added_line(header.get("added", ()))
     for rows in tables:
-        out += f"\nruleset {rows[0]['ruleset']}:\n" + render_slices(rows)
+        name = rows[0]["ruleset"]
+        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
     if unscored:
         out += f"\nnot scored ({len(unscored)}):\n"
-        width = max(len(u["status"]) for u in unscored)
-        for u in unscored:
+        shown = unscored[:NOT_SCORED_LISTED]
+        width = max(len(u["status"]) for u in shown)
+        for u in shown:
             ruleset = f" [{u['ruleset']}]" if len(tables) > 1 else ""
             out += f"  {u['status']:<{width}}  {u['session']}{ruleset}  — {u['reason']}\n"
+        if len(unscored) > len(shown):
+            out += f"  … and {len(unscored) - len(shown)} more ({not_scored_counts(unscored[len(shown):])}; all in --json and --out)\n"
     if warnings:
         out += f"\n{warnings} input warning(s), listed on stderr\n"
     out += "\n" + QUANTILE_NOTE + ".\n"
     return out
 
 
+def not_scored_counts(rows: list[dict]) -> str:
+    counts: dict[str, int] = {}
+    for u in rows:
+        counts[u["status"]] = counts.get(u["status"], 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in counts.items())
+
+
+def turn_counts(turns: list[int]) -> dict:
+    return {"single_question": sum(1 for t in turns if t <= 1), "multi_turn": sum(1 for t in turns if t > 1)}
+
+
 def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
-    refs, found_warnings = discover(args.paths)
-    for w in found_warnings:
-        warn(w)
+    refs, found_warnings = discover(args.paths, args.exclude)
     if not refs:
+        report_warnings(found_warnings)
         raise UserError(f"{', '.join(args.paths)}: no sessions found")
-    header = {
-        "record": "sweep",
-        "format": SWEEP_FORMAT,
-        "paths": list(args.paths),
-        "rulesets": [r.name for r in rulesets],
-        "sessions": len(refs),
-        "single_question": sum(1 for r in refs if r.turns <= 1),
-        "multi_turn": sum(1 for r in refs if r.turns > 1),
-        "quantiles": "type 7",
-    }
     tables = [SliceTable(r.name) for r in rulesets]
     unscored: list[dict] = []
     warnings = list(found_warnings)
+    turns: list[int] = []
+    read: list[tuple] = []  # (root, files read) per session
     internal = False
     with Outputs(args) as outputs:
-        outputs.record(header)
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
             for outcome in score_corpus(refs, rulesets, args.jobs, advance):
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
-                for w in outcome.warnings:
-                    warnings.append(w)
-                    warn(w)
+                warnings.extend(outcome.warnings)
+                turns.append(outcome.ref.turns)
+                read.append(outcome_inputs(outcome))
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
                     if row["status"] != "scored":
                         unscored.append({k: row[k] for k in ("session", "ruleset", "status", "reason")})
+        header = {
+            "record": "sweep",
+            "format": SWEEP_FORMAT,
+            "paths": list(args.paths),
+            "rulesets": [r.name for r in rulesets],
+            "sessions": len(refs),
+            **turn_counts(turns),
+            "quantiles": "type 7",
+        }
+        added = completed_files(read, args.paths)
+        if added:  # read with a file given by name (the partial-session rule)
+            header["added_inputs"] = added
         slice_rows = [t.rows() for t in tables]
         for rows in slice_rows:
             for row in rows:
                 outputs.record(row)
         for w in warnings[len(found_warnings):]:
             outputs.record({"record": "warning", **w.as_dict()})
+        outputs.finish(header)
         flat = [r for rows in slice_rows for r in rows]
-        text = render_text(header, slice_rows, unscored, len(warnings))
+        floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
+        text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
+    report_warnings(warnings)
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)
     elif not args.json:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import ClassVar, Protocol, Sequence
+from typing import ClassVar, Optional, Protocol, Sequence
 
 import attrs
 
 from citeledger.core.errors import InputError  # noqa: F401  (readers raise it)
-from citeledger.core.transcript import Transcript
+from citeledger.core.transcript import InputWarning, Transcript
 
 
 @attrs.frozen
@@ -40,7 +40,27 @@ def reading(path: str, what: str):
         raise InputError(path, f"cannot read: {exc.strerror or exc}")
 
 
+@attrs.frozen
+class SessionFiles:
+    """The files of one session as its reader groups them, in reading order."""
+
+    files: tuple[str, ...]
+    # Turns, when the files alone tell (one per segment); None: counted when read.
+    turns: Optional[int] = None
+    # What the grouping found doubtful: a part the format expects but that is
+    # not on disk (the session is read without it), two files for one part.
+    warnings: tuple[InputWarning, ...] = ()
+
+
 class Reader(Protocol):
+    """A transcript format: which files it claims, how they make sessions, how to read one.
+
+    Only `name`, `claims` and `read` are required; `sessions`, `session_of`
+    and `part_of_session` default to "every claimed file is a session of its
+    own" (see `sessions_of`, `session_of`, `part_of_session` below, which
+    discovery and the commands call). `read` sets `Transcript.turns`.
+    """
+
     name: ClassVar[str]
 
     def claims(self, path: str) -> bool:
@@ -48,3 +68,29 @@ class Reader(Protocol):
 
     def read(self, paths: Sequence[str], options: ReadOptions) -> Transcript:
         """Read one session from its files (raise InputError if impossible)."""
+
+    def sessions(self, paths: Sequence[str]) -> list[SessionFiles]:
+        """Group the files this reader claimed in one directory (sorted) into sessions."""
+
+    def session_of(self, path: str) -> SessionFiles:
+        """Every file on disk of the session `path` belongs to (a file given by name)."""
+
+    def part_of_session(self, dirpath: str) -> bool:
+        """True if the directory holds parts of a session read with it (never walked alone)."""
+
+
+def sessions_of(reader, paths: Sequence[str]) -> list[SessionFiles]:
+    """The reader's grouping of its files, or one session per file."""
+    group = getattr(reader, "sessions", None)
+    return list(group(paths)) if group else [SessionFiles((p,)) for p in paths]
+
+
+def session_of(reader, path: str) -> SessionFiles:
+    """The whole session of a file given by name, as the reader knows it (else the file alone)."""
+    find = getattr(reader, "session_of", None)
+    return find(path) if find else SessionFiles((path,))
+
+
+def part_of_session(reader, dirpath: str) -> bool:
+    check = getattr(reader, "part_of_session", None)
+    return bool(check and check(dirpath))

@@ -112,9 +112,17 @@ class ClaudeInteractiveReader:
     name = "claude-interactive"
 
     def claims(self, path: str) -> bool:
+        """A directory (a project), a log with its `<session-id>/` folder beside it, or a
+        .jsonl whose first event carries `sessionId`/`parentUuid` (stream-json's never do)."""
         if os.path.isdir(path):
             return True
-        return path.endswith(".jsonl") and os.path.isdir(path.removesuffix(".jsonl"))
+        if not path.endswith(".jsonl"):
+            return False
+        return os.path.isdir(path.removesuffix(".jsonl")) or (os.path.isfile(path) and looks_interactive(path))
+
+    def part_of_session(self, dirpath: str) -> bool:
+        """`<session-id>/subagents` beside `<session-id>.jsonl` is read into that session."""
+        return os.path.basename(dirpath) == "subagents" and os.path.isfile(os.path.dirname(dirpath) + ".jsonl")
 
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
         if len(paths) != 1:
@@ -133,7 +141,8 @@ class ClaudeInteractiveReader:
                 open_events(log, walker, options, parent=tag)
             except InputError as exc:  # one bad subagent log does not lose the session
                 walker.warnings.append(InputWarning(exc.file, exc.line, exc.message))
-        return walker.transcript(os.path.basename(session).removesuffix(".jsonl"), tuple(files), self.name)
+        return walker.transcript(
+            os.path.basename(session).removesuffix(".jsonl"), tuple(files), self.name, turns=walker.prompts)
 
 
 @hookimpl

@@ -7,15 +7,53 @@ session, read in order; each segment is one turn.
 from __future__ import annotations
 
 import os
+import re
 from typing import Sequence
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, reading, session_name
 from citeledger.core.readers.walker import EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
+SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
+
+
+def segment(path: str) -> tuple[str, int]:
+    """(base name, turn) of a segment file: run-x.t2.jsonl -> ("run-x", 2); run-x.jsonl -> ("run-x", 1)."""
+    m = SEGMENT.match(os.path.basename(path))
+    if not m:
+        return os.path.basename(path), 1
+    return m["base"], int(m["turn"]) if m["turn"] else 1
+
+
+def group_segments(paths: Sequence[str]) -> list[SessionFiles]:
+    """Segment files as sessions, each in segment order (numeric: t10 after t9).
+
+    A second file for one segment (run.t1.jsonl beside run.jsonl) is a session
+    of its own, with a warning; a missing middle segment is warned about and
+    the session read without it.
+    """
+    by_base: dict[tuple[str, str], dict[int, str]] = {}
+    extra: list[SessionFiles] = []
+    for path in paths:
+        base, turn = segment(path)
+        turns = by_base.setdefault((os.path.dirname(path), base), {})
+        if turn in turns:
+            warning = InputWarning(
+                path, 0, f"same segment (t{turn}) as {os.path.basename(turns[turn])}: scored as a session of its own")
+            extra.append(SessionFiles((path,), 1, (warning,)))
+        else:
+            turns[turn] = path
+    sessions = []
+    for (_, base), turns in by_base.items():
+        ordered = tuple(turns[t] for t in sorted(turns))
+        missing = [f"t{t}" for t in range(1, max(turns) + 1) if t not in turns]
+        warnings = (InputWarning(
+            ordered[0], 0, f"segment(s) {', '.join(missing)} of {base} not found; read without them"),) if missing else ()
+        sessions.append(SessionFiles(ordered, len(ordered), warnings))
+    return sessions + extra
 
 
 def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, alone=True) -> int:
@@ -54,12 +92,32 @@ class ClaudeStreamReader:
         dangling = os.path.islink(path) and not os.path.exists(path)
         return path.endswith(".jsonl") and (os.path.isfile(path) or dangling)
 
+    def sessions(self, paths: Sequence[str]) -> list[SessionFiles]:
+        return group_segments(paths)
+
+    def session_of(self, path: str) -> SessionFiles:
+        """`run-x.jsonl` (or any segment of it) with every `run-x[.tN].jsonl` beside it."""
+        folder = os.path.dirname(path)
+        base, _ = segment(path)
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            return SessionFiles((path,), 1)
+        siblings = [
+            os.path.join(folder, n) for n in sorted(names)
+            if n.endswith(".jsonl") and segment(n)[0] == base and os.path.join(folder, n) != path
+        ]
+        for session in self.sessions([path] + [p for p in siblings if self.claims(p)]):
+            if path in session.files:
+                return session
+        return SessionFiles((path,), 1)
+
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
         walker = EventWalker(options.explore_tool, headless=True)
         for path in paths:
             walker.new_turn()
             open_events(path, walker, options, alone=len(paths) == 1)
-        return walker.transcript(session_name(paths), tuple(paths), self.name)
+        return walker.transcript(session_name(paths), tuple(paths), self.name, turns=len(paths))
 
 
 @hookimpl

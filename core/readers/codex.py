@@ -130,7 +130,7 @@ class CodexReader:
         warnings: list[InputWarning] = []
         names: dict[Hashable, tuple[object, Origin]] = {}
         responses: list[ToolResponse] = []
-        # (turn, text, message id, origin) of every assistant message; turn -> index of its last tool call
+        # (turn, text, origin) of every assistant message; turn -> index of its last tool call
         texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
         items = []
@@ -167,6 +167,7 @@ class CodexReader:
             ),
             warnings=tuple(warnings),
             reader=self.name,
+            turns=max(turn, 1),
         )
 
     def _items(self, path: str, warnings: list, options: ReadOptions):

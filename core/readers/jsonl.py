@@ -26,10 +26,6 @@ class Line(NamedTuple):
     bom: bool  # the line began with a UTF-8 byte order mark
 
 
-class LineTooLong(Exception):
-    pass
-
-
 def _reject_constant(name: str):
     # JSON.parse rejects NaN and Infinity; Python's json accepts them.
     raise ValueError(f"{name} is not JSON")

@@ -108,6 +108,7 @@ class EventWalker:
         self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
         self._answered: dict = {}  # tool_use key -> Origin of its first explore result
         self.turn = 0
+        self.prompts = 0  # main-thread user prompts (an interactive log's turns)
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -135,6 +136,7 @@ class EventWalker:
         content = message.get("content") if isinstance(message, dict) else None
         main_thread = event.get("parent_tool_use_id") is None
         if kind == "user" and main_thread and _is_prompt(content):
+            self.prompts += 1
             self.new_turn()
         # Skipped as the reference skips them, but never silently.
         if kind in ("assistant", "user"):
@@ -212,7 +214,7 @@ class EventWalker:
             )
         )
 
-    def transcript(self, name: str, files: tuple[str, ...], reader: str) -> Transcript:
+    def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
         texts = []
         for index, (text, turn, origin) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
@@ -226,6 +228,7 @@ class EventWalker:
             warnings=tuple(self.warnings),
             bom_lines=tuple(self.bom_lines),
             reader=reader,
+            turns=max(turns, 1),
         )
 
 

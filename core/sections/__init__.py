@@ -31,7 +31,6 @@ class Header:
     symbols: tuple[Symbol, ...]  # every `name(kind)` item, any kind
     more: Optional[int] = None  # the `+N more` count
     tags: tuple["RenderTag", ...] = ()
-    structured: bool = True  # false when the grammar fell back to symbols only
 
 
 @frozen

@@ -91,6 +91,6 @@ def parse_header(path: str, suffix: str) -> Header:
         tokens = _PARSER.parse(suffix, start="tokens").scan_values(
             lambda t: isinstance(t, Token) and t.type == "SYMBOL_ITEM"
         )
-        return Header(path, suffix, tuple(map(_symbol, tokens)), structured=False)
+        return Header(path, suffix, tuple(map(_symbol, tokens)))
     parsed = _TO_HEADER.transform(tree)
     return Header(path, suffix, parsed.symbols, more=parsed.more, tags=parsed.tags)
