@@ -8,9 +8,7 @@ from typing import Callable
 
 import attrs
 
-from citeledger.core.errors import UserError
-from citeledger.core.jsstr import percent, thousands
-from citeledger.core.scores import SessionScore, ratio
+from citeledger.core import SessionScore, UserError, percent, ratio, thousands
 
 TOP_FILES = 12
 # The characters the reference escapes in a glob; `*` becomes a pattern and
