@@ -40,25 +40,42 @@ def explore_ids(lines: list[bytes]) -> set[str]:
     return ids
 
 
-def amplify(lines: list[bytes], ids: set[str], r: int) -> bytes:
+EM_DASH_HEADER = "`** \u2014 ".encode()  # a header's path closes, its suffix opens
+
+
+def tag(raw: bytes, session: int, k: int) -> bytes:
+    """Make one line's texts unique to (session, copy k): no two texts of the
+    corpus are equal, so no cache of repeated work can help (see below).
+
+    The response title, every section header's suffix (a bare word first), the
+    comment closing every code block, and the answer (result and assistant
+    texts) all carry the tag. The header word is bare, of no defining kind, so
+    it changes no verdict; the copies still differ in chars like real calls.
+    """
+    t = b"s%dk%d" % (session, k)
+    raw = raw.replace(b"**Exploration: ", b"**Exploration: (" + t + b") ")
+    raw = raw.replace(EM_DASH_HEADER, EM_DASH_HEADER + t + b", ")
+    raw = raw.replace(b"\\n```\\n", b"\\n// " + t + b"\\n```\\n")
+    raw = raw.replace(b'"result":"', b'"result":"(' + t + b') ')
+    return raw.replace(b'"type":"text","text":"', b'"type":"text","text":"(' + t + b') ')
+
+
+def amplify(lines: list[bytes], ids: set[str], r: int, session: int = 0) -> bytes:
     """Every line that names an explore id is written r times, the id made unique per copy.
 
-    Each copy's response text is made distinct too (its title, and a comment
-    line closing every code block), as real repeated calls are: a benchmark of
-    identical copies would measure the caches of repeated work, not the work.
+    Each copy's texts are made distinct too (`tag`), as real repeated calls
+    are: a benchmark of identical copies would measure the caches of repeated
+    work, not the work.
     """
     out = []
     for raw in lines:
         hit = next((i for i in ids if f'"{i}"'.encode() in raw), None)
+        out.append(tag(raw, session, 0))
         if hit is None:
-            out.append(raw)
             continue
-        out.append(raw)
         for k in range(1, r):
             copy = raw.replace(f'"{hit}"'.encode(), f'"{hit}_r{k}"'.encode())
-            copy = copy.replace(b"**Exploration: ", b"**Exploration: (repeat %d) " % k)
-            copy = copy.replace(b"\\n```\\n", b"\\n// repeat %d\\n```\\n" % k)
-            out.append(copy)
+            out.append(tag(copy, session, k))
     return b"\n".join(out)
 
 
@@ -88,15 +105,17 @@ def build(out: Path, sessions: int, min_bytes: int, seed: int = 1) -> tuple[int,
         folder.mkdir(parents=True, exist_ok=True)
         if count % 50 == 49:  # one in fifty is an interactive project log with a subagent
             name = f"{count:06d}-{log.stem}"
-            shutil.copy(log, folder / f"{name}.jsonl")
+            (folder / f"{name}.jsonl").write_bytes(b"\n".join(tag(x, count, 0) for x in log.read_bytes().split(b"\n")))
             shutil.copytree(interactive / log.stem, folder / name)
+            for sub in (folder / name).rglob("*.jsonl"):
+                sub.write_bytes(b"\n".join(tag(x, count, 1) for x in sub.read_bytes().split(b"\n")))
             written += (folder / f"{name}.jsonl").stat().st_size
         else:
             base, segments, ids = runs[count % len(runs)]
             r = rng.randint(2, 14)
             for n, lines in enumerate(segments, 1):
                 suffix = "" if n == 1 else f".t{n}"
-                data = amplify(lines, ids, r)
+                data = amplify(lines, ids, r, count)
                 (folder / f"run-{count:06d}-{base}{suffix}.jsonl").write_bytes(data)
                 written += len(data)
         count += 1

@@ -1,19 +1,26 @@
-"""Sweep benchmark: throughput, floor ratio, scaling with jobs, peak memory.
+"""Sweep benchmark: citeledger against the reference it replaces, in one run.
 
-Builds (once) a large corpus (>= 1 GB, >= 5,000 sessions) and a small one from
-the real fixtures under bench/corpus/ (git-ignored), then measures in one run:
+Builds (once) a small and a large corpus from the real fixtures under
+bench/corpus/ (git-ignored; bench/make_corpus.py: every title, header,
+response end and answer is tagged per session and copy, so no two texts are
+equal and no cache of repeated work can help), then measures, interleaved,
+--repeat times, and reports the median of each:
 
-- the floor: one process that reads every file and JSON-decodes every line
-  with the fastest decoder installed (picked by timing each on a sample);
-- `citeledger sweep` with 1 job and with all cores: wall time, sessions/s,
-  MB/s; the 1-job time over the floor time;
-- peak RSS for the small and the large corpus (1 job: the process's
-  ru_maxrss; N jobs: the largest sum of RSS over the process tree, sampled).
+- floor: one process that reads every file and orjson-decodes every line;
+- reference: bench/reference.mjs, one node process doing the reference's
+  work (read, parse, explore texts, final answer, allocation, text block);
+- `citeledger sweep -q` with 1 job and with all cores;
+- the ratios: one job / floor (target <= 2.0), all cores / reference
+  (target <= 0.5), one job / reference;
+- peak RSS of the process tree (sampled from /proc) on both corpora, 1 job
+  and all cores (target: flat in corpus size).
 
-The page cache is warmed first, so the figures are CPU, not disk.
+Times are wall seconds of whole commands (start-up included), the page cache
+warm. The machine may be shared: the runs alternate, so drift in its speed
+hits every command alike, and the median of the ratios is reported.
 
-    .venv/bin/python bench/run.py            # builds bench/corpus/{large,small} if missing
-    .venv/bin/python bench/run.py --clean    # and removes them at the end
+    .venv/bin/python bench/run.py                          # 100 MB and 400 MB
+    .venv/bin/python bench/run.py --small-mb 20 --large-mb 80 --repeat 3
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -30,17 +38,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import floor as floor_mod  # noqa: E402
 import make_corpus  # noqa: E402
 
 PYTHON = sys.executable
 CITELEDGER = [PYTHON, "-m", "citeledger.cli"]
-DECODERS = ("orjson", "msgspec", "simdjson", "ujson", "json")
 
 
 def corpus(path: Path, sessions: int, min_bytes: int) -> dict:
     marker = path / "corpus.json"
-    wanted = {"sessions": sessions, "min_bytes": min_bytes, "generator": 1}
+    wanted = {"sessions": sessions, "min_bytes": min_bytes, "generator": 2}
     if marker.exists() and json.loads(marker.read_text()).get("params") == wanted:
         return json.loads(marker.read_text())
     if path.exists():
@@ -50,33 +56,6 @@ def corpus(path: Path, sessions: int, min_bytes: int) -> dict:
     info = {"params": wanted, "sessions": count, "bytes": written, "seconds": time.perf_counter() - t}
     marker.write_text(json.dumps(info))
     return info
-
-
-def fastest_decoder(root: Path) -> tuple[str, dict]:
-    """Time each installed decoder on the first ~30 MB of lines."""
-    sample, size = [], 0
-    for dirpath, _, files in sorted(os.walk(root)):
-        for f in sorted(files):
-            if f.endswith(".jsonl"):
-                data = (Path(dirpath) / f).read_bytes()
-                sample += [line for line in data.split(b"\n") if line]
-                size += len(data)
-        if size > 30e6:
-            break
-    timings = {}
-    for name in DECODERS:
-        try:
-            loads, error = floor_mod.decoder(name)
-        except ImportError:
-            continue
-        t = time.perf_counter()
-        for line in sample:
-            try:
-                loads(line)
-            except error:
-                pass
-        timings[name] = time.perf_counter() - t
-    return min(timings, key=timings.get), timings
 
 
 def tree_rss_kb(pid: int) -> int:
@@ -125,48 +104,55 @@ def measure(cmd: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sessions", type=int, default=5200)
-    ap.add_argument("--min-bytes", type=int, default=1_100_000_000)
-    ap.add_argument("--small-sessions", type=int, default=500)
+    ap.add_argument("--small-mb", type=float, default=100)
+    ap.add_argument("--large-mb", type=float, default=400)
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
-    ap.add_argument("--repeat", type=int, default=3, help="runs per timing; the fastest counts (default: 3)")
+    ap.add_argument("--repeat", type=int, default=5, help="rounds of every timing; medians count (default: 5)")
     ap.add_argument("--clean", action="store_true", help="remove bench/corpus at the end")
     args = ap.parse_args()
 
-    large = corpus(HERE / "corpus" / "large", args.sessions, args.min_bytes)
-    small = corpus(HERE / "corpus" / "small", args.small_sessions, 0)
-    large_dir, small_dir = str(HERE / "corpus" / "large"), str(HERE / "corpus" / "small")
+    built = {}
+    for name, mb in (("small", args.small_mb), ("large", args.large_mb)):
+        built[name] = corpus(HERE / "corpus" / name, 1, int(mb * 1e6))
+    small_dir, large_dir = str(HERE / "corpus" / "small"), str(HERE / "corpus" / "large")
+    large = built["large"]
     mb = large["bytes"] / 1e6
-    print(f"corpus large: {large['sessions']} sessions, {mb:,.1f} MB; small: {small['sessions']} sessions, "
-          f"{small['bytes'] / 1e6:,.1f} MB  ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start)")
+    version = subprocess.run(CITELEDGER + ["--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{version}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    print(f"corpus large: {large['sessions']} sessions, {mb:,.1f} MB; small: {built['small']['sessions']} sessions, "
+          f"{built['small']['bytes'] / 1e6:,.1f} MB (every text distinct)")
 
-    name, timings = fastest_decoder(HERE / "corpus" / "large")
-    print("decoders on a 30 MB sample: " + ", ".join(f"{k} {v:.3f}s" for k, v in sorted(timings.items(), key=lambda kv: kv[1])))
-    floor_cmd = [PYTHON, str(HERE / "floor.py"), name, large_dir]
-    measure(floor_cmd)  # warms the page cache
-    # Best of --repeat: the machine may be shared, and only interference makes a run slower.
-    best = lambda cmd: min((measure(cmd) for _ in range(args.repeat)), key=lambda r: r["seconds"])  # noqa: E731
-    fl = best(floor_cmd)
-    print(f"floor ({name}, read + decode every line, 1 process): {fl['seconds']:.2f} s, {mb / fl['seconds']:,.0f} MB/s")
+    commands = {
+        "floor": [PYTHON, str(HERE / "floor.py"), "orjson", large_dir],
+        "reference": ["node", str(HERE / "reference.mjs"), large_dir],
+        "one job": CITELEDGER + ["sweep", large_dir, "-q", "-j", "1"],
+        f"all cores ({args.jobs} jobs)": CITELEDGER + ["sweep", large_dir, "-q", "-j", str(args.jobs)],
+    }
+    measure(commands["floor"])  # warms the page cache
+    runs: dict[str, list[dict]] = {k: [] for k in commands}
+    for _ in range(args.repeat):
+        for name, cmd in commands.items():
+            runs[name].append(measure(cmd))
+    med = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
+    many = f"all cores ({args.jobs} jobs)"
+    for name in commands:
+        r = runs[name]
+        each = ", ".join(f"{x['seconds']:.2f}" for x in r)
+        print(f"{name:22s} {med[name]:6.2f} s  ({each}), "
+              f"{mb / med[name]:,.0f} MB/s, peak RSS {statistics.median(x['tree_rss_mb'] for x in r):.0f} MB")
 
-    rows = {}
+    def ratio(a, b):  # the median of the per-round ratios: each round's runs are adjacent in time
+        return statistics.median(x["seconds"] / y["seconds"] for x, y in zip(runs[a], runs[b]))
+
+    print(f"one job / floor:         {ratio('one job', 'floor'):5.2f}x   (target <= 2.0)")
+    print(f"all cores / reference:   {ratio(many, 'reference'):5.2f}x   (target <= 0.5)")
+    print(f"one job / reference:     {ratio('one job', 'reference'):5.2f}x")
     for jobs in (1, args.jobs):
-        r = best(CITELEDGER + ["sweep", large_dir, "-q", "-j", str(jobs)])
-        rows[jobs] = r
-        print(f"sweep -j {jobs}: {r['seconds']:.2f} s, {large['sessions'] / r['seconds']:,.0f} sessions/s, "
-              f"{mb / r['seconds']:,.0f} MB/s, {r['cpu']:.2f} s CPU, peak RSS {r['maxrss_mb']:.0f} MB per process, "
-              f"{r['tree_rss_mb']:.0f} MB all processes")
-    one, many = rows[1], rows[args.jobs]
-    print(f"single job / floor: {one['seconds'] / fl['seconds']:.2f}x   (target <= 1.5x)")
-    print(f"speed-up with {args.jobs} jobs: {one['seconds'] / many['seconds']:.2f}x wall   (ideal {args.jobs}x); "
-          f"CPU spent {many['cpu'] / one['cpu']:.2f}x the 1-job CPU (1.00 = no parallel overhead)")
-
-    for jobs in (1, args.jobs):
-        s = measure(CITELEDGER + ["sweep", small_dir, "-q", "-j", str(jobs)])
-        big = rows[jobs]
-        print(f"peak RSS -j {jobs}: small {s['tree_rss_mb']:.0f} MB (max process {s['maxrss_mb']:.0f} MB), "
-              f"large {big['tree_rss_mb']:.0f} MB (max process {big['maxrss_mb']:.0f} MB)   (target < 200 MB, flat)")
-    print(f"load average at the end: {os.getloadavg()[0]:.2f} (other work on the machine slows the N-job run first)")
+        small = [measure(CITELEDGER + ["sweep", small_dir, "-q", "-j", str(jobs)]) for _ in range(2)]
+        big = runs["one job" if jobs == 1 else many]
+        print(f"peak RSS -j {jobs}: small {max(x['tree_rss_mb'] for x in small):.0f} MB, "
+              f"large {max(x['tree_rss_mb'] for x in big):.0f} MB (all processes; max of the runs)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if args.clean:
         shutil.rmtree(HERE / "corpus")
 

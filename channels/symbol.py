@@ -40,6 +40,9 @@ class SymbolOptions:
     tag_names_define: bool
 
 
+_UNKNOWN = object()
+
+
 @attrs.frozen
 class Owners:
     strong: frozenset
@@ -92,7 +95,12 @@ class SymbolChannel:
         # Each distinct token is judged once; filtering the first-seen order
         # of all tokens keeps the first-seen order of the cited ones.
         tokens = dict.fromkeys(tok for span in spans for tok in _all(opts.token, span, 0))
-        return [tok for tok in tokens if utf16_len(tok) >= opts.min_length and tok.lower() not in self._stop]
+        least, stop = opts.min_length, self._stop
+        # len() is the UTF-16 length of an ASCII token (nearly all): no call for those.
+        return [
+            tok for tok in tokens
+            if (len(tok) if tok.isascii() else utf16_len(tok)) >= least and tok.lower() not in stop
+        ]
 
     def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
         """name -> its strong and weak owners, from each file's header listings."""
@@ -102,16 +110,26 @@ class SymbolChannel:
     def _owner_table(self, listed) -> "_OwnerTable":
         strong: dict[str, set] = defaultdict(set)
         weak: dict[str, set] = defaultdict(set)
-        defining_only, tags_define = self.options.defining_kinds_only, self.options.tag_names_define
+        # Which table each way of listing a name puts the file in (None: neither),
+        # decided once per distinct kind or tag rather than per listing.
+        table_of: dict[str, dict | None] = {}
         for path, names in listed.items():
             for name, hows in names.items():
                 for how in hows:
-                    if how.endswith(" tag"):  # a render tag's bare name (kinds have no space)
-                        if tags_define:
-                            strong[name].add(path)
-                    elif not defining_only or how in self._defining:
-                        (weak if how in self._weak else strong)[name].add(path)
+                    table = table_of.get(how, _UNKNOWN)
+                    if table is _UNKNOWN:
+                        table = table_of[how] = self._table_for(how, strong, weak)
+                    if table is not None:
+                        table[name].add(path)
         return _OwnerTable(strong, weak)
+
+    def _table_for(self, how: str, strong: dict, weak: dict):
+        """The owner table a listing `how` (a kind, or a render tag's "`x` tag") adds to, or None."""
+        if how.endswith(" tag"):  # a render tag's bare name (kinds have no space)
+            return strong if self.options.tag_names_define else None
+        if not self.options.defining_kinds_only or how in self._defining:
+            return weak if how in self._weak else strong
+        return None
 
     def effective(self, owners: Owners) -> frozenset:
         if self.options.weak_owners == "credit":
@@ -167,18 +185,27 @@ class SymbolChannel:
     def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name: its kinds, and `tag` tags for render-tag names."""
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
-        # A file returned again under the same header (one cached Header
-        # object, see header.parse_header) adds nothing: list it once.
+        # A file returned again under the same header adds nothing (its sets
+        # already hold it): list it once. The scoring call's Cuts gives an
+        # equal header line one Header object, so identity is the cheap test
+        # (hashing a Header hashes every Symbol in Python); the objects live
+        # through the loop, so their ids cannot be reused meanwhile.
         seen: set = set()
         for section in envelope.sections():
-            key = (section.path, section.header)
-            if section.header is not None and key not in seen:
-                seen.add(key)
-                for sym in section.header.symbols:
-                    listed[section.path][sym.name].add(sym.kind)
-                for tag in section.header.tags:
-                    for name in tag.names:
-                        listed[section.path][name].add(f"`{tag.tag}` tag")
+            header = section.header
+            if header is None:
+                continue
+            key = (section.path, id(header))
+            if key in seen:
+                continue
+            seen.add(key)
+            names = listed[section.path]
+            for sym in header.symbols:
+                names[sym.name].add(sym.kind)
+            for tag in header.tags:
+                how = f"`{tag.tag}` tag"
+                for name in tag.names:
+                    names[name].add(how)
         return listed
 
     def _unowned(self, here: dict, cited) -> Finding:

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from citeledger.core import __version__
+from citeledger.core import __version__, kernel_name
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
         "2 usage, input or ruleset error; 3 internal error.",
     )
-    parser.add_argument("--version", action="version", version=f"citeledger {__version__}")
+    parser.add_argument("--version", action="version", version=f"citeledger {__version__} ({kernel_name()})")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parser.set_defaults(subparsers=sub.choices)

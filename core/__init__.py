@@ -40,6 +40,7 @@ _LAZY = {
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
+    "kernel_name": "citeledger.core.kernel",
 }
 
 

@@ -2,9 +2,38 @@
 
 from __future__ import annotations
 
+import re
+
+from citeledger.core.kernel import native
 from citeledger.core.sections.header import parse_header
 from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
+
+# The reference's header pattern (rulesets/default.yaml, splitter.header), which
+# the kernel's `cut` implements; any other pattern is run by re.
+KERNEL_HEADER = r"\*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]*)"
+
+
+_VERBOSE = int(re.VERBOSE)  # an int: `flags & RegexFlag` goes through enum's Python code
+
+
+def _kernel_cuts(header_re: re.Pattern) -> bool:
+    return native is not None and header_re.pattern == KERNEL_HEADER and not header_re.flags & _VERBOSE
+
+
+def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
+    """[(start, end, path, suffix)] of each section: the pure-Python cut, which `native.cut` equals."""
+    heads = list(header_re.finditer(text))
+    spans = []
+    for i, head in enumerate(heads):
+        start = head.start()
+        if i + 1 < len(heads):
+            end = heads[i + 1].start()
+        else:
+            found = text.find(trailer, start) if trailer else -1
+            end = len(text) if found == -1 else found
+        spans.append((start, end, head.group(1), head.group(2)))
+    return spans
 
 
 def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
@@ -27,11 +56,12 @@ class Cuts:
     scoring call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("_by_ends", "headers", "count")
+    __slots__ = ("_by_ends", "headers", "symbols", "count")
 
     def __init__(self):
         self._by_ends: dict = {}
         self.headers: dict = {}  # (path, suffix) -> Header
+        self.symbols: dict = {}  # (name, kind) -> Symbol, shared by the headers
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
@@ -47,7 +77,7 @@ class Cuts:
             if cut.text == text:
                 return cut
         self.count += 1
-        cut = _Cut(text, rules.header, rules.trailer, self.headers, self.count)
+        cut = _Cut(text, rules.header, rules.trailer, self, self.count)
         same.append(cut)
         return cut
 
@@ -62,40 +92,43 @@ class _Cut:
 
     __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
 
-    def __init__(self, text: str, header_re, trailer: str, headers: dict, number: int):
-        heads = list(header_re.finditer(text))
+    def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
+        spans = native.cut(text, trailer) if _kernel_cuts(header_re) else _spans(text, header_re, trailer)
         pieces = []
-        for i, head in enumerate(heads):
-            start = head.start()
-            if i + 1 < len(heads):
-                end = heads[i + 1].start()
-            else:
-                found = text.find(trailer, start) if trailer else -1
-                end = len(text) if found == -1 else found
-            path, suffix = head.group(1), head.group(2)
+        headers, symbols = cuts.headers, cuts.symbols
+        for start, end, path, suffix in spans:
             header = headers.get((path, suffix))
             if header is None:
-                header = headers[path, suffix] = parse_header(path, suffix)
+                header = headers[path, suffix] = parse_header(path, suffix, symbols)
             pieces.append((path, header, text[start:end], False))
         self.text = text
         self.number = number
         self._pieces = tuple(pieces)
-        self._header_end = heads[-1].end() - heads[-1].start() if heads else 0
+        # The last header line's length: "**`" path "`**" suffix.
+        self._header_end = len(spans[-1][2]) + len(spans[-1][3]) + 6 if spans else 0
         self._meta = None
         self._sizes: dict = {}
         self._sections: dict = {}
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
-        """The Section records; built once, as every call that returned this text holds equal ones."""
-        key = (trailing_block, unit)
-        if key not in self._sections:
+        """The Section records; built once, as every call that returned this text holds equal ones.
+
+        Every section but the last is the same record with or without a meta
+        trailing block (same piece, same size): the other split's records are
+        reused for those.
+        """
+        key = (trailing_block == "meta", unit)
+        found = self._sections.get(key)
+        if found is None:
             pieces = self.pieces(trailing_block)
             sizes = self.sizes(trailing_block, unit)
-            self._sections[key] = tuple(
+            other = self._sections.get((not key[0], unit))
+            head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
+            found = self._sections[key] = head + tuple(
                 Section(path, header, size, piece, meta=meta)
-                for (path, header, piece, meta), size in zip(pieces, sizes)
+                for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
             )
-        return self._sections[key]
+        return found
 
     def pieces(self, trailing_block: str) -> tuple:
         if trailing_block != "meta" or not self._pieces:
