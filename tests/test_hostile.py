@@ -120,7 +120,7 @@ def test_exploding_answer_globs_finish(corpus):
     glob = "**a" * 40 + "**b"
     result = run("score", "--answer", glob, "--answer", "*" * 40 + "/x", corpus / "sessions/letters.jsonl")
     assert result.returncode == 0, err(result)
-    assert b"Envelope view" in result.stdout
+    assert b"Explore envelope:" in result.stdout
 
 
 def test_exploding_exclude_globs_finish(corpus, tmp_path):

@@ -56,6 +56,13 @@ def warn(warning) -> None:
     print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
 
 
+def session_note(session, transcript) -> None:
+    """Say which log a --session directory resolved to (a note: the exit status does not change)."""
+    if session and os.path.isdir(session) and transcript.files:
+        print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
+              file=sys.stderr)
+
+
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
 NAMED_PER_KIND = 3
 _VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s()]+\.jsonl(?::\d+)?|\d[\d,.]*")

@@ -9,6 +9,7 @@ from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.commands.common import (
     add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    session_note,
 )
 
 
@@ -32,6 +33,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
+    session_note(args.session, transcript)
     added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     if args.html:

@@ -151,6 +151,53 @@ def js_stringify(value) -> str:
     return "".join(out)
 
 
+def js_string(value) -> str:
+    """JavaScript's String() of a decoded JSON value (spec section 1).
+
+    A number prints as Number#toString (a huge integer, Infinity to
+    JSON.parse, as "Infinity"), a list as Array#join(",") whose null items
+    are empty, an object as "[object Object]". Iterative, like js_stringify.
+    """
+    if type(value) is str:
+        return value
+    out: list[str] = []
+    stack: list = [(value, True)]  # (value, top level); a 1-tuple is literal output
+    while stack:
+        item = stack.pop()
+        if len(item) == 1:
+            out.append(item[0])
+            continue
+        value, top = item
+        if isinstance(value, list):
+            parts: list = []
+            for i, v in enumerate(value):
+                if i:
+                    parts.append((",",))
+                parts.append((v, False))
+            stack.extend(reversed(parts))
+        elif value is None:
+            out.append("null" if top else "")  # Array#join writes null items as ""
+        elif isinstance(value, dict):
+            out.append("[object Object]")
+        elif isinstance(value, str):
+            out.append(value)
+        else:
+            out.append(_js_string_of_number(value))
+    return "".join(out)
+
+
+def _js_string_of_number(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    try:
+        x = float(value)
+    except OverflowError:  # JSON.parse reads a huge integer as Infinity
+        x = math.inf if value > 0 else -math.inf
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return _js_number(x)
+
+
 def _js_scalar(value) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)

@@ -17,12 +17,9 @@ from citeledger.report.html.page import (
 )
 
 
-def session_page(data: dict, answer: str, answer_set=None, title: Optional[str] = None) -> str:
-    """`answer_set`: report.envelope's AnswerSet when --answer was given (score's JSON `answer_set`)."""
+def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
+    """`data`: score's JSON dict (with `envelope_view` and `answer_set` when --envelope/--answer was given)."""
     title = title or f"citeledger — {data['session']}"
-    if answer_set is not None:
-        data = {**data, "answer_set": {"globs": list(answer_set.globs), "chars": answer_set.chars,
-                                       "share": answer_set.share, "files": list(answer_set.members)}}
     return document(title, session_body(data, answer, heading=title), "session")
 
 
@@ -41,6 +38,8 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
                      "No codegraph_explore response with a source section: nothing to charge.</p>")
     parts.append(answer_html(data, answer))
+    if "envelope_view" in data:
+        parts.append(_envelope_view(data["envelope_view"]))
     if "answer_set" in data:
         parts.append(_answer_set(data))
     parts.append(warnings_list(data["warnings"]))
@@ -217,6 +216,32 @@ def answer_html(data: dict, answer: str) -> str:
         '<section id="answer"><h2>Final answer</h2>'
         f'<p class="muted">{len(spans)} highlighted citation(s); each links to the file it credited.</p>'
         f'<pre class="answer">{"".join(out)}</pre></section>'
+    )
+
+
+def _envelope_view(view: dict) -> str:
+    """The envelope view (spec section 8): every section of every response pooled by path."""
+    env = view["chars"]
+    rows = [
+        f'<tr data-path="{esc(f["path"])}"><td>{mark(f["in_answer_set"], "in the answer set", "not in the answer set")}</td>'
+        f'<td><code>{esc(f["path"])}</code></td>'
+        + cell("share", f["share"], pct(f["share"]))
+        + cell("chars", f["chars"], num(f["chars"]))
+        + "</tr>"
+        for f in view["files"]
+    ]
+    answers = ""
+    if "answer_share" in view:
+        answers = (
+            f' Answer-set share {field("answer_share", view["answer_share"], pct(view["answer_share"]))};'
+            f' top file answers: {field("top_file_answers", view["top_file_answers"], "true" if view["top_file_answers"] else "false")}.'
+        )
+    return (
+        '<section id="envelope-view"><h2>Explore envelope</h2>'
+        f'<p>{field("envelope_chars", env, num(env))} chars over '
+        f'{field("responses", view["responses"], num(view["responses"]))} response(s).{answers}</p>'
+        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
+        + "</section>"
     )
 
 
