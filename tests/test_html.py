@@ -113,6 +113,12 @@ def test_score_page_numbers_equal_the_json_output(browser, tmp_path, capsys):
     assert share["answer_set_share"][0][0] == data["answer_set"]["share"]
     assert share["answer_set_chars"][0][0] == 16930
 
+    # The envelope view (spec section 8) reads as --json's: 25,145 chars over 2 responses (EXPECTED.md).
+    view = fields(page, "document.getElementById('envelope-view')")
+    assert view["envelope_chars"][0][0] == data["envelope_view"]["chars"] == 25145
+    assert view["responses"][0][0] == data["envelope_view"]["responses"] == 2
+    assert view["answer_share"][0][0] == data["envelope_view"]["answer_share"]
+
 
 def test_citations_that_credited_a_file_are_highlighted_and_link_to_its_row(browser, tmp_path, capsys):
     html = tmp_path / "score.html"
