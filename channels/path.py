@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import attrs
@@ -63,7 +64,7 @@ class PathChannel:
         for m in opts.basename.finditer(answer):
             # The reference also reads the last segment of a/b/c.js as a bare
             # c.js; matching by directories must not let it drop them again.
-            if opts.match == "directories" and any(a <= m.start() < b for a, b in inside):
+            if opts.match == "directories" and _inside(inside, m.start()):
                 continue
             ext = m.group().rsplit(".", 1)[-1].lower()
             if not opts.basename_extension_gate:
@@ -77,16 +78,17 @@ class PathChannel:
         normal = [(c, self.normalise(c), how) for c, how in cited.items()]
         if self.options.match == "directories":
             return self._judge_by_directories(normal, envelope)
+        # The first citation (in answer order) that is the file's path, ends
+        # with "/" + it, or that it ends with "/" + citation: looked up by
+        # segment suffixes instead of comparing every citation with every file.
+        index = SuffixIndex([n for _, n, _ in normal])
         findings = {}
         for path in envelope.paths:
             file = self.normalise(path)
-            hit = next(
-                ((c, how) for c, n, how in normal if n == file or file.endswith("/" + n) or n.endswith("/" + file)),
-                None,
-            )
+            i = index.first_related(file)
             findings[path] = (
-                Finding(self.name, True, hit[0], f"path `{hit[0]}`: {hit[1]}")
-                if hit
+                Finding(self.name, True, normal[i][0], f"path `{normal[i][0]}`: {normal[i][2]}")
+                if i is not None
                 else Finding(self.name, False, None, "no cited path names this file")
             )
         return findings
@@ -101,15 +103,30 @@ class PathChannel:
         names the longest returned path it ends with.
         """
         files = {path: self.normalise(path) for path in envelope.paths}
+        table: dict[str, int] = {}
+        # Returned files under every segment suffix of their path (a/b/c.js
+        # under c.js, b/c.js and a/b/c.js) and under their whole path, in
+        # returned order: no citation is compared with every file.
+        by_suffix: dict[tuple, list[str]] = {}
+        by_whole: dict[tuple, list[str]] = {}
+        for p, f in files.items():
+            keys = suffix_keys(f, table)
+            by_whole.setdefault(keys[0][1], []).append(p)
+            for _, key in keys:
+                by_suffix.setdefault(key, []).append(p)
         credit: dict[str, tuple[str, str]] = {}
         ambiguous: dict[str, str] = {}
         for citation, n, how in normal:
+            keys = suffix_keys(n, table)
             if how == "absolute path":
-                inside = [(len(f), p) for p, f in files.items() if f == n or n.endswith("/" + f)]
-                longest = max(inside)[0] if inside else 0
-                matches = [p for size, p in inside if size == longest]
+                # The longest returned path that the citation is, or ends with "/" + it.
+                matches = []
+                for _, key in keys:
+                    matches = [p for p in by_whole.get(key, ()) if files[p] == n or n.endswith("/" + files[p])]
+                    if matches:
+                        break
             else:
-                matches = [p for p, f in files.items() if f == n or f.endswith("/" + n)]
+                matches = [p for p in by_suffix.get(keys[0][1], ()) if files[p] == n or files[p].endswith("/" + n)]
             if len(matches) == 1:
                 credit.setdefault(matches[0], (citation, how))
             else:
@@ -125,6 +142,71 @@ class PathChannel:
             else:
                 findings[path] = Finding(self.name, False, None, "no cited path names this file")
         return findings
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """`at` lies in one of `spans` (finditer's: sorted, disjoint), by bisection."""
+    k = bisect.bisect_right(spans, (at, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= at < spans[k][1]
+
+
+_MODULUS = (1 << 61) - 1
+_BASE = 0x9E3779B97F4A7C15 % _MODULUS
+
+
+def suffix_keys(path: str, table: dict[str, int]) -> list[tuple[int, tuple[int, int]]]:
+    """(start offset, key) of each "/"-segment suffix of `path`, longest first.
+
+    The suffix starting at segment j is path[start:]; equal suffixes get equal
+    keys (segments numbered through the shared `table`, then a polynomial hash
+    over them, with the segment count), computed in time linear in the path
+    however many "/" it has. Keys can collide, so callers compare strings too.
+    """
+    segments = path.split("/")
+    ids = [table.setdefault(s, len(table)) + 1 for s in segments]
+    starts, at = [], 0
+    for s in segments:
+        starts.append(at)
+        at += len(s) + 1
+    keys: list[tuple[int, tuple[int, int]]] = [(0, (0, 0))] * len(segments)
+    h = 0
+    for j in range(len(segments) - 1, -1, -1):
+        h = (ids[j] + _BASE * h) % _MODULUS
+        keys[j] = (starts[j], (h, len(segments) - j))
+    return keys
+
+
+def _related(n: str, file: str) -> bool:
+    """The reference's suffix match: equal, or one ends with "/" + the other."""
+    return n == file or file.endswith("/" + n) or n.endswith("/" + file)
+
+
+class SuffixIndex:
+    """Cited paths (in order) indexed for the suffix match against one file at a time."""
+
+    def __init__(self, cited: list[str]):
+        self.cited = cited
+        self.table: dict[str, int] = {}
+        self.any_suffix: dict[tuple, int] = {}  # a suffix of some citation -> first such citation
+        self.whole: dict[tuple, int] = {}  # a whole citation -> its first position
+        for i, n in enumerate(cited):
+            keys = suffix_keys(n, self.table)
+            self.whole.setdefault(keys[0][1], i)
+            for _, key in keys:
+                self.any_suffix.setdefault(key, i)
+
+    def first_related(self, file: str) -> int | None:
+        """The first citation `_related` to `file`, or None."""
+        keys = suffix_keys(file, self.table)
+        found = [self.any_suffix.get(keys[0][1])]  # the file is (a "/"-suffix of) a citation
+        found += [self.whole.get(key) for _, key in keys[1:]]  # a citation is a "/"-suffix of the file
+        candidates = sorted(i for i in found if i is not None)
+        if candidates and _related(self.cited[candidates[0]], file):
+            return candidates[0]
+        if not candidates:
+            return None
+        # A hash collision (never seen; the keys are 61-bit): compare directly.
+        return next((i for i, n in enumerate(self.cited) if _related(n, file)), None)
 
 
 @hookimpl

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, shipped_lines, utf16_len
+from citeledger.core import Envelope, Finding, hookimpl, needs_groups, shipped_lines, utf16_len
 
 from .lines import normalise_code, window
 
@@ -28,7 +28,7 @@ class QuoteOptions:
     # A fenced code block; the named group `code` is its body.
     fenced_block: re.Pattern = attrs.field(validator=_has_code_group)
     # An inline code span; group 1 is its content.
-    code_span: re.Pattern
+    code_span: re.Pattern = attrs.field(validator=needs_groups(1))
     # A line-number prefix an answer may have copied with the code (`126\t`), removed first.
     line_number_prefix: re.Pattern
     # Normalised quotes shorter than this (UTF-16 units) are too generic (`}`, `return x`).

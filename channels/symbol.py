@@ -7,14 +7,14 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, utf16_len
+from citeledger.core import Envelope, Finding, hookimpl, needs_groups, utf16_len
 
 
 
 @attrs.frozen
 class SymbolOptions:
     # An inline code span; group 1 is its content.
-    code_span: re.Pattern
+    code_span: re.Pattern = attrs.field(validator=needs_groups(1))
     # A symbol token inside a code span (or in prose, when allowed).
     token: re.Pattern
     # Tokens shorter than this (in UTF-16 units) are too generic to count.

@@ -9,8 +9,12 @@ input or ruleset error (one line on stderr naming the file and line);
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import signal
 import sys
+import threading
 
 from citeledger.core import __version__, kernel_name
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
@@ -43,13 +47,63 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (ending workers, discarding half-written
+    files, releasing an --out lock) and exit with 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+def _redeliver(unraisable) -> None:
+    """sys.unraisablehook: a Terminated raised where Python swallows exceptions
+    (an at-fork callback while a worker starts, a __del__) is delivered again,
+    so the run still ends; anything else goes to the usual hook."""
+    if isinstance(unraisable.exc_value, Terminated):
+        # Later and from another thread: raised now, it would land in this hook.
+        timer = threading.Timer(0.1, os.kill, (os.getpid(), unraisable.exc_value.signum))
+        timer.daemon = True
+        timer.start()
+    else:
+        sys.__unraisablehook__(unraisable)
+
+
+@contextlib.contextmanager
+def _signals_unwind():
+    """SIGTERM and SIGHUP raise Terminated in the main thread for the run's duration."""
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal
+            previous[signum] = signal.signal(signum, _terminate)
+    hook, sys.unraisablehook = sys.unraisablehook, _redeliver
+    try:
+        yield
+    finally:
+        sys.unraisablehook = hook
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
         args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    with _signals_unwind():
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
+    except Terminated as exc:
+        print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except UserError as exc:
         print(f"citeledger: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -58,6 +112,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
+        where = exc.filename if exc.filename is not None else "<input/output>"
+        print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise

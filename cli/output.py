@@ -36,7 +36,9 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
         raise _failed(path, exc) from None
     try:
         text = "b" not in mode
-        with os.fdopen(fd, "w" if text else "wb", **({"encoding": "utf-8", "newline": ""} if text else {})) as fh:
+        # backslashreplace: a lone surrogate (a name's undecodable byte) is written as \\udcff.
+        opts = {"encoding": "utf-8", "errors": "backslashreplace", "newline": ""} if text else {}
+        with os.fdopen(fd, "w" if text else "wb", **opts) as fh:
             yield fh
         os.replace(tmp, path)
     except OSError as exc:
@@ -55,7 +57,7 @@ def _discard(tmp: str) -> None:
 def write_file(path: str, data: Data) -> str:
     """Write `data` to `path` atomically; returns the path."""
     with atomic_open(path, "wb") as fh:
-        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        fh.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
     return path
 
 
@@ -72,9 +74,15 @@ def write_images(base: str, images: dict[str, bytes]) -> list[str]:
 
 def write_stdout(data: Data) -> None:
     """Write to standard output; a closed or full stdout is an input/output error naming it."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        raise UserError("<stdout>: cannot write: standard output is closed")
     try:
         if isinstance(data, str):
-            sys.stdout.write(data)
+            try:
+                sys.stdout.write(data)
+            except UnicodeEncodeError:  # a lone surrogate: written as \udXXX, as in files
+                sys.stdout.flush()
+                sys.stdout.buffer.write(data.encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
         else:
             sys.stdout.flush()
             sys.stdout.buffer.write(data)

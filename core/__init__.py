@@ -41,6 +41,10 @@ _LAZY = {
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
+    "compile_linear": "citeledger.core.patterns",
+    "LinearPattern": "citeledger.core.patterns",
+    "NotLinear": "citeledger.core.patterns",
+    "needs_groups": "citeledger.core.patterns",
     "kernel_name": "citeledger.core.kernel",
 }
 

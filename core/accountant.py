@@ -368,6 +368,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         line_level=lines.on,
         line_used=charges.line_used,
         line_pinned=charges.line_pinned,
+        responses=len(responses),
     )
 
 

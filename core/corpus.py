@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
@@ -105,19 +106,70 @@ def _part_of_session(dirpath: str, order) -> bool:
     return False
 
 
-def _walk(root: str, keep_dir) -> Iterator[str]:
-    """Files under `root` in sorted order; `keep_dir(dirpath, dirnames, filenames, parent_files)`
-    decides whether a subdirectory is walked (it sees the directory's own listing)."""
-    parent_files: dict[str, list[str]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        if dirpath != root and not keep_dir(dirpath, dirnames, filenames, parent_files.pop(dirpath, ())):
-            dirnames[:] = []
+def _walk(root: str, keep_dir, warnings: list) -> Iterator[str]:
+    """Files under `root` in sorted order, each directory's files before its
+    subdirectories'; `keep_dir(dirpath, dirnames, filenames, parent_files)`
+    decides whether a subdirectory is walked (it sees the directory's own listing).
+
+    Nothing is skipped in silence: a directory that cannot be listed and a
+    file that is not a regular file (a FIFO would block whoever opens it)
+    become warnings naming the path. A symlinked directory is followed once;
+    one that leads to a directory already walked (a loop) is listed, not
+    walked again. A dangling symlink is yielded, for its reader to report.
+    """
+    stack: list[tuple[str, Sequence[str]]] = [(root, ())]
+    walked: dict[tuple[int, int], str] = {}  # (device, inode) of each directory walked -> its path
+    while stack:
+        dirpath, parent_files = stack.pop()
+        entries = _list_directory(dirpath, walked, warnings)
+        if entries is None:
             continue
-        dirnames[:] = sorted(dirnames)
-        for d in dirnames:
-            parent_files[os.path.join(dirpath, d)] = filenames
-        for name in sorted(filenames):
-            yield os.path.join(dirpath, name)
+        kinds = [(entry.name, _entry_kind(entry)) for entry in entries]
+        dirnames = [name for name, kind in kinds if kind == "directory"]
+        filenames = [name for name, kind in kinds if kind != "directory"]
+        if dirpath != root and not keep_dir(dirpath, dirnames, filenames, parent_files):
+            continue
+        for name, kind in kinds:
+            path = os.path.join(dirpath, name)
+            if kind == "file":
+                yield path
+            elif kind != "directory":
+                warnings.append(InputWarning(path, 0, f"not a regular file ({kind}), not read"))
+        stack.extend((os.path.join(dirpath, d), filenames) for d in reversed(dirnames))
+
+
+def _list_directory(dirpath: str, walked: dict, warnings: list):
+    """A directory's entries sorted by name, or None (with a warning) if it cannot be or was already read."""
+    try:
+        st = os.stat(dirpath)
+        first = walked.get((st.st_dev, st.st_ino))
+        if first is not None:
+            # Through a symlink (or a loop of them): read once, where first met.
+            warnings.append(InputWarning(dirpath, 0, f"the same directory as {first} (a symlink), not read again"))
+            return None
+        walked[(st.st_dev, st.st_ino)] = dirpath
+        with os.scandir(dirpath) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        warnings.append(InputWarning(dirpath, 0, f"cannot read directory: {exc.strerror or exc}"))
+        return None
+
+
+def _entry_kind(entry) -> str:
+    """"directory", "file" (regular, or a dangling symlink), or what else it is."""
+    try:
+        mode = entry.stat().st_mode  # follows symlinks
+    except OSError:
+        return "file"  # a dangling or looping symlink: its reader says why it cannot be read
+    return _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
 
 
 def _rel(path: str, root: str, root_is_file: bool) -> str:
@@ -177,13 +229,17 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
     cwd = os.getcwd()
 
     def real(path: str) -> str:
-        return os.path.normpath(os.path.join(cwd, path))  # no symlink resolution: os.walk follows none
+        # No symlink resolution: _walk walks each directory once, by inode.
+        return os.path.normpath(os.path.join(cwd, path))
 
     for root in paths:
         if not os.path.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
             continue
         root_is_file = os.path.isfile(root)
+        if not root_is_file and not os.path.isdir(root):
+            warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_kind(os.stat(root).st_mode)}), not read"))
+            continue
         found: list[SessionRef] = []
         if root_is_file:
             if real(root) in seen:
@@ -209,7 +265,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
                 return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
 
             claimed: dict[str, list[str]] = {}
-            for path in _walk(root, keep_dir):
+            for path in _walk(root, keep_dir, warnings):
                 if is_sidecar(path) or excluded and excluded(_rel(path, root, False)):
                     continue
                 if real(path) in seen:
@@ -297,6 +353,7 @@ _WORKER: dict = {}
 
 
 def _init_worker(rulesets) -> None:
+    _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
 
@@ -349,7 +406,8 @@ def score_corpus(
             yield outcome
         return
     window = 4 * jobs
-    with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets,)) as pool:
+    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets,))
+    try:
         pending: collections.deque = collections.deque()
         work = _chunks(refs, chunk)
         for part in work:
@@ -364,3 +422,46 @@ def score_corpus(
             if progress:
                 progress(len(outcomes))
             yield from outcomes
+    except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End a pool's workers at once: cancel queued work, terminate what runs.
+
+    shutdown() alone would first finish every chunk already submitted (up to
+    4 per worker), and leave workers running if this process were killed.
+    """
+    import multiprocessing
+
+    # The pool's workers, and any child started but not yet registered with
+    # it (a signal can land while a worker is being started).
+    processes = {id(p): p for p in (getattr(pool, "_processes", None) or {}).values()}
+    processes.update((id(p), p) for p in multiprocessing.active_children())
+    for process in processes.values():
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
+
+
+def _end_with_parent() -> None:
+    """In a worker: the signals a run ends by (SIGTERM, SIGHUP) end the worker
+    plainly, and on Linux the worker is sent SIGTERM should its parent die."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends workers
+        pass
+

@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import re
 
+from citeledger.core.patterns import compile_linear
+
 
 def glob_pattern(glob: str) -> re.Pattern:
     """`**` matches anything, `*` anything but "/", the rest literally; anchored."""
     parts = re.split(r"(\*\*|\*)", glob)
     body = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
-    return re.compile(rf"\A{body}\Z", re.S)
+    # On RE2 (linear time): in re, `**a**a**a…b` against a long path backtracks
+    # exponentially. RE2 runs every glob; re is the fallback should one not translate.
+    return compile_linear(rf"\A{body}\Z", re.S, single=True) or re.compile(rf"\A{body}\Z", re.S)
 
 
 def path_matcher(globs):

@@ -87,6 +87,9 @@ class SessionScore:
     line_level: bool = False
     line_used: int = 0
     line_pinned: int = 0
+    # Explore responses read (spec section 1), with or without a section:
+    # the envelope view's "over N response(s)".
+    responses: int = 0
 
     @property
     def line_efficiency(self) -> float:

@@ -2,7 +2,37 @@
 
 from __future__ import annotations
 
+import re
+
+import orjson
+
 from citeledger.core.scores import SessionScore, ratio
+
+# Lone surrogates (a `\ud800` escape in a transcript, a file name's
+# undecodable bytes) are no UTF-8. JSON output writes them as JavaScript's
+# JSON.stringify does, as `\udXXX` escapes; U+FDD0 marks them on the way.
+_MARKED = re.compile("[\ud800-\udfff\ufdd0]")
+_MARK = re.compile(rb"\xef\xb7\x90([0-9a-f]{4})")
+
+
+def json_bytes(value, indent: bool = False) -> bytes:
+    """orjson's bytes for `value`; lone surrogates become \\u escapes instead of an error."""
+    option = orjson.OPT_INDENT_2 if indent else None
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:
+        marked = orjson.dumps(_mark(value), option=option)
+        return _MARK.sub(lambda m: b"\\u" + m.group(1), marked)
+
+
+def _mark(value):
+    if isinstance(value, str):
+        return _MARKED.sub(lambda m: "\ufdd0%04x" % ord(m.group()), value)
+    if isinstance(value, dict):
+        return {_mark(k): _mark(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mark(v) for v in value]
+    return value
 
 
 def finding_dict(f) -> dict:

@@ -19,6 +19,11 @@ def label(verdict) -> str:
     return f"{verdict.channel} `{verdict.evidence}`"
 
 
+def counted(n: int, word: str) -> str:
+    """The heading's counts: singular for one (spec section 6); other lines stay plural."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def floor_channel(score: SessionScore) -> str:
     """The first-ranked channel, whose share alone is the lower bound ("path" under default)."""
     return score.channels[0] if score.channels else "path"
@@ -29,7 +34,7 @@ def render_text(score: SessionScore) -> str:
         return NO_CALLS + "\n"
     env = score.envelope
     lines = [
-        f"Explore allocation — share of returned bytes the answer used ({len(score.calls)} calls, {len(score.files)} files):",
+        f"Explore allocation — share of returned bytes the answer used ({counted(len(score.calls), 'call')}, {counted(len(score.files), 'file')}):",
         f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} chars"
         f"   ({score.files_used}/{len(score.files)} files cited; {floor_channel(score)}-cited alone {percent(score.lower_bound)})",
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import typing
 from importlib import resources
 from typing import Any
@@ -16,18 +17,38 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import UserError, channels as installed_channels
+from citeledger.core import UserError, channels as installed_channels, compile_linear
 
 from citeledger.rules import safety
 from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
 
+# Limits on an untrusted ruleset (docs/robustness.md). A shipped ruleset is
+# about 2 KB, 60 nodes, 4 levels deep, 1 extends.
+MAX_RULESET_BYTES = 1 << 20  # one file
+MAX_NODES = 100_000  # YAML nodes in one file after aliases are expanded
+MAX_DEPTH = 64  # nesting of YAML mappings and lists
+MAX_EXTENDS = 32  # files in one extends: chain
+EXCERPT = 60  # characters of a value quoted in an error
+
+
+def excerpt(value, limit: int = EXCERPT) -> str:
+    """repr(value), cut to about `limit` characters: errors never echo a whole value."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class RulesetError(UserError):
     """A ruleset that cannot be used; str() is one line: file:line: key: problem."""
 
     def __init__(self, file: str, line: int, key: str, message: str):
+        # A key or message built from the ruleset's own text is cut short.
+        key, message = _clip(str(key), 80), _clip(str(message), 400)
         self.file, self.line, self.key, self.message = file, line, key, message
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {key + ': ' if key else ''}{message}")
@@ -44,24 +65,48 @@ class Located(dict):
         return getattr(self, "lines", {}).get(key, self.line)
 
 
-class _Loader(yaml.SafeLoader):
-    pass
+# libyaml's parser when PyYAML has it (a 4 MB file: 4 s in the pure-Python one).
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BASE_LOADER):
+    def flatten_mapping(self, node):
+        """Flatten `<<:` merges, remembering how many pairs each mapping took from them.
+
+        Merged pairs come first in node.value afterwards; a key the mapping
+        writes itself overrides them (YAML's merge key), and only a key it
+        writes twice is a duplicate. PyYAML flattens merged mappings too, so
+        the count is kept per node, on its first flattening.
+        """
+        merged = self.__dict__.setdefault("merged_pairs", {})
+        if id(node) in merged:
+            return
+        explicit = sum(1 for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge")
+        super().flatten_mapping(node)
+        merged[id(node)] = len(node.value) - explicit
 
 
 def _construct_mapping(loader, node):
     loader.flatten_mapping(node)
+    merged = loader.merged_pairs[id(node)]
     mapping = Located()
     mapping.file = loader.name
     mapping.line = node.start_mark.line + 1
     mapping.lines = {}
-    for key_node, value_node in node.value:
+    written = set()
+    for position, (key_node, value_node) in enumerate(node.value):
+        line = key_node.start_mark.line + 1
+        if not isinstance(key_node, yaml.ScalarNode):  # never construct (or print) a collection key
+            raise RulesetError(loader.name, line, "", "keys must be strings")
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, str):
-            raise RulesetError(loader.name, key_node.start_mark.line + 1, str(key), "keys must be strings")
-        if key in mapping:
-            raise RulesetError(loader.name, key_node.start_mark.line + 1, key, "duplicate key")
+            raise RulesetError(loader.name, line, excerpt(key), "keys must be strings")
+        if position >= merged:
+            if key in written:
+                raise RulesetError(loader.name, line, key, "duplicate key")
+            written.add(key)
         mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.lines[key] = key_node.start_mark.line + 1
+        mapping.lines[key] = line
     return mapping
 
 
@@ -86,30 +131,89 @@ def locate(name_or_path: str, relative_to: str = "") -> str:
         return str(shipped)
     raise RulesetError(
         relative_to or name_or_path, 0, "",
-        f"no ruleset {name_or_path!r} (a path, or one of: {', '.join(shipped_names())})",
+        f"no ruleset {excerpt(name_or_path)} (a path, or one of: {', '.join(shipped_names())})",
     )
 
 
-def _read(path: str) -> Located:
+def _read_text(path: str) -> str:
+    """The file's text, at most MAX_RULESET_BYTES; never opens a FIFO or device."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            loader = _Loader(fh)
-            loader.name = path
-            try:
-                data = loader.get_single_data()
-            finally:
-                loader.dispose()
+        with open(path, "rb", opener=_regular_only) as fh:
+            data = fh.read(MAX_RULESET_BYTES + 1)
     except OSError as exc:
         raise RulesetError(path, 0, "", f"cannot read: {exc.strerror or exc}")
+    if len(data) > MAX_RULESET_BYTES:
+        raise RulesetError(path, 0, "", f"larger than the ruleset limit of {MAX_RULESET_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise RulesetError(path, 0, "", "not UTF-8 text")
+
+
+def _regular_only(path, flags):
+    """os.open that refuses anything but a regular file, without blocking on a FIFO."""
+    fd = os.open(path, flags | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(0, "not a regular file")
+    return fd
+
+
+def check_shape(text: str, name: str) -> None:
+    """Refuse, from the event stream and before anything is built, YAML whose
+    aliases expand past MAX_NODES nodes or whose nesting passes MAX_DEPTH."""
+    sizes: dict[str, int] = {}
+    stack: list[list] = [[0, None]]  # per open collection: nodes so far, its anchor
+    for event in yaml.parse(text, Loader=_BASE_LOADER):
+        line = event.start_mark.line + 1 if event.start_mark else 0
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            if len(stack) > MAX_DEPTH:
+                raise RulesetError(name, line, "", f"nested deeper than {MAX_DEPTH} levels")
+            stack.append([1, event.anchor])
+            continue
+        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            count, anchor = stack.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            count, anchor = 1, event.anchor
+        elif isinstance(event, yaml.AliasEvent):
+            count, anchor = sizes.get(event.anchor, 1), None
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = count
+        stack[-1][0] += count
+        if stack[-1][0] > MAX_NODES or count > MAX_NODES:
+            raise RulesetError(
+                name, line, "", f"aliases expand to more than {MAX_NODES:,} YAML nodes (an alias bomb?)"
+            )
+
+
+def parse_yaml(text: str, name: str):
+    """YAML text as Located mappings and plain values, within the limits above."""
+    try:
+        check_shape(text, name)
+        loader = _Loader(text)
+        loader.name = name
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise RulesetError(path, mark.line + 1 if mark else 0, "", f"not valid YAML ({exc.problem})")
+        raise RulesetError(name, mark.line + 1 if mark else 0, "", f"not valid YAML ({exc.problem})")
     except yaml.YAMLError as exc:
-        raise RulesetError(path, 0, "", f"not valid YAML ({exc})")
+        raise RulesetError(name, 0, "", f"not valid YAML ({exc})")
+    except RecursionError:  # a bug if MAX_DEPTH holds; refused all the same
+        raise RulesetError(name, 0, "", "nested too deeply")
+
+
+def _read(path: str) -> Located:
+    data = parse_yaml(_read_text(path), path)
     if not isinstance(data, Located):
         raise RulesetError(path, 1, "", "a ruleset is a YAML mapping")
+    if data and not set(data) & TOP_KEYS:
+        # Not a ruleset at all (`extends: /etc/shadow`): name no key, they are its content.
+        raise RulesetError(path, 0, "", f"not a ruleset (none of the keys {', '.join(sorted(TOP_KEYS))})")
     return data
 
 
@@ -133,6 +237,8 @@ def load_tree(name_or_path: str, relative_to: str = "", seen: tuple = ()) -> Loc
     real = os.path.realpath(path)
     if real in seen:
         raise RulesetError(path, 0, "extends", "extends itself (a cycle)")
+    if len(seen) >= MAX_EXTENDS:
+        raise RulesetError(relative_to or path, 0, "extends", f"a chain of more than {MAX_EXTENDS} rulesets")
     tree = _read(path)
     parent = tree.get("extends")
     if parent is None:
@@ -217,13 +323,18 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
         )
 
 
-def compile_pattern(text: str) -> re.Pattern:
+def compile_pattern(text: str):
     """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
 
-    re has no time limit, so shapes that can backtrack catastrophically are
-    refused here (safety.UnsafePattern is an re.error; docs/robustness.md).
+    A pattern RE2 can run exactly as re does runs on RE2 (linear time,
+    core.patterns); re has no time limit, so for the rest (lookaround,
+    backreferences) shapes that can backtrack catastrophically are refused
+    here (safety.UnsafePattern is an re.error; docs/robustness.md).
     """
     pattern = re.compile(text, re.ASCII)
+    linear = compile_linear(text)
+    if linear is not None:
+        return linear
     safety.check_ruleset_pattern(pattern)
     return pattern
 
@@ -249,7 +360,7 @@ def build(cls, mapping: Located, prefix: str):
 
 def _validator_message(exc: Exception) -> str:
     if len(exc.args) >= 4 and isinstance(exc.args[2], (tuple, list)):  # attrs in_ validator
-        return f"must be one of {', '.join(map(repr, exc.args[2]))}, not {exc.args[3]!r}"
+        return f"must be one of {', '.join(map(repr, exc.args[2]))}, not {excerpt(exc.args[3])}"
     return str(exc.args[0]) if exc.args else str(exc)
 
 

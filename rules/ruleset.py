@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import attrs
 
-from citeledger.core import ReadOptions
+from citeledger.core import ReadOptions, needs_groups
 
 # Hashes are cached: scoring keys its shared work by these records' values
 # (core.accountant stages), once per transcript.
@@ -51,7 +51,7 @@ class ReaderRules:
 class SplitterRules:
     # A section header line; group 1 the path, group 2 the suffix. Python re
     # syntax written to behave as the reference's JavaScript /^...$/m.
-    header: re.Pattern
+    header: re.Pattern = attrs.field(validator=needs_groups(2))
     # The last section ends at the first occurrence of this after its header.
     trailer: str
     # What follows the last section's code block: charged to the last file

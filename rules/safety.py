@@ -2,7 +2,7 @@
 
 Rulesets are untrusted and Python's `re` has no time limit, so a pattern such
 as `(a+)+$` or `\\w+\\w+x` could hang a sweep on one long answer. `check` runs
-at load time on the parsed pattern and refuses three shapes (docs/robustness.md):
+at load time on the parsed pattern and refuses four shapes (docs/robustness.md):
 
 1. repetition whose iterations can split the same text in several ways: a
    repeated body of varying length that can end with a character it can
@@ -12,7 +12,12 @@ at load time on the parsed pattern and refuses three shapes (docs/robustness.md)
    (`(a|ab)+`, `(\\w|\\d)*`);
 3. two unbounded repetitions in one sequence whose boundary can shift: the
    first can end with a character the second can start with, and nothing in
-   between pins the boundary down (`\\w+\\w+`, `.*x.*`, `\\d+\\s*\\d+`).
+   between pins the boundary down (`\\w+\\w+`, `.*x.*`, `\\d+\\s*\\d+`);
+4. a lookahead whose body has an unbounded repetition (`(?=\\w*!)`): it
+   re-reads the rest of the text at every place it is tried.
+
+Only patterns RE2 cannot run reach this check (core.patterns runs the rest
+in linear time): those with lookaround, backreferences or the like.
 
 Each is a conservative approximation: a refused pattern may be harmless, but
 can always be rewritten with disjoint classes (`[^x]*x.*`). A pattern a
@@ -83,7 +88,7 @@ ANYTHING = Info(0, BIG, ALL, ALL, ALL, False)
 
 def check(pattern: re.Pattern | str, flags: int = 0) -> None:
     """Raise UnsafePattern if `pattern` has a catastrophic backtracking shape."""
-    if isinstance(pattern, re.Pattern):
+    if not isinstance(pattern, (str, bytes)):  # re.Pattern or core's LinearPattern
         text, flags = pattern.pattern, pattern.flags
     else:
         text = pattern
@@ -147,7 +152,12 @@ class _Analyser:
             return self.single(self.charset(av))
         if op in _ZERO_WIDTH:
             if op is not C.AT:  # a lookaround's body is matched too
-                self.sequence(av[1], inside_repeat)
+                body = self.sequence(av[1], inside_repeat)
+                # A lookahead re-reads the text after each place it is tried:
+                # with an unbounded body that is quadratic over a search, and
+                # exponential inside a repetition (`(?:a(?=\w*!))+x`).
+                if av[0] == 1 and body.pumps:
+                    self.refuse("a lookahead with an unbounded repetition inside, e.g. (?=\\w*!)")
             return EMPTY
         if op is C.SUBPATTERN:
             return self.sequence(av[-1], inside_repeat)

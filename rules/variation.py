@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 import yaml
 
-from citeledger.rules.loader import Located, RulesetError, build_ruleset, load_tree, locate, merge
+from citeledger.rules.loader import Located, RulesetError, build_ruleset, excerpt, load_tree, locate, merge, parse_yaml
 
 from citeledger.core import UserError
 
@@ -42,10 +42,21 @@ def split_values(text: str) -> list[str]:
 
 def parse_value(raw: str) -> Any:
     """A value as YAML reads it: 2 is an integer, true a boolean, [a, b] a list."""
-    try:
-        return yaml.safe_load(raw) if raw else ""
-    except yaml.YAMLError as exc:
-        raise UserError(f"{VARY}: value {raw!r} is not valid YAML ({getattr(exc, 'problem', exc)}); quote it")
+    if not raw:
+        return ""
+    try:  # the ruleset loader's limits: an alias bomb in a value is refused unexpanded
+        return _plain(parse_yaml(raw, VARY))
+    except RulesetError as exc:
+        raise UserError(f"{VARY}: value {excerpt(raw)} is not valid YAML ({exc.message}); quote it")
+
+
+def _plain(value):
+    """Located mappings as plain dicts (yaml.safe_dump shows only those)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def parse_vary(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
@@ -53,12 +64,12 @@ def parse_vary(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     key, sep, values = spec.partition("=")
     key = key.strip()
     if not sep or not key or not values.strip():
-        raise UserError(f"{VARY}: {spec!r} is not KEY=V1,V2,... (e.g. channels.symbol.ambiguity_limit=0,2,5)")
+        raise UserError(f"{VARY}: {excerpt(spec)} is not KEY=V1,V2,... (e.g. channels.symbol.ambiguity_limit=0,2,5)")
     if any(not part for part in key.split(".")):
-        raise UserError(f"{VARY}: {key!r} is not a dotted ruleset key")
+        raise UserError(f"{VARY}: {excerpt(key)} is not a dotted ruleset key")
     raws = split_values(values)
     if any(not r for r in raws):
-        raise UserError(f"{VARY}: {spec!r} has an empty value")
+        raise UserError(f"{VARY}: {excerpt(spec)} has an empty value")
     return key, tuple((raw, parse_value(raw)) for raw in raws)
 
 

@@ -39,7 +39,16 @@ def test_answer_set_view(tmp_path, capsys):
     text = response(section("lib/a.js", size=300), section("lib/router/b.js", size=100), section("test/c.js", size=100))
     path = session(tmp_path, [text], "lib/a.js")
     code, out, _ = cli("score", path, "--answer", "lib/**", capsys=capsys)
-    assert "Envelope view — answer set (lib/**): 2/3 files, 80.0% of 500 chars" in out
+    # Spec section 8: after the block and a blank line; lib/** matches lib/a.js and lib/router/b.js (400 of 500).
+    assert out.endswith(
+        "  note: relative metric — attribution is by citation, so compare builds on the same question, not absolutes.\n"
+        "\n"
+        "Explore envelope: 500 chars over 1 response(s)\n"
+        "  answer-set share: 80.0% | top file answers: true\n"
+        "  *  60.0%    300  lib/a.js\n"
+        "  *  20.0%    100  lib/router/b.js\n"
+        "     20.0%    100  test/c.js\n"
+    )
     code, out, _ = cli("score", path, "--answer", "lib/*", "--json", capsys=capsys)
     assert json.loads(out)["answer_set"] == {"globs": ["lib/*"], "chars": 300, "share": 0.6, "files": ["lib/a.js"]}
 

@@ -27,7 +27,7 @@ EXPECTED = {
     "binary-garbage.jsonl": (2, ["binary-garbage.jsonl: not a Claude Code transcript"]),
     "invalid-utf8.jsonl": (1, [":4: not JSON"]),
     "wrong-types.jsonl": (1, [
-        ":3: explore tool_result content is a number, not text, counted as empty",
+        ":3: explore tool_result content is a number, not text, counted as its JSON",  # spec section 1
         ":5: explore tool_result content is null",
         ":7: explore tool_result content is an object",
         ":8: assistant event's message.content is a string, not a list of blocks, skipped",

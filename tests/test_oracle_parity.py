@@ -1,8 +1,10 @@
 """citeledger's default ruleset against the JavaScript transcription of the spec.
 
 tests/oracle/reference.mjs gets JavaScript's string semantics for free; on
-every real stream fixture and the oracle's own smoke inputs, the text block
-must be identical and the JSON numbers equal.
+every real stream fixture, the real interactive log and the oracle's own
+smoke inputs, the text block must be identical (singular headings included),
+the JSON numbers equal, and what `citeledger score --envelope` / `--answer
+GLOB` prints identical byte for byte to the oracle's envelope view.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 
 from test_real_fixtures import REAL, segments
 
+from citeledger.cli import main
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
@@ -51,3 +54,28 @@ def test_text_block_and_numbers_equal_the_oracle(files):
         (f["path"], f["chars"], f["calls"], f["credited"], f["evidence"]) for f in want["files"]
     ]
     assert result.answer == want["answer"]
+
+
+INTERACTIVE = sorted((REAL / "interactive").glob("*/*.jsonl"))
+# Globs that match several files, one (the `?` quirk: lib/request?.js is /^lib\/request?\.js$/), none.
+VIEWS = [["--envelope"], ["--answer", "lib/**"], ["--answer", "lib/request?.js", "--answer", "**/*.py"],
+         ["--answer", "src/flask/*.py"], ["--answer", "nothing/*"], ["--envelope", "--answer", "*.go"]]
+
+
+def printed(argv, capsys) -> str:
+    main(["score", *map(str, argv)])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("files", SESSIONS, ids=lambda f: Path(f[0]).name)
+def test_printed_block_and_envelope_view_equal_the_oracle(files, capsys):
+    assert printed(files, capsys) == oracle(files)
+    for view in VIEWS:
+        assert printed([*files, *view], capsys) == oracle(files, *view), view
+
+
+@pytest.mark.parametrize("log", INTERACTIVE, ids=lambda p: p.name)
+def test_interactive_log_equals_the_oracle_stitching(log, capsys):
+    assert printed(["--session", log], capsys) == oracle([log], "--interactive")
+    for view in VIEWS:
+        assert printed(["--session", log, *view], capsys) == oracle([log], "--interactive", *view), view

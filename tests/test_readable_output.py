@@ -78,7 +78,7 @@ def test_sensitivity_writes_its_outputs_into_out(capsys, tmp_path):
     code, out, _ = cli(capsys, "sensitivity", str(CORPUS / "base"), "--rulesets", "corrected", "-q",
                        "--out", str(tmp_path / "s"))
     names = {p.name for p in (tmp_path / "s").iterdir()}
-    assert names == {"sensitivity.jsonl", "rows.csv", "summary.txt", "sensitivity.png", "sensitivity.svg"}
+    assert names == {"sensitivity.jsonl", "rows.csv", "summary.txt", "sensitivity.png", "sensitivity.svg", "report.html"}
     assert (tmp_path / "s" / "summary.txt").read_text() == out
     with open(tmp_path / "s" / "rows.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))

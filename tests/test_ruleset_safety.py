@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeledger.cli import main
+from citeledger.core.patterns import LinearPattern
 from citeledger.rules import safety
 from citeledger.rules.loader import RulesetError, load_ruleset, shipped_names
 
@@ -26,7 +27,10 @@ def write(tmp_path, body: str, name="r.yaml"):
 def patterns_of(ruleset) -> list[re.Pattern]:
     out = [ruleset.splitter.header]
     for rule in ruleset.channel_options:
-        out += [v for f in attrs.fields(type(rule.options)) if isinstance(v := getattr(rule.options, f.name), re.Pattern)]
+        out += [
+            v for f in attrs.fields(type(rule.options))
+            if isinstance(v := getattr(rule.options, f.name), (re.Pattern, LinearPattern))
+        ]
     return out
 
 
@@ -55,7 +59,8 @@ def test_alias_bomb_is_refused_without_expanding(tmp_path):
     path = write(tmp_path, "\n".join(lines) + "\n")
     with pytest.raises(RulesetError) as err:
         load_ruleset(path)
-    assert err.value.file == path and err.value.line == 2 and err.value.key == "a0"  # unknown key, found first
+    # a0 is 11 nodes (a list of 10), a_i is 1 + 10 x a_(i-1): a4 (line 6) is 111,111 > 100,000.
+    assert err.value.file == path and err.value.line == 6 and "aliases expand to more than 100,000" in str(err.value)
 
 
 @pytest.mark.parametrize("body, line, key", [
@@ -86,8 +91,22 @@ HARMLESS = [
 
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
-def test_catastrophic_patterns_are_refused_at_load_time(tmp_path, pattern):
+def test_catastrophic_patterns_run_on_re2_or_are_refused_at_load_time(tmp_path, pattern):
+    # A shape RE2 can run is accepted: RE2 matches in linear time.
     path = write(tmp_path, f"extends: default\nchannels:\n  symbol:\n    token: '{pattern}'\n")
+    try:
+        token = load_ruleset(path).options_for("symbol").token
+    except RulesetError as err:
+        assert (err.file, err.line, err.key) == (path, 4, "channels.symbol.token")
+        assert "backtrack catastrophically" in str(err)
+    else:
+        assert isinstance(token, LinearPattern), pattern
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC + [r"(?:a(?=\w*!))+x", r"a(?=\w*!)"])
+def test_catastrophic_patterns_re_must_run_are_refused_at_load_time(tmp_path, pattern):
+    # A lookbehind keeps a pattern off RE2; on re the shape is refused.
+    path = write(tmp_path, f"extends: default\nchannels:\n  symbol:\n    token: '(?<=-){pattern}'\n")
     with pytest.raises(RulesetError) as err:
         load_ruleset(path)
     assert (err.value.file, err.value.line, err.value.key) == (path, 4, "channels.symbol.token")
@@ -95,7 +114,7 @@ def test_catastrophic_patterns_are_refused_at_load_time(tmp_path, pattern):
 
 
 def test_a_refused_pattern_stops_the_cli_before_any_input_is_read(tmp_path, capsys):
-    path = write(tmp_path, "extends: default\nsplitter:\n  header: '\\*\\*`((?:[^`]+)+)`\\*\\*(.*)'\n")
+    path = write(tmp_path, "extends: default\nsplitter:\n  header: '(?<=x)\\*\\*`((?:[^`]+)+)`\\*\\*(.*)'\n")
     assert main(["score", "--ruleset", path, FIXTURE]) == 2
     err = capsys.readouterr().err
     assert f"{path}:3: splitter.header:" in err and "catastrophically" in err

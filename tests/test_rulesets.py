@@ -12,6 +12,7 @@ import re
 import pytest
 
 from builders import response, section, session
+from citeledger.core.patterns import LinearPattern
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset, locate, shipped_names
@@ -183,4 +184,4 @@ def test_default_yaml_is_the_reference_constants():
     assert sym.ambiguity_limit == 3 and sym.min_length == 4 and sym.code_spans_only
     assert DEFAULT.channel_names == ("path", "symbol")
     assert DEFAULT.splitter.unit == "utf16" and DEFAULT.splitter.trailer == "\n> "
-    assert isinstance(DEFAULT.options_for("path").basename, re.Pattern)
+    assert isinstance(DEFAULT.options_for("path").basename, LinearPattern)  # runs on RE2

@@ -28,6 +28,11 @@ def add_format_options(parser, json_help: str) -> None:
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
 
 
+def add_html_option(parser) -> None:
+    parser.add_argument("--html", metavar="PATH",
+                        help="also write the report as one self-contained HTML page to PATH")
+
+
 def add_jobs_options(parser) -> None:
     from citeledger.core.corpus import default_jobs
 
@@ -49,6 +54,13 @@ def _jobs(text: str) -> int:
 def warn(warning) -> None:
     """One warning line on stderr: FILE:LINE: message (line 0: the whole file)."""
     print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
+
+
+def session_note(session, transcript) -> None:
+    """Say which log a --session directory resolved to (a note: the exit status does not change)."""
+    if session and os.path.isdir(session) and transcript.files:
+        print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
+              file=sys.stderr)
 
 
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind

@@ -22,6 +22,7 @@ from citeledger.rules.loader import compile_pattern
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
+from citeledger.report.html import compare_page
 from citeledger.cli.commands.common import added_line, completed_files, outcome_inputs, report_warnings
 from citeledger.report.stats import bootstrap_median_difference, median
 from citeledger.report.tables import SWEEP_FORMAT, layout, pct, points, session_rows
@@ -451,7 +452,8 @@ def run(args) -> int:
             stack.enter_context(output_dir(args.out))
         plot_paths = []
         targets = [p for p in (args.plot, os.path.join(args.out, "compare") if args.out else None) if p]
-        if targets:
+        images = {}
+        if targets or args.html:
             from citeledger.report.plot import strip_plot
 
             series_groups = [(plot_label(g["group"], args), [g["base_runs"], g["new_runs"]])
@@ -465,6 +467,12 @@ def run(args) -> int:
         text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
                            comparison.other_arms)
         text += diagnosed.text("Diagnostics")
+        if args.html or args.out:
+            page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
+                                images.get("svg"), comparison.other_arms)
+            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
+                if target:
+                    write_file(target, page)
         if args.out:
             write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
             write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import orjson
-
 from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
-from citeledger.report.jsonreport import session_dict
-from citeledger.cli.output import write_stdout
+from citeledger.report.jsonreport import json_bytes, session_dict
+from citeledger.report.html import session_page
+from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    session_note,
 )
 
 
@@ -28,21 +28,25 @@ def add_parser(sub) -> None:
     add_session_inputs(p)
     add_diagnostics_options(p, automatic=False)
     p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
+    add_html_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
+    session_note(args.session, transcript)
     added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
+    if args.html:
+        write_file(args.html, session_page(session_dict(result, explain=True), result.answer))
     if args.json:
         data = session_dict(result, explain=True)
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
         data.update(extra_data)
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_explain(result) + added_line(added) + extra_text)
     report_warnings((*result.warnings, *extra_warnings), "--json")  # on stderr whatever the format; --json also carries them

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-
-import orjson
-
 from citeledger.core.accountant import score
-from citeledger.report.envelope import answer_set
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
-from citeledger.core.jsstr import percent, thousands
+from citeledger.report.envelope import answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
-from citeledger.core.scores import ratio
-from citeledger.cli.output import write_stdout
+from citeledger.report.html import session_page
+from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    session_note,
 )
+from citeledger.report.jsonreport import json_bytes
 
 
 def add_parser(sub) -> None:
@@ -35,48 +33,47 @@ def add_parser(sub) -> None:
     add_diagnostics_options(p, automatic=False)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
     p.add_argument(
-        "--answer", action="append", default=[], metavar="GLOB",
-        help="files that make up the true answer (repeatable; ** any path, * within a directory): "
-        "adds the envelope view with the answer set's share",
+        "--envelope", action="store_true",
+        help="add the envelope view after the block: every returned file's share of the envelope",
     )
+    p.add_argument(
+        "--answer", action="append", default=[], metavar="GLOB",
+        help="files that make up the true answer (repeatable; implies --envelope; ** any path, "
+        "* within a directory, ? as the reference reads it: a regex quantifier): the answer set's share",
+    )
+    add_html_option(p)
     p.set_defaults(run=run)
 
 
-def render_answer_set(result, view) -> str:
-    lines = [
-        f"Envelope view — answer set ({', '.join(view.globs)}): {len(view.members)}/{len(result.files)} files, "
-        f"{percent(view.share)} of {thousands(view.envelope)} chars",
-    ]
-    for f in result.files:
-        mark = "*" if f.path in view.members else " "
-        lines.append(f"  {mark} {percent(ratio(f.chars, view.envelope)):>6} {f.chars:>6}  {f.path}")
-    return "\n".join(lines) + "\n"
-
-
 def run(args) -> int:
+    matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
+    session_note(args.session, transcript)
     added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
-    view = answer_set(result, args.answer) if args.answer else None
+    view = envelope_view(result, args.answer, matchers) if args.envelope or args.answer else None
+    views = {}  # the envelope view and answer set, in --json and on the page alike
+    if view:
+        views["envelope_view"] = envelope_dict(view)
+        if view.globs:
+            views["answer_set"] = answer_set_dict(view)
+    if args.html:  # the page also says why, as explain does
+        write_file(args.html, session_page({**session_dict(result, explain=True), **views}, result.answer))
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     if args.json:
         data = session_dict(result)
+        if args.session:
+            data["session_path"] = transcript.files[0]
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
-        if view:
-            data["answer_set"] = {
-                "globs": list(view.globs),
-                "chars": view.chars,
-                "share": view.share,
-                "files": list(view.members),
-            }
+        data.update(views)
         data.update(extra_data)
-        write_stdout(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_text(result) + added_line(added))
         if view:
-            write_stdout(render_answer_set(result, view))
+            write_stdout("\n" + render_envelope(view))
         if extra_text:
             write_stdout(extra_text)
     report_warnings((*result.warnings, *extra_warnings), "--json")  # on stderr whatever the format; --json also carries them

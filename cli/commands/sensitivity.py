@@ -6,22 +6,23 @@ import contextlib
 import os
 import sys
 
-import orjson
-
 from citeledger.rules.loader import load_ruleset
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.report.plot import delta_plot
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
+from citeledger.report.html import sensitivity_page
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity
 from citeledger.report.tables import pct, points
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
-    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+    add_format_options, add_html_option, add_jobs_options, added_line, completed_files, outcome_inputs,
+    report_warnings,
 )
 from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_exclude_option, turn_counts, write_csv
+from citeledger.report.jsonreport import json_bytes
 
 FORMAT = "citeledger-sensitivity/1"
 
@@ -48,9 +49,10 @@ def add_parser(sub) -> None:
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
     add_format_options(p, "print JSON lines (a header, then one object per row)")
     p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
-    p.add_argument("--out", metavar="DIR", help="also write sensitivity.jsonl, rows.csv, summary.txt and "
-                   "the plot (sensitivity.png, .svg) into DIR (created if missing)")
+    p.add_argument("--out", metavar="DIR", help="also write sensitivity.jsonl, rows.csv, summary.txt, "
+                   "report.html and the plot (sensitivity.png, .svg) into DIR (created if missing)")
     add_exclude_option(p)
+    add_html_option(p)
     add_jobs_options(p)
     p.set_defaults(run=run)
 
@@ -130,20 +132,25 @@ def run(args) -> int:
     with contextlib.ExitStack() as stack:
         if args.out:
             stack.enter_context(output_dir(args.out))
-        images = delta_plot(names, rows, result.deltas(), names[0]) if args.plot or args.out else None
+        images = delta_plot(names, rows, result.deltas(), names[0]) if args.plot or args.out or args.html else None
         plot = write_images(args.plot, images) if args.plot else []
         if args.out:
             plot += write_images(os.path.join(args.out, "sensitivity"), images)
+        if args.html or args.out:
+            page = sensitivity_page(header, rows, [w.as_dict() for w in warnings], images["svg"])
+            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
+                if target:
+                    write_file(target, page)
         records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
         records += [{"record": "warning", **w.as_dict()} for w in warnings]
         text = render_text(dict(header, added=added), rows, plot)
         if args.out:
-            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(orjson.dumps(r) + b"\n" for r in records))
+            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(json_bytes(r) + b"\n" for r in records))
             write_csv(os.path.join(args.out, "rows.csv"), COLUMNS, rows)
             write_file(os.path.join(args.out, "summary.txt"), text)
     report_warnings(warnings)
     if args.json:
-        write_stdout(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        write_stdout(b"".join(json_bytes(r) + b"\n" for r in records))
     elif args.csv:
         write_csv(sys.stdout, COLUMNS, rows)
     else:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import os
 import sys
 import tempfile
-
-import orjson
 
 from citeledger.rules.loader import load_ruleset
 
@@ -18,8 +17,11 @@ from citeledger.cli.output import atomic_open, output_dir, write_file, write_std
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import (
-    add_format_options, add_jobs_options, added_line, completed_files, outcome_inputs, report_warnings,
+    add_format_options, add_html_option, add_jobs_options, added_line, completed_files, outcome_inputs,
+    report_warnings,
 )
+from citeledger.report.html import sweep_page, sweep_session
+from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
     SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
 )
@@ -39,6 +41,7 @@ def add_corpus_options(p, what: str) -> None:
     add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
     add_exclude_option(p)
+    add_html_option(p)
     add_jobs_options(p)
 
 
@@ -80,7 +83,7 @@ def load_rulesets(names) -> list:
 
 
 def jsonl(record: dict) -> bytes:
-    return orjson.dumps(record) + b"\n"
+    return json_bytes(record) + b"\n"
 
 
 class Outputs:
@@ -141,6 +144,11 @@ def write_csv(path_or_stream, columns, rows) -> None:
         with atomic_open(path_or_stream, "w") as fh:
             write_csv(fh, columns, rows)
         return
+    if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
+        buffer = io.StringIO(newline="")
+        write_csv(buffer, columns, rows)
+        write_stdout(buffer.getvalue())
+        return
     w = csv.writer(path_or_stream)
     w.writerow(columns)
     for r in rows:
@@ -199,6 +207,8 @@ def run(args) -> int:
     turns: list[int] = []
     read: list[tuple] = []  # (root, files read) per session
     internal = False
+    pages = args.html or args.out  # the HTML page needs the session records
+    sessions: list[dict] = []
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
@@ -212,6 +222,8 @@ def run(args) -> int:
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
+                    if pages:
+                        sessions.append(sweep_session(row))
                     if row["status"] != "scored":
                         unscored.append({k: row[k] for k in ("session", "ruleset", "status", "reason")})
         header = {
@@ -244,6 +256,11 @@ def run(args) -> int:
         if args.out:
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
+        if pages:
+            page = sweep_page(header, slice_rows, sessions, unscored, [w.as_dict() for w in warnings], floors)
+            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
+                if target:
+                    write_file(target, page)
     report_warnings(warnings)
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from typing import ClassVar, Optional, Protocol, Sequence
 
 import attrs
@@ -25,6 +27,26 @@ def session_name(paths: Sequence[str]) -> str:
     return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
+def open_regular(path: str):
+    """Open `path` for binary reading, refusing anything but a regular file.
+
+    A FIFO would block the read forever (and a device never end): the file
+    is opened without blocking, checked, and refused with an OSError whose
+    message says what it is. Never waits.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device or socket"
+            raise OSError(errno.EINVAL, f"not a regular file ({kind}), not read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 @contextlib.contextmanager
 def reading(path: str, what: str):
     """Turn the ways a file can fail to open into one-line input errors."""
@@ -37,6 +59,8 @@ def reading(path: str, what: str):
     except PermissionError:
         raise InputError(path, "permission denied")
     except OSError as exc:
+        if exc.errno == errno.EINVAL and exc.strerror and exc.strerror.startswith("not a regular file"):
+            raise InputError(path, exc.strerror)
         raise InputError(path, f"cannot read: {exc.strerror or exc}")
 
 

@@ -4,23 +4,23 @@
     ~/.claude/projects/<escaped-cwd>/<session-id>/subagents/agent-<id>.jsonl
     ~/.claude/projects/<escaped-cwd>/<session-id>/subagents/agent-<id>.meta.json
 
-Subagent events are read into the session just before the main-thread event
-that carries the spawning tool's result, each with `parent_tool_use_id` set to
-the meta file's `toolUseId` (or `subagent:<file name>` without a meta file).
+Subagent events are appended after the whole session, as the reference does
+(transcripts.md), each with `parent_tool_use_id` set to the meta file's
+`toolUseId` (or `subagent:<file name>` without one; untagged when it is falsy).
 """
 
 from __future__ import annotations
 
-import glob
-import json
 import os
 from typing import Sequence
 
+
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular
 from citeledger.core.readers.claude_stream import open_events
-from citeledger.core.readers.walker import EventWalker
+from citeledger.core.readers.jsonl import decode_line
+from citeledger.core.readers.walker import EventWalker, js_truthy
 
 
 def escape_project(path: str) -> str:
@@ -31,7 +31,7 @@ def escape_project(path: str) -> str:
 def looks_interactive(path: str) -> bool:
     """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
     except OSError:
         return False
@@ -39,47 +39,88 @@ def looks_interactive(path: str) -> bool:
     return b'"sessionId"' in first or b'"parentUuid"' in first
 
 
+def byte_order(name: str) -> bytes:
+    """Sort key: a file name's bytes (the reference sorts names in byte order)."""
+    return os.fsencode(name)
+
+
+def session_logs(folder: str, regular_only: bool = True) -> list[str]:
+    """The `*.jsonl` files of a folder, dot-prefixed names included (glob would skip them).
+
+    `regular_only=False` keeps a FIFO or device named like a log, so that the
+    reader that opens it reports it as not read instead of losing it silently.
+    """
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    keep = os.path.isfile if regular_only else (lambda p: not os.path.isdir(p))
+    return [os.path.join(folder, n) for n in names if n.endswith(".jsonl") and keep(os.path.join(folder, n))]
+
+
+def newest(logs: list[str]) -> str:
+    """The newest log by modification time; equal times (restored from an archive): first name in byte order."""
+    return min(logs, key=lambda p: (-os.stat(p).st_mtime_ns, byte_order(os.path.basename(p))))
+
+
 def resolve_session(path: str) -> str:
     """A session .jsonl from a session file, a project directory or its log directory.
 
-    A project directory's logs live in ~/.claude/projects/<escaped path>/ and
-    win when they exist; otherwise the directory itself must hold interactive
-    logs (a project's own .jsonl fixtures are not sessions).
+    A project directory's logs live in ~/.claude/projects/<escaped real path>/
+    (Claude Code logs the real cwd: symlinks resolved) and win when they
+    exist; otherwise the directory itself must hold interactive logs (a
+    project's own .jsonl fixtures are not sessions).
     """
     if os.path.isfile(path):
         return path
     if not os.path.exists(path):
         raise InputError(path, "no such file or directory")
-    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(path))
-    candidates = glob.glob(os.path.join(glob.escape(logs), "*.jsonl"))
+    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(os.path.realpath(path)))
+    candidates = session_logs(logs)
     if not candidates:
-        here = glob.glob(os.path.join(glob.escape(path), "*.jsonl"))
-        candidates = [p for p in here if looks_interactive(p)]
+        candidates = [p for p in session_logs(path) if looks_interactive(p)]
         if not candidates:
             raise InputError(path, f"no Claude Code session logs here or in {logs}")
-    # The newest session is the project's current one; name breaks mtime ties.
-    return max(candidates, key=lambda p: (os.path.getmtime(p), p))
+    return newest(candidates)
 
 
-def subagent_files(session_file: str, warnings: list) -> dict[str, str]:
-    """parent tool_use id -> subagent log, from the meta files."""
+_META_BYTES = 1 << 20  # a meta file is a few hundred bytes
+
+
+def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]]:
+    """(subagent log, the tag its events get) in the order the reference appends them.
+
+    transcripts.md: the `.jsonl` files of <session>/subagents/ (dot-prefixed
+    included) in byte order of names; the tag is the meta file's toolUseId
+    when truthy in JavaScript, `subagent:<file name>` when the meta file is
+    absent, unreadable or its toolUseId missing or null, and None (events
+    left untagged, so on the main thread) when toolUseId is "", 0 or false.
+    """
     folder = os.path.join(session_file.removesuffix(".jsonl"), "subagents")
-    found: dict[str, str] = {}
-    for log in sorted(glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))):
+    logs = sorted(session_logs(folder, regular_only=False), key=lambda p: byte_order(os.path.basename(p)))
+    found = []
+    for log in logs:
         meta = log.removesuffix(".jsonl") + ".meta.json"
-        parent = f"subagent:{os.path.basename(log)}"
+        value = None
         if os.path.exists(meta):
             try:
-                with open(meta, encoding="utf-8") as fh:
-                    value = json.load(fh).get("toolUseId")
-                if isinstance(value, str) and value:
-                    parent = value
-            except (OSError, ValueError, AttributeError) as exc:
+                with open_regular(meta) as fh:  # a FIFO is refused, never waited on
+                    raw = fh.read(_META_BYTES + 1)
+                if len(raw) > _META_BYTES:
+                    raise ValueError(f"larger than {_META_BYTES:,} bytes")
+                # orjson stops at 1024 levels of nesting (a ValueError) where
+                # json.load would exhaust the recursion limit.
+                value = decode_line(raw)
+            except OSError as exc:
+                warnings.append(InputWarning(meta, 0, f"unreadable meta file ({exc.strerror or type(exc).__name__})"))
+            except (ValueError, RecursionError) as exc:
                 warnings.append(InputWarning(meta, 0, f"unreadable meta file ({type(exc).__name__})"))
-        if parent in found:  # two logs claim one spawning tool: keep both, the second unattached
-            warnings.append(InputWarning(meta, 0, f"toolUseId {parent} already belongs to {os.path.basename(found[parent])}"))
-            parent = f"subagent:{os.path.basename(log)}"
-        found[parent] = log
+            value = value.get("toolUseId") if isinstance(value, dict) else None
+        if value is None:
+            tag = f"subagent:{os.path.basename(log)}"
+        else:
+            tag = value if js_truthy(value) else None
+        found.append((log, tag))
     return found
 
 
@@ -104,32 +145,18 @@ class ClaudeInteractiveReader:
             raise InputError(",".join(paths), "an interactive session is one log file or directory")
         session = resolve_session(paths[0])
         walker = EventWalker(options.explore_tool)
-        subagents = subagent_files(session, walker.warnings)
         files = [session]
-        pending = dict(subagents)
-
-        def splice_subagents(line):
-            # A subagent ran before the main-thread result of the tool that spawned it.
-            message = line.value.get("message") if isinstance(line.value, dict) else None
-            content = message.get("content") if isinstance(message, dict) else None
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    parent = block.get("tool_use_id")
-                    log = pending.pop(parent, None) if isinstance(parent, str) else None
-                    if log:
-                        read_subagent(log, parent)
-
-        def read_subagent(log, parent):
+        walker.new_turn()
+        open_events(session, walker, options)
+        # The reference appends each subagent's events after the whole session
+        # (it does not splice them in where the subagent ran): calls are
+        # numbered in this order.
+        for log, tag in subagent_files(session, walker.warnings):
             files.append(log)
             try:
-                open_events(log, walker, options, parent=parent)
+                open_events(log, walker, options, parent=tag)
             except InputError as exc:  # one bad subagent log does not lose the session
                 walker.warnings.append(InputWarning(exc.file, exc.line, exc.message))
-
-        walker.new_turn()
-        open_events(session, walker, options, before=splice_subagents)
-        for parent, log in pending.items():  # never joined: read at the end
-            read_subagent(log, parent)
         return walker.transcript(
             os.path.basename(session).removesuffix(".jsonl"), tuple(files), self.name, turns=walker.prompts)
 

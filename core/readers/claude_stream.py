@@ -56,10 +56,10 @@ def group_segments(paths: Sequence[str]) -> list[SessionFiles]:
     return sessions + extra
 
 
-def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, before=None, alone=True) -> int:
+def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, alone=True) -> int:
     """Feed one file's events to the walker; returns how many were events.
 
-    `before(line)`, if given, runs ahead of each line (to splice in other files).
+    `parent`, if not None, becomes every event's parent_tool_use_id.
 
     Raises InputError when the file cannot be read, holds JSON but no event,
     or, read `alone`, holds nothing readable at all. A segment of a longer
@@ -74,8 +74,6 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
             kind = line.value.get("type") if isinstance(line.value, dict) else None
             if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event
                 found += 1
-            if before is not None:
-                before(line)
             walker.feed(path, line, parent)
     skipped = len(walker.warnings) > known
     if found == 0 and (lines or skipped and alone):
@@ -115,7 +113,7 @@ class ClaudeStreamReader:
         return SessionFiles((path,), 1)
 
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
-        walker = EventWalker(options.explore_tool)
+        walker = EventWalker(options.explore_tool, headless=True)
         for path in paths:
             walker.new_turn()
             open_events(path, walker, options, alone=len(paths) == 1)

@@ -20,7 +20,7 @@ from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.jsstr import is_blank
 from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -45,6 +45,16 @@ def rollout_item(value) -> tuple[Optional[str], object]:
     if kind in RESPONSE_ITEM_TYPES:
         return "response_item", value
     return None, None
+
+
+def is_session_record(value) -> bool:
+    """A rollout's first line: `{"type": "session_meta", "payload": {...}}`, or a
+    legacy log's bare session line (`{"id", "timestamp", ...}` and no `type`)."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") == "session_meta":
+        return isinstance(value.get("payload"), dict)
+    return "type" not in value and isinstance(value.get("id"), str) and isinstance(value.get("timestamp"), str)
 
 
 def output_blocks(output) -> tuple[tuple[str, ...], bool]:
@@ -88,30 +98,30 @@ def message_text(payload: dict) -> str:
     )
 
 
-_SNIFF_LINE = 8 << 20  # bytes of one line read while sniffing
+_SNIFF_LINE = 8 << 20  # bytes of one line read while sniffing (session_meta carries the instructions)
 
 
 class CodexReader:
     name = "codex"
 
     def claims(self, path: str) -> bool:
-        """A .jsonl file with a rollout line among its first 5 (a legacy log opens with a bare session line)."""
+        """A .jsonl file whose first record is a Codex session record (docs/codex.md).
+
+        Only the first non-blank line is read: a rollout opens with its
+        session record (`session_meta`, or the bare session line of a legacy
+        log), and a Claude transcript never does, whatever Codex-looking
+        events (`"type": "message"`) follow its first line.
+        """
         if not (os.path.isfile(path) and path.endswith(".jsonl")):
             return False
         try:
-            with open(path, "rb") as fh:
-                seen = 0
+            with open_regular(path) as fh:
                 # Bounded reads: sniffing must not load a 200 MB line whole.
                 for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
                     if len(raw) == _SNIFF_LINE and not raw.endswith(b"\n"):
                         return False  # a line this long opens no rollout we know
-                    if not raw.strip():
-                        continue
-                    if rollout_item(orjson.loads(raw))[0] is not None:
-                        return True
-                    seen += 1
-                    if seen == 5:
-                        break
+                    if raw.strip():
+                        return is_session_record(orjson.loads(raw))
         except (OSError, orjson.JSONDecodeError):
             return False
         return False
@@ -135,6 +145,8 @@ class CodexReader:
             if kind != "response_item" or not isinstance(payload, dict):
                 continue
             ptype = payload.get("type")
+            if not isinstance(ptype, str):  # {"type": {...}} is no item (and unhashable in a set test)
+                continue
             if ptype == "message" and payload.get("role") == "user" and not by_context:
                 turn += 1
             elif ptype == "message" and payload.get("role") == "assistant":

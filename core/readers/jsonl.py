@@ -14,6 +14,7 @@ from typing import Iterator, NamedTuple
 
 import orjson
 
+from citeledger.core.readers.base import open_regular
 from citeledger.core.transcript import InputWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -87,7 +88,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20) -> Ite
     newline); other undecodable lines are reported with file and line.
     Raises OSError if the file cannot be opened.
     """
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:  # a FIFO is refused, never waited on
         for number, raw in _raw_lines(stream, max_line_bytes):
             if raw is None:
                 warnings.append(
@@ -148,6 +149,53 @@ def js_stringify(value) -> str:
         else:
             out.append(_js_scalar(item))
     return "".join(out)
+
+
+def js_string(value) -> str:
+    """JavaScript's String() of a decoded JSON value (spec section 1).
+
+    A number prints as Number#toString (a huge integer, Infinity to
+    JSON.parse, as "Infinity"), a list as Array#join(",") whose null items
+    are empty, an object as "[object Object]". Iterative, like js_stringify.
+    """
+    if type(value) is str:
+        return value
+    out: list[str] = []
+    stack: list = [(value, True)]  # (value, top level); a 1-tuple is literal output
+    while stack:
+        item = stack.pop()
+        if len(item) == 1:
+            out.append(item[0])
+            continue
+        value, top = item
+        if isinstance(value, list):
+            parts: list = []
+            for i, v in enumerate(value):
+                if i:
+                    parts.append((",",))
+                parts.append((v, False))
+            stack.extend(reversed(parts))
+        elif value is None:
+            out.append("null" if top else "")  # Array#join writes null items as ""
+        elif isinstance(value, dict):
+            out.append("[object Object]")
+        elif isinstance(value, str):
+            out.append(value)
+        else:
+            out.append(_js_string_of_number(value))
+    return "".join(out)
+
+
+def _js_string_of_number(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    try:
+        x = float(value)
+    except OverflowError:  # JSON.parse reads a huge integer as Infinity
+        x = math.inf if value > 0 else -math.inf
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return _js_number(x)
 
 
 def _js_scalar(value) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
-from citeledger.core.readers.jsonl import Line, js_stringify
+from citeledger.core.readers.jsonl import Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
 from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
 
@@ -52,27 +52,53 @@ def js_map_key(block: dict, field: str):
 
 
 def item_text(item) -> str:
-    """One tool_result content item's contribution to the response text."""
-    if isinstance(item, dict) and isinstance(item.get("text"), str):
-        return item["text"]
+    """One tool_result content item's contribution to the response text (spec section 1).
+
+    An item's `text`, when present and not null, goes through JavaScript's
+    String(): 12345 -> "12345", ["a", "b"] -> "a,b", {} -> "[object Object]".
+    """
+    if isinstance(item, dict):
+        text = item.get("text")
+        if type(text) is str:  # nearly every item: answered first
+            return text
+        if text is not None:
+            return js_string(text)
     if isinstance(item, str):
         return item
     return js_stringify(item)
 
 
 def content_blocks(content) -> tuple[str, ...]:
+    """A tool_result's text, one string per item: null/absent gives none, another value its JSON."""
     if isinstance(content, str):
         return (content,)
     if isinstance(content, list):
         return tuple(item_text(item) for item in content)
-    return ()
+    if content is None or content is _MISSING:
+        return ()
+    return (js_stringify(content),)
+
+
+def answer_block_text(block: dict) -> str:
+    """A text block's part of an assistant event's text: its `text` when truthy, through String()."""
+    text = block.get("text")
+    if type(text) is str:
+        return text
+    return js_string(text) if js_truthy(text) else ""
 
 
 class EventWalker:
-    """Accumulates one session's explore responses and answer candidates."""
+    """Accumulates one session's explore responses and answer candidates.
 
-    def __init__(self, explore_tool: str = "codegraph_explore"):
+    `headless` selects the reference's stream-json reader rules (spec section
+    1): tool_use blocks only from `assistant` events with a truthy message,
+    tool_result blocks only from `user` events. Otherwise (interactive logs)
+    every event whose message.content is a list is walked, whatever its type.
+    """
+
+    def __init__(self, explore_tool: str = "codegraph_explore", headless: bool = False):
         self.explore_tool = explore_tool
+        self.headless = headless
         self.names: dict[Hashable, object] = {}
         self.responses: list[ToolResponse] = []
         self.results: list[ResultText] = []
@@ -103,8 +129,12 @@ class EventWalker:
         if parent_override is not None:
             event = dict(event, parent_tool_use_id=parent_override)
         kind = event.get("type")
-        if kind == "result" and isinstance(event.get("result"), str):
-            self.results.append(ResultText(event["result"], origin))
+        if kind == "result":
+            result = event.get("result", _MISSING)
+            if isinstance(result, str):
+                self.results.append(ResultText(result, origin))
+            else:  # the reference ignores it silently: no answer from this event
+                self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
         message = event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         main_thread = event.get("parent_tool_use_id") is None
@@ -121,12 +151,19 @@ class EventWalker:
             return
         texts = []
         called = False
+        # The headless reader's event rules (see the class docstring).
+        takes_uses = not self.headless or kind == "assistant"
+        takes_results = not self.headless or kind == "user"
         for index, block in enumerate(content):
             if not isinstance(block, dict):
                 self.warn(origin, f"content block {index} is {js_type(block)}, not an object, ignored")
                 continue
             btype = block.get("type")
-            if btype == "tool_use":
+            if btype == "tool_use" and not takes_uses:
+                self.warn(origin, f"tool_use in a {_kind_name(kind)} event, ignored (a headless run's come from assistant events)")
+            elif btype == "tool_result" and not takes_results:
+                self.warn(origin, f"tool_result in a {_kind_name(kind)} event, ignored (a headless run's come from user events)")
+            elif btype == "tool_use":
                 key = js_map_key(block, "id")
                 if key is not None:
                     if key in self.names:
@@ -138,8 +175,8 @@ class EventWalker:
                 called = True
             elif btype == "tool_result":
                 self._tool_result(block, event, origin)
-            elif btype == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
+            elif btype == "text":
+                texts.append(answer_block_text(block))
         if kind == "assistant" and main_thread and texts:
             self._texts.append(("".join(texts), self.turn, origin))
         if called and main_thread and kind == "assistant":
@@ -178,12 +215,14 @@ class EventWalker:
                               "counted again, as the reference does")
         self._answered.setdefault(key, origin)
         content = block.get("content", _MISSING)
-        if not isinstance(content, (str, list)):
-            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as empty")
+        if content is None or content is _MISSING:
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
+        elif not isinstance(content, (str, list)):
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
         parent = event.get("parent_tool_use_id")
         self.responses.append(
             ToolResponse(
-                content_blocks(block.get("content")),
+                content_blocks(content),
                 str(tool_id),
                 origin,
                 parent if isinstance(parent, str) else None,
@@ -231,6 +270,10 @@ def js_type(value) -> str:
     if isinstance(value, list):
         return "a list"
     return "an object"
+
+
+def _kind_name(kind) -> str:
+    return repr(kind) if isinstance(kind, str) else f"untyped ({js_type(kind)})"
 
 
 def _is_prompt(content) -> bool:

@@ -227,7 +227,17 @@ def parse_header(path: str, suffix: str, symbols: Optional[dict] = None) -> Head
     passes `symbols`, its (name, kind) -> Symbol table), so no parse
     outlives the scoring call that made it.
     """
-    return _PARSE(path, suffix, symbols)
+    try:
+        return _PARSE(path, suffix, symbols)
+    except RecursionError:
+        return _too_deep(path, suffix)
+
+
+def _too_deep(path: str, suffix: str) -> Header:
+    """Render tags nested past the recursion limit (thousands deep; the
+    pure-Python parsers recurse, the kernel does not): an unstructured
+    header, its symbols only (the item pattern's matches, as the grammar's)."""
+    return Header(path, suffix, tuple(Symbol(name, kind) for name, kind in _ITEM.findall(suffix)))
 
 
 _PARSE = _pure if native is None else _native

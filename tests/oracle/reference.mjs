@@ -6,15 +6,18 @@
 // UTF-16 .length, ASCII \w and \b, JS multi-line ^/$, toFixed(1),
 // toLocaleString('en-US') and trim() come for free.
 //
-// Usage: node tests/oracle/reference.mjs [--json] FILE [FILE ...]
+// Usage: node tests/oracle/reference.mjs [--json] [--envelope] [--answer GLOB ...] FILE [FILE ...]
+//        node tests/oracle/reference.mjs [...] --interactive SESSION.jsonl
 //        node tests/oracle/reference.mjs --batch < sessions.json   (see batch())
-//   FILEs are stream-json JSONL segments of one session, read in order, or one
-//   already-stitched JSONL file of interactive events (no result event: the
-//   answer falls back to the last main-thread assistant text).
+//   FILEs are stream-json JSONL segments of one session, read in order, under
+//   the headless reader's event rules. --interactive reads one interactive
+//   session log under the interactive rules, with its subagent files
+//   (SESSION/subagents/*.jsonl) appended as transcripts.md says.
 //
 // No dependencies beyond Node 20 built-ins.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // ---------------------------------------------------------------------------
@@ -55,18 +58,54 @@ const TOP_FILES = 12;
 // (as decided, this includes blank lines — so the empty string after a file's
 // final "\n" counts as one skipped line).
 
+function readLines(file, events, tag) {
+  let skipped = 0;
+  const text = readFileSync(file, 'utf8');
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') { skipped++; continue; }
+    let ev;
+    try { ev = JSON.parse(line); } catch { skipped++; continue; }
+    // transcripts.md: an appended subagent event gets the meta file's toolUseId.
+    if (tag !== undefined && isObj(ev)) ev.parent_tool_use_id = tag;
+    events.push(ev);
+  }
+  return skipped;
+}
+
 function readEvents(files) {
   const events = [];
   let skipped = 0;
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') { skipped++; continue; }
-      let ev;
-      try { ev = JSON.parse(line); } catch { skipped++; continue; }
-      events.push(ev);
-    }
-  }
+  for (const file of files) skipped += readLines(file, events);
+  return { events, skipped };
+}
+
+// transcripts.md "Claude Code interactive session logs": the session file's
+// events, then each subagent file's, APPENDED, files in byte order of names
+// (dot-prefixed included). Tag: a truthy toolUseId; absent, unreadable, or a
+// missing/null toolUseId -> `subagent:<file name>`; a falsy one ("", 0,
+// false) leaves the events untagged.
+function subagentTag(log) {
+  const meta = log.replace(/\.jsonl$/, '.meta.json');
+  let id;
+  try { id = JSON.parse(readFileSync(meta, 'utf8')).toolUseId; } catch { id = undefined; }
+  if (id === undefined || id === null) return `subagent:${basename(log)}`;
+  return id ? id : undefined;
+}
+
+function byteOrder(a, b) {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+export function subagentLogs(session) {
+  const dir = join(session.replace(/\.jsonl$/, ''), 'subagents');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort(byteOrder).map((n) => join(dir, n));
+}
+
+function readInteractive(session) {
+  const events = [];
+  let skipped = readLines(session, events);
+  for (const log of subagentLogs(session)) skipped += readLines(log, events, subagentTag(log));
   return { events, skipped };
 }
 
@@ -88,27 +127,37 @@ function contentBlocks(ev) {
 // (an item whose `text` is not a string counts as "without text");
 // any other content is ''.
 
+// Spec §1: content a string -> itself; a list -> each item's contribution
+// joined with nothing (an item's `text` when present and not null, through
+// String(); else the item if a string, else its JSON); null/absent -> '';
+// anything else -> its JSON.
 function resultText(content) {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((it) => (isObj(it) && typeof it.text === 'string')
-      ? it.text
+    return content.map((it) => (isObj(it) && it.text !== undefined && it.text !== null)
+      ? String(it.text)
       : (typeof it === 'string' ? it : JSON.stringify(it))).join('');
   }
-  return '';
+  if (content === undefined || content === null) return '';
+  return JSON.stringify(content);
 }
 
-function exploreResponses(events) {
+// Spec §1 reader rules. Headless: tool_use only from `assistant` events with
+// a truthy message, tool_result only from `user` events whose content is a
+// list. Interactive: every event whose content is a list, any type.
+function exploreResponses(events, interactive) {
   const names = new Map(); // tool_use id -> name
   const out = [];
   for (const ev of events) {
     const blocks = contentBlocks(ev);
     if (!blocks) continue;
+    const uses = interactive || (ev.type === 'assistant' && ev.message);
+    const results = interactive || ev.type === 'user';
     for (const b of blocks) {
       if (!isObj(b)) continue;
       if (b.type === 'tool_use') {
-        names.set(b.id, b.name);
-      } else if (b.type === 'tool_result') {
+        if (uses) names.set(b.id, b.name);
+      } else if (b.type === 'tool_result' && results) {
         const name = names.get(b.tool_use_id);
         if (typeof name === 'string' && name.includes('codegraph_explore') && !b.is_error) {
           out.push(resultText(b.content));
@@ -138,9 +187,10 @@ function finalAnswer(events) {
     if (ev.parent_tool_use_id !== undefined && ev.parent_tool_use_id !== null) continue;
     const blocks = contentBlocks(ev);
     if (!blocks) continue;
+    // Spec §1: a text block contributes its text when truthy, through join's String().
     const text = blocks
-      .filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string')
-      .map((b) => b.text).join('');
+      .filter((b) => isObj(b) && b.type === 'text')
+      .map((b) => b.text || '').join('');
     if (text.trim() !== '') answer = text;
   }
   return answer;
@@ -268,9 +318,10 @@ function verdict(file, paths, symbols, owners) {
 
 const ratio = (a, b) => (b ? a / b : 0);
 
-export function analyze(files) {
-  const { events, skipped } = readEvents(files);
-  const calls = exploreResponses(events)
+export function analyze(files, { interactive = false } = {}) {
+  const { events, skipped } = interactive ? readInteractive(files[0]) : readEvents(files);
+  const responses = exploreResponses(events, interactive);
+  const calls = responses
     .map(parseSections)
     .filter((secs) => secs.length > 0);
   const answer = finalAnswer(events);
@@ -324,6 +375,7 @@ export function analyze(files) {
     has_answer: answer.trim() !== '',
     answer,
     skipped_lines: skipped,
+    responses: responses.length,
     calls: callRows,
     files: fileRows,
     cited_paths: [...paths],
@@ -333,18 +385,20 @@ export function analyze(files) {
 
 // ---------------------------------------------------------------------------
 // The text block (spec §6). Lines joined by "\n" with a trailing "\n".
-// pct(x) = (x * 100).toFixed(1) + '%' for a ratio x. "calls"/"files" are always
+// pct(x) = (x * 100).toFixed(1) + '%' for a ratio x. The heading counts in the
+// singular for one (`1 call, 1 file`); the efficiency and call lines stay
 // plural. Per-call counts are section counts of that call.
 
 const pct = (x) => (x * 100).toFixed(1) + '%';
 const num = (n) => n.toLocaleString('en-US');
+const counted = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function render(r) {
   if (r.calls.length === 0) {
     return 'Explore allocation: no codegraph_explore responses with source sections\n';
   }
   const lines = [];
-  lines.push(`Explore allocation — share of returned bytes the answer used (${r.calls.length} calls, ${r.files_returned} files):`);
+  lines.push(`Explore allocation — share of returned bytes the answer used (${counted(r.calls.length, 'call')}, ${counted(r.files_returned, 'file')}):`);
   lines.push(`  efficiency ${pct(r.efficiency).padStart(6)}  ${num(r.used)} of ${num(r.envelope)} chars   (${r.files_used}/${r.files_returned} files cited; path-cited alone ${pct(r.path_efficiency)})`);
   if (!r.has_answer) {
     lines.push('  !! no final answer text found — efficiency is not meaningful for this run');
@@ -363,6 +417,34 @@ export function render(r) {
   return lines.join('\n') + '\n';
 }
 
+// ---------------------------------------------------------------------------
+// The envelope view (spec §8): printed after the allocation block, a blank
+// line between. Every section of every explore response pooled by path (the
+// same pooling as r.files), `*` on files an answer glob matches.
+
+export function globRegExp(glob) {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  // `**` -> `.*`, `*` -> `[^/]*`, in one pass so the first's `*` stays put; `?` is left as is.
+  const body = escaped.replace(/\*\*|\*/g, (m) => (m === '**' ? '.*' : '[^/]*'));
+  return new RegExp('^' + body + '$');
+}
+
+export function renderEnvelope(r, globs) {
+  const patterns = globs.map(globRegExp);
+  const matches = (p) => patterns.some((re) => re.test(p));
+  const lines = [`Explore envelope: ${num(r.envelope)} chars over ${r.responses} response(s)`];
+  if (globs.length > 0) {
+    const chars = r.files.filter((f) => matches(f.path)).reduce((a, f) => a + f.chars, 0);
+    const top = r.files.length > 0 && matches(r.files[0].path);
+    lines.push(`  answer-set share: ${pct(ratio(chars, r.envelope))} | top file answers: ${top}`);
+  }
+  for (const f of r.files.slice(0, TOP_FILES)) {
+    lines.push(`  ${matches(f.path) ? '*' : ' '} ${pct(ratio(f.chars, r.envelope)).padStart(6)} ${String(f.chars).padStart(6)}  ${f.path}`);
+  }
+  if (r.files.length > TOP_FILES) lines.push(`    … ${r.files.length - TOP_FILES} more files`);
+  return lines.join('\n') + '\n';
+}
+
 // JSON view: the documented shape (per-call credited_sections is internal).
 export function toJSON(r) {
   return {
@@ -374,28 +456,44 @@ export function toJSON(r) {
 // ---------------------------------------------------------------------------
 // CLI.
 
+// The text a run prints: the allocation block, then the envelope view when
+// --envelope or any --answer GLOB was given.
+function printed(r, { envelope = false, answer = [] } = {}) {
+  const block = render(r);
+  return envelope || answer.length > 0 ? block + '\n' + renderEnvelope(r, answer) : block;
+}
+
 // Batch mode (for differential property tests: one node start for many
-// sessions): stdin is a JSON array of sessions, each an array of FILEs; stdout
-// is a JSON array of {text, json} in the same order.
+// sessions): stdin is a JSON array of sessions, each an array of headless
+// segment FILEs or {files, interactive, envelope, answer}; stdout is a JSON
+// array of {text, json} in the same order.
 function batch() {
   const sessions = JSON.parse(readFileSync(0, 'utf8'));
-  const out = sessions.map((files) => {
-    const r = analyze(files);
-    return { text: render(r), json: toJSON(r) };
+  const out = sessions.map((s) => {
+    const opts = Array.isArray(s) ? { files: s } : s;
+    const r = analyze(opts.files, opts);
+    return { text: printed(r, opts), json: toJSON(r) };
   });
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
 function main(argv) {
   if (argv.length === 1 && argv[0] === '--batch') return batch();
-  const json = argv.includes('--json');
-  const files = argv.filter((a) => a !== '--json');
-  if (files.length === 0) {
-    process.stderr.write('usage: node tests/oracle/reference.mjs [--json] FILE [FILE ...]\n');
+  const opts = { json: false, envelope: false, interactive: false, answer: [], files: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') opts.json = true;
+    else if (a === '--envelope') opts.envelope = true;
+    else if (a === '--interactive') opts.interactive = true;
+    else if (a === '--answer') opts.answer.push(argv[++i]);
+    else opts.files.push(a);
+  }
+  if (opts.files.length === 0 || (opts.interactive && opts.files.length !== 1)) {
+    process.stderr.write('usage: node tests/oracle/reference.mjs [--json] [--envelope] [--answer GLOB] FILE [FILE ...] | --interactive SESSION.jsonl\n');
     process.exit(2);
   }
-  const r = analyze(files);
-  process.stdout.write(json ? JSON.stringify(toJSON(r)) + '\n' : render(r));
+  const r = analyze(opts.files, opts);
+  process.stdout.write(opts.json ? JSON.stringify(toJSON(r)) + '\n' : printed(r, opts));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

@@ -1,0 +1,268 @@
+"""One scored session as a page, rendered from the dict the JSON output prints.
+
+`data` is report.jsonreport.session_dict(score, explain=True) (plus score's
+`answer_set` key when an answer set was given): the numbers on the page are
+the JSON output's numbers. The answer text is the one thing JSON leaves out.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from citeledger.core import ratio
+from citeledger.report.explain import SOURCES  # the answer's source, as explain says it
+from citeledger.report.html.citations import citation_spans
+from citeledger.report.html.page import (
+    cell, channel_colour, document, esc, field, mark, num, pct, table, warnings_list,
+)
+
+
+def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
+    """`data`: score's JSON dict (with `envelope_view` and `answer_set` when --envelope/--answer was given)."""
+    title = title or f"citeledger — {data['session']}"
+    return document(title, session_body(data, answer, heading=title), "session")
+
+
+def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
+    ranks = {name: i for i, name in enumerate(data["channels"])}
+    index = {f["path"]: i for i, f in enumerate(data["files"])}
+    parts = [
+        f"<h{level}>{esc(heading)}</h{level}>",
+        _summary(data),
+        _legend(data["channels"]),
+    ]
+    if data["calls"]:
+        parts.append(_calls(data, ranks, index))
+        parts.append(_files(data, ranks))
+    else:
+        parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
+                     "No codegraph_explore response with a source section: nothing to charge.</p>")
+    parts.append(answer_html(data, answer))
+    if "envelope_view" in data:
+        parts.append(_envelope_view(data["envelope_view"]))
+    if "answer_set" in data:
+        parts.append(_answer_set(data))
+    parts.append(warnings_list(data["warnings"]))
+    return "".join(parts)
+
+
+def _summary(data: dict) -> str:
+    env = data["envelope"]
+    rows = [
+        ("efficiency", field("efficiency", data["efficiency"], pct(data["efficiency"]), cls="big")
+         + f' — {field("used", data["used"], num(data["used"]))} of {field("envelope", env, num(env))} chars'),
+        ("files credited", f'{field("files_used", data["files_used"], str(data["files_used"]))}'
+         f'/{field("files_returned", data["files_returned"], str(data["files_returned"]))} files'),
+        (f"{data['channels'][0] if data['channels'] else 'path'}-cited alone (lower bound)",
+         field("lower_bound", data["lower_bound"], pct(data["lower_bound"]))),
+    ]
+    if len(data["channels"]) > 2:
+        steps = " · ".join(
+            ("+" if i else "") + esc(step["channels"][-1]) + " "
+            + field("ladder", step["efficiency"], pct(step["efficiency"]))
+            for i, step in enumerate(data["ladder"])
+        )
+        rows.append(("ladder (cumulative lower bounds)", steps))
+    if "line_level" in data:
+        line = data["line_level"]
+        rows.append(("line-level", field("line_efficiency", line["efficiency"], pct(line["efficiency"]))
+                     + f' — {field("line_used", line["used"], num(line["used"]))} chars on credited source lines; '
+                     f'pinned alone {field("line_pinned_efficiency", line["pinned_efficiency"], pct(line["pinned_efficiency"]))}'))
+    if data["meta_chars"]:
+        rows.append(("trailing blocks", field("meta_chars", data["meta_chars"], num(data["meta_chars"]))
+                     + " chars, charged to no file"))
+    rows += [
+        ("status", field("status", data["status"], data["status"])),
+        ("ruleset", f'<code>{esc(data["ruleset"])}</code> — channels in rank order: '
+         + ", ".join(f"<code>{esc(c)}</code>" for c in data["channels"])),
+        ("answer", esc(SOURCES.get(data["answer_source"], data["answer_source"]))),
+        ("inputs", "<br>".join(f"<code>{esc(p)}</code>" for p in data["inputs"])),
+    ]
+    out = '<dl class="summary">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+    if not data["has_answer"] and data["calls"]:
+        out += '<p role="alert"><strong>No final answer text found</strong> — efficiency is not meaningful for this run.</p>'
+    out += ('<p class="muted">A relative metric: attribution is by citation, so compare builds on the same '
+            "question, not absolutes.</p>")
+    return out
+
+
+def _legend(channels) -> str:
+    items = [
+        f'<span><span class="swatch" style="background:{channel_colour(i)}"></span>{mark(True)} credited by '
+        f"<code>{esc(c)}</code></span>"
+        for i, c in enumerate(channels)
+    ]
+    items.append(f'<span><span class="swatch miss"></span>{mark(False)} not credited (hatched)</span>')
+    items.append('<span><span class="swatch meta"></span>trailing block, charged to no file</span>')
+    return '<div class="legend" aria-label="legend">' + "".join(items) + "</div>"
+
+
+def _calls(data: dict, ranks: dict, index: dict) -> str:
+    out = ["<section id=\"calls\"><h2>Explore calls</h2>"
+           "<p class=\"muted\">Each bar is one response: its sections in order, widths by chars.</p>"]
+    for call in data["calls"]:
+        n, env = call["call"], call["envelope"]
+        sections = call["files"]
+        credited = sum(1 for s in sections if s["channel"] is not None)
+        meta = env - sum(s["chars"] for s in sections)
+        segs = []
+        for k, s in enumerate(sections, 1):
+            width = 100 * ratio(s["chars"], env)
+            verdict = f"credited by {s['channel']}" if s["channel"] else "not credited"
+            label = f"section {k}: {s['path']}, {s['chars']:,} chars, {verdict}"
+            style = f"width:{width:.4f}%" + (f";background:{channel_colour(ranks.get(s['channel']))}" if s["channel"] else "")
+            segs.append(
+                f'<a href="#file-{index[s["path"]] + 1}" class="{"hit" if s["channel"] else "miss"}" '
+                f'style="{style}" title="{esc(label)}" aria-label="{esc(label)}"></a>'
+            )
+        if meta > 0:
+            segs.append(f'<span class="meta" style="width:{100 * ratio(meta, env):.4f}%" '
+                        f'title="trailing blocks, {meta:,} chars"></span>')
+        line = (
+            f'<h3 id="call-{n}">call {n}: {field("efficiency", call["efficiency"], pct(call["efficiency"]))} '
+            f'— {field("used", call["used"], num(call["used"]))}/{field("envelope", env, num(env))} chars, '
+            f"{credited}/{len(sections)} sections credited"
+        )
+        if "line_efficiency" in call:
+            line += f' — lines {field("line_efficiency", call["line_efficiency"], pct(call["line_efficiency"]))}'
+        src = call["source"]
+        line += f' <span class="muted">({esc(src["file"])}:{esc(src["line"])})</span></h3>'
+        rows = []
+        for k, s in enumerate(sections, 1):
+            rank = ranks.get(s["channel"])
+            rows.append(
+                f"<tr><td class=num>{k}</td><td>{mark(s['channel'] is not None)}</td>"
+                f'<td><a href="#file-{index[s["path"]] + 1}"><code>{esc(s["path"])}</code></a></td>'
+                + cell("chars", s["chars"], num(s["chars"]))
+                + cell("share", ratio(s["chars"], env), pct(ratio(s["chars"], env)))
+                + f"<td class=channel>{_channel(s['channel'], rank)}</td><td>{_evidence(s['evidence'])}</td></tr>"
+            )
+        out.append(
+            f'<div class="call" data-call="{n}">{line}'
+            f'<div class="bar" role="img" aria-label="call {n}: {len(sections)} sections, {credited} credited">{"".join(segs)}</div>'
+            f"<details><summary>sections of call {n}</summary>"
+            + table(("#", "verdict", "file", "chars", "share of call", "channel", "evidence"), rows, numeric=(0, 3, 4))
+            + "</details></div>"
+        )
+    out.append("</section>")
+    return "".join(out)
+
+
+def _channel(channel: Optional[str], rank: Optional[int]) -> str:
+    if channel is None:
+        return "—"
+    return f'<span class="swatch" style="background:{channel_colour(rank)}"></span><code>{esc(channel)}</code>'
+
+
+def _evidence(evidence: Optional[str]) -> str:
+    return "—" if evidence is None else f"<code>{esc(evidence)}</code>"
+
+
+def _files(data: dict, ranks: dict) -> str:
+    lines = "line_level" in data
+    headers = ["#", "verdict", "file", "chars", "share", "sections", "channel", "evidence", "why (each channel, in rank order)"]
+    numeric = (0, 3, 4, 5)
+    if lines:
+        headers.insert(6, "line chars")
+        numeric += (6,)
+    rows = []
+    for i, f in enumerate(data["files"], 1):
+        why = "".join(
+            f'<li data-channel="{esc(x["channel"])}" data-credited="{"true" if x["credited"] else "false"}">'
+            f'<code>{esc(x["channel"])}</code> {"yes" if x["credited"] else "no"} — {esc(x["reason"])}</li>'
+            for x in f.get("findings", [])
+        )
+        row = (
+            f'<tr id="file-{i}" data-path="{esc(f["path"])}"><td class=num>{i}</td><td>{mark(f["channel"] is not None)}</td>'
+            f"<td><code>{esc(f['path'])}</code></td>"
+            + cell("chars", f["chars"], num(f["chars"]))
+            + cell("share", f["share"], pct(f["share"]))
+            + cell("calls", f["calls"], str(f["calls"]))
+        )
+        if lines:
+            row += cell("line_used", f["line_used"], num(f["line_used"]))
+        row += (
+            f"<td class=channel>{_channel(f['channel'], ranks.get(f['channel']))}</td><td>{_evidence(f['evidence'])}</td>"
+            f'<td><ul class="why">{why}</ul></td></tr>'
+        )
+        rows.append(row)
+    return (
+        '<section id="files"><h2>Files, pooled over the calls</h2>'
+        + table(headers, rows, cls="sortable files", numeric=numeric)
+        + "</section>"
+    )
+
+
+def answer_html(data: dict, answer: str) -> str:
+    """The answer, escaped, each crediting citation a link to its file's row (#file-N)."""
+    if not data["has_answer"]:
+        return '<section id="answer"><h2>Final answer</h2><p>No final answer text found.</p></section>'
+    credits = [(i, f["channel"], f["evidence"]) for i, f in enumerate(data["files"]) if f["channel"] is not None]
+    spans = citation_spans(answer, credits)
+    paths = [f["path"] for f in data["files"]]
+    out, at = [], 0
+    for s in spans:
+        out.append(esc(answer[at:s.start]))
+        first = s.files[0]
+        names = ", ".join(paths[i] for i in s.files)
+        extra = "".join(f'<sup><a href="#file-{i + 1}">[{i + 1}]</a></sup>' for i in s.files[1:])
+        out.append(
+            f'<a class="cite" href="#file-{first + 1}" data-files="{esc(" ".join(str(i + 1) for i in s.files))}" '
+            f'title="credits {esc(names)}">{esc(answer[s.start:s.end])}<sup>[{first + 1}]</sup></a>{extra}'
+        )
+        at = s.end
+    out.append(esc(answer[at:]))
+    return (
+        '<section id="answer"><h2>Final answer</h2>'
+        f'<p class="muted">{len(spans)} highlighted citation(s); each links to the file it credited.</p>'
+        f'<pre class="answer">{"".join(out)}</pre></section>'
+    )
+
+
+def _envelope_view(view: dict) -> str:
+    """The envelope view (spec section 8): every section of every response pooled by path."""
+    env = view["chars"]
+    rows = [
+        f'<tr data-path="{esc(f["path"])}"><td>{mark(f["in_answer_set"], "in the answer set", "not in the answer set")}</td>'
+        f'<td><code>{esc(f["path"])}</code></td>'
+        + cell("share", f["share"], pct(f["share"]))
+        + cell("chars", f["chars"], num(f["chars"]))
+        + "</tr>"
+        for f in view["files"]
+    ]
+    answers = ""
+    if "answer_share" in view:
+        answers = (
+            f' Answer-set share {field("answer_share", view["answer_share"], pct(view["answer_share"]))};'
+            f' top file answers: {field("top_file_answers", view["top_file_answers"], "true" if view["top_file_answers"] else "false")}.'
+        )
+    return (
+        '<section id="envelope-view"><h2>Explore envelope</h2>'
+        f'<p>{field("envelope_chars", env, num(env))} chars over '
+        f'{field("responses", view["responses"], num(view["responses"]))} response(s).{answers}</p>'
+        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
+        + "</section>"
+    )
+
+
+def _answer_set(data: dict) -> str:
+    view = data["answer_set"]
+    members = set(view["files"])
+    env = data["envelope"]
+    rows = [
+        f'<tr data-path="{esc(f["path"])}"><td>{mark(f["path"] in members, "in the answer set", "not in the answer set")}</td><td><code>{esc(f["path"])}</code></td>'
+        + cell("share", ratio(f["chars"], env), pct(ratio(f["chars"], env)))
+        + cell("chars", f["chars"], num(f["chars"]))
+        + "</tr>"
+        for f in data["files"]
+    ]
+    return (
+        '<section id="answer-set"><h2>Envelope view — answer set</h2>'
+        f'<p>Globs {", ".join(f"<code>{esc(g)}</code>" for g in view["globs"])}: '
+        f'{len(view["files"])}/{len(data["files"])} files, '
+        f'{field("answer_set_share", view["share"], pct(view["share"]))} of {num(env)} chars '
+        f'({field("answer_set_chars", view["chars"], num(view["chars"]))} chars). '
+        f"{mark(True, 'in the answer set')} marks a file in the set.</p>"
+        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
+        + "</section>"
+    )
