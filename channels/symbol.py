@@ -38,6 +38,12 @@ class SymbolOptions:
     # Names that a render tag (`focused (...)`, `skeleton (...)`) lists
     # without a kind count as strong definitions.
     tag_names_define: bool
+    # Derived, not a ruleset key: whether tokens may be searched for in all
+    # code spans at once (SymbolChannel._tokens); worked out once per ruleset.
+    joinable_token: bool = attrs.field(init=False, default=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self):
+        object.__setattr__(self, "joinable_token", not _has_anchor(self.token))
 
 
 _UNKNOWN = object()
@@ -94,13 +100,30 @@ class SymbolChannel:
         spans = _all(opts.code_span, answer, 1) if opts.code_spans_only else [answer]
         # Each distinct token is judged once; filtering the first-seen order
         # of all tokens keeps the first-seen order of the cited ones.
-        tokens = dict.fromkeys(tok for span in spans for tok in _all(opts.token, span, 0))
+        tokens = dict.fromkeys(self._tokens(spans))
         least, stop = opts.min_length, self._stop
         # len() is the UTF-16 length of an ASCII token (nearly all): no call for those.
         return [
             tok for tok in tokens
             if (len(tok) if tok.isascii() else utf16_len(tok)) >= least and tok.lower() not in stop
         ]
+
+    def _tokens(self, spans: list[str]) -> list[str]:
+        """Every token match in each span, in order.
+
+        One search over the spans joined by newlines finds exactly the
+        per-span matches when no match holds the newline and the token
+        pattern has no ^ $ \\A \\Z anchor nor lookaround (a match that fits inside its span
+        is the one the span alone gives: the text up to it is the same, and
+        \\b sees a newline as it sees a string end). One call instead of one
+        per span: a linear-time engine's per-call cost exceeds its matching.
+        """
+        token = self.options.token
+        if self.options.joinable_token and len(spans) > 1:
+            found = _all(token, "\n".join(spans), 0)
+            if not any("\n" in tok for tok in found):
+                return found
+        return [tok for span in spans for tok in _all(token, span, 0)]
 
     def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
         """name -> its strong and weak owners, from each file's header listings."""
@@ -221,6 +244,29 @@ class SymbolChannel:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
         return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+
+
+def _has_anchor(pattern) -> bool:
+    """Whether `pattern` asserts a line or string start or end, or looks around (word boundaries are fine)."""
+    from re import _constants as codes, _parser
+
+    def walk(items) -> bool:
+        for op, arg in items:
+            if op is codes.AT and arg not in (codes.AT_BOUNDARY, codes.AT_NON_BOUNDARY):
+                return True
+            if op in (codes.ASSERT, codes.ASSERT_NOT):  # a lookaround may see past its span
+                return True
+            for sub in arg if isinstance(arg, (list, tuple)) else (arg,):
+                if isinstance(sub, _parser.SubPattern) and walk(sub):
+                    return True
+                if isinstance(sub, (list, tuple)) and any(isinstance(x, _parser.SubPattern) and walk(x) for x in sub):
+                    return True
+        return False
+
+    try:
+        return walk(_parser.parse(pattern.pattern, pattern.flags & ~re.ASCII))
+    except Exception:  # unparseable here: assume the worst
+        return True
 
 
 def _all(pattern: re.Pattern, text: str, group: int) -> list[str]:

@@ -71,7 +71,7 @@ STAGES = {
     # sizes tallied per call and pooled per file, whatever the ranking
     "layout": Stage("layout", ENVELOPE),
     # the charges: the layout under one ranking, which the ranked findings decide
-    "charges": Stage("charges", ENVELOPE + READ + ("channels",)),
+    "charges": Stage("charges", ENVELOPE + ("channels",)),
     # fields that label a result and are never part of a cached one
     "label": Stage("label", ("name", "description", "source", "channel_options")),
 }

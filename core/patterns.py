@@ -37,6 +37,8 @@ _REPLACEMENT = 0xFFFD
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # RE2 refuses counted repetitions above 1000.
 _MAX_COUNT = 1000
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_NULL_SPAN = (-1, -1)
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.max_mem = 64 << 20  # room for large classes; RE2's own default is 8 MiB
 
@@ -237,8 +239,28 @@ class LinearPattern:
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
+        if text.isascii():  # byte offsets are char offsets: RE2's spans as they come
+            return (_Match(_Spans(spans), text, self) for spans in self._ascii_spans(text))
         readable = self._readable(text)
         return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
+
+    def _ascii_spans(self, text: str):
+        """Every match's spans in ASCII `text`, as google-re2's finditer finds them.
+
+        The same loop as the wrapper's bytes path, without its offset decoding
+        (ASCII needs none), which costs more than the match on short texts.
+        """
+        data = text.encode("ascii")
+        match = self._re2._regexp.Match
+        pos, end = 0, len(data)
+        while True:
+            spans = match(_UNANCHORED, data, pos, end)
+            if spans[0] == _NULL_SPAN:
+                return
+            yield spans
+            if pos == end:
+                return
+            pos = pos + 1 if pos == spans[0][1] else spans[0][1]  # an empty match: step one char
 
     def _one(self, method, text: str):
         readable = self._readable(text)
@@ -255,6 +277,9 @@ class LinearPattern:
         return self._one(self._re2.fullmatch, text)
 
     def findall(self, text: str) -> list:
+        if text.isascii() and self.groups < 2 and not self.single:  # the hot path: no match objects
+            g = self.groups
+            return [text[s[g][0]:s[g][1]] if s[g][0] != -1 else "" for s in self._ascii_spans(text)]
         if self.groups == 0:
             return [m.group() for m in self.finditer(text)]
         if self.groups == 1:
@@ -275,6 +300,15 @@ class LinearPattern:
             done += 1
         out.append(text[at:])
         return "".join(out)
+
+
+class _Spans:
+    """What _Match reads of a google-re2 match: its spans."""
+
+    __slots__ = ("_spans",)
+
+    def __init__(self, spans):
+        self._spans = spans
 
 
 class _Match:

@@ -342,7 +342,7 @@ def compile_pattern(text: str):
 def build(cls, mapping: Located, prefix: str):
     """An attrs instance of `cls` from a YAML mapping, checked key by key."""
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in attrs.fields(cls)}
+    fields = {f.name: f for f in attrs.fields(cls) if f.init}  # init=False fields are derived, not keys
     _reject_unknown(mapping, fields, prefix + ".")
     values: dict[str, Any] = {}
     for name, field in fields.items():

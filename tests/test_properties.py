@@ -11,8 +11,9 @@ import io
 import re
 from unittest import mock
 
+import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeledger.core.channel import Envelope
@@ -265,3 +266,21 @@ def test_interactive_reader_never_crashes(tmp_path_factory, main, agent, meta):
     transcript = _read_or_input_error(ClaudeInteractiveReader(), [str(session)])
     assert transcript is not None  # the main log has an event; a bad subagent is a warning
     score(transcript, DEFAULT)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.text(alphabet="ab_$ .\n\u00e9`1", max_size=6), min_size=2, max_size=5),
+    st.sampled_from([r"[A-Za-z_$][\w$]*", r"a+b?", r"\b\w+\b", r"\w+\s?", r"^a\w*", r"a(?=b)", r"(?:b|\n)a+"]),
+)
+def test_tokens_of_joined_spans_are_the_tokens_of_each_span(spans, token):
+    """The symbol channel's one search over joined spans finds what a search per span finds."""
+    from citeledger.channels.symbol import SymbolChannel, _all
+    from citeledger.rules.loader import load_ruleset
+
+    from citeledger.core.patterns import compile_linear
+
+    compiled = compile_linear(token, re.ASCII) or re.compile(token, re.ASCII)  # as the loader compiles it
+    options = attrs.evolve(load_ruleset("default").options_for("symbol"), token=compiled)
+    channel = SymbolChannel(options)
+    assert channel._tokens(spans) == [tok for span in spans for tok in _all(options.token, span, 0)]
