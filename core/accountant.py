@@ -88,12 +88,20 @@ class Shared:
     line), shared by every ruleset that cuts alike.
     """
 
-    __slots__ = ("results", "cuts", "channels")
+    __slots__ = ("results", "cuts", "channels", "_keys")
 
     def __init__(self):
         self.results: dict = {}
         self.cuts = Cuts()
         self.channels: dict = {}  # channel rule (name, options) -> the channel object
+        self._keys: dict = {}
+
+    def keys_for(self, ruleset) -> dict:
+        """Every stage's key for `ruleset`, worked out once per call (a Ruleset's hash is cached)."""
+        keys = self._keys.get(ruleset)
+        if keys is None:
+            keys = self._keys[ruleset] = {name: stage.key(ruleset) for name, stage in STAGES.items()}
+        return keys
 
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""
@@ -320,13 +328,12 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
     memo = shared or Shared()
     reader, rules = ruleset.reader, ruleset.splitter
-    responses, answer, source, has_answer, warnings = memo.get(
-        stage_key("read", ruleset), lambda: _read(transcript, reader)
-    )
-    cuts = memo.get(stage_key("cut", ruleset), lambda: _cuts_of(responses, ruleset, memo))
+    keys = memo.keys_for(ruleset)
+    responses, answer, source, has_answer, warnings = memo.get(keys["read"], lambda: _read(transcript, reader))
+    cuts = memo.get(keys["cut"], lambda: _cuts_of(responses, ruleset, memo))
     # Envelopes that differ only in their unit share one channel memo.
-    channel_memo = memo.get(stage_key("sections", ruleset), dict)
-    envelope = memo.get(stage_key("envelope", ruleset), lambda: _envelope(cuts, rules, channel_memo, transcript.tool_uses, responses))
+    channel_memo = memo.get(keys["sections"], dict)
+    envelope = memo.get(keys["envelope"], lambda: _envelope(cuts, rules, channel_memo, transcript.tool_uses, responses))
     calls, paths = envelope.calls, envelope.paths
     channels = _channels_for(ruleset, memo)
     judged = []
@@ -334,19 +341,16 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         def judge(channel=channel):
             return check_findings(channel, channel.judge(answer, envelope), paths)
 
-        judged.append(memo.get(stage_key("findings", ruleset, rule), judge))
+        judged.append(memo.get(keys["findings"] + (rule,), judge))
     rank, verdicts = _verdicts(paths, judged, channels)
     n = len(channels)
     lines = _LineLedger(channels, verdicts, ruleset)
-    layout = memo.get(stage_key("layout", ruleset), lambda: _Layout(calls))
+    layout = memo.get(keys["layout"], lambda: _Layout(calls))
     if lines.on:  # line credit depends on findings, not only on ranks
         charges = _Charges(calls, layout, rank, n, lines)
     else:
         # Rulesets that split alike and rank every file alike charge alike.
-        charges = memo.get(
-            stage_key("charges", ruleset, n, tuple(rank.values())),
-            lambda: _Charges(calls, layout, rank, n, lines),
-        )
+        charges = memo.get(keys["charges"] + (n, tuple(rank.values())), lambda: _Charges(calls, layout, rank, n, lines))
     return SessionScore(
         name=transcript.name,
         ruleset=ruleset.name,
