@@ -20,7 +20,9 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from citeledger.report.stats import median, pooled, quantile
-from citeledger.report.tables import SLICES, slice_of
+from citeledger.report.sweep import QUANTILE_NOTE
+from citeledger.report.tables import SLICES, pct, points, slice_of
+from citeledger.report.text import added_line
 
 COLUMNS = (
     "ruleset", "slice", "n", "pooled", "median", "p25",
@@ -106,3 +108,34 @@ class Sensitivity:
 
 def _minus(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return None if a is None or b is None else a - b
+
+
+def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
+    lines = [
+        f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
+        f"{header['multi_turn']} multi-turn) under {', '.join(header['paths'])}; base ruleset {header['base']}",
+    ]
+    if header.get("added"):
+        lines.append(added_line(header["added"]).rstrip("\n"))
+    lines.append("")
+    width = max(len(r["ruleset"]) for r in rows)
+    lines.append(
+        f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
+        f"  {'p25':>6}  {'Δ pt':>6}  changed"
+    )
+    for r in rows:
+        base = r["ruleset"] == header["base"]
+        d = (lambda k: "" if base else points(r[k], minus="-"))
+        changed = "" if base else f"{r['changed']}/{r['compared']}"
+        lines.append(
+            f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
+            f"  {pct(r['median']):>6}  {d('delta_median'):>6}  {pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
+        )
+    lines += [
+        "",
+        "Δ pt: percentage points from the base's same statistic; each ruleset's statistics are over the "
+        "sessions it could score. changed: sessions whose credited files or status differ from the base's.",
+        QUANTILE_NOTE + ".",
+        ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH or --out DIR)",
+    ]
+    return "\n".join(lines) + "\n"

@@ -73,3 +73,8 @@ def ladder_line(score: SessionScore) -> str:
     """Cumulative file-level lower bounds as channels are added in rank order."""
     steps = [f"{'+' if i else ''}{name} {percent(eff)}" for i, (name, eff) in enumerate(score.ladder)]
     return "  ladder (cumulative lower bounds): " + " · ".join(steps)
+
+
+def added_line(added) -> str:
+    """The line saying which files were read beside those given (the partial-session rule)."""
+    return f"  also read, as the same session as the file(s) given: {', '.join(added)}\n" if added else ""

@@ -161,9 +161,5 @@ def outcome_inputs(outcome) -> tuple:
     return outcome.ref.root, tuple(read)
 
 
-def added_line(added) -> str:
-    return f"  also read, as the same session as the file(s) given: {', '.join(added)}\n" if added else ""
-
-
 def ruleset_from(args):
     return load_ruleset(args.ruleset)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
+from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, files_added, read_session, report_warnings, ruleset_from,
     session_note,
 )
 

@@ -6,12 +6,12 @@ from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
 from citeledger.report.envelope import answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope
 from citeledger.report.jsonreport import session_dict
-from citeledger.report.text import render_text
+from citeledger.report.text import added_line, render_text
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, added_line, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, files_added, read_session, report_warnings, ruleset_from,
     session_note,
 )
 from citeledger.report.jsonreport import json_bytes

@@ -14,14 +14,13 @@ from citeledger.report.plot import delta_plot
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.report.html import sensitivity_page
 from citeledger.cli.progress import progress_bar
-from citeledger.report.sensitivity import COLUMNS, Sensitivity
-from citeledger.report.tables import pct, points
+from citeledger.report.sensitivity import COLUMNS, Sensitivity, render_text
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
-    add_format_options, add_html_option, add_jobs_options, added_line, completed_files, outcome_inputs,
-    report_warnings,
+    add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
 )
-from citeledger.cli.commands.sweep import QUANTILE_NOTE, add_exclude_option, turn_counts, write_csv
+from citeledger.cli.commands.sweep import add_exclude_option, write_csv
+from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 from citeledger.report.jsonreport import json_bytes
 
 FORMAT = "citeledger-sensitivity/1"
@@ -68,37 +67,6 @@ def rulesets_from(args) -> list:
             raise UserError(f"ruleset {ruleset.name!r} is given twice (as #{seen[ruleset.name] + 1} and #{i + 1}); names must differ")
         seen[ruleset.name] = i
     return out
-
-
-def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
-    lines = [
-        f"citeledger sensitivity — {header['sessions']} sessions ({header['single_question']} single-question, "
-        f"{header['multi_turn']} multi-turn) under {', '.join(header['paths'])}; base ruleset {header['base']}",
-    ]
-    if header.get("added"):
-        lines.append(added_line(header["added"]).rstrip("\n"))
-    lines.append("")
-    width = max(len(r["ruleset"]) for r in rows)
-    lines.append(
-        f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
-        f"  {'p25':>6}  {'Δ pt':>6}  changed"
-    )
-    for r in rows:
-        base = r["ruleset"] == header["base"]
-        d = (lambda k: "" if base else points(r[k], minus="-"))
-        changed = "" if base else f"{r['changed']}/{r['compared']}"
-        lines.append(
-            f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
-            f"  {pct(r['median']):>6}  {d('delta_median'):>6}  {pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
-        )
-    lines += [
-        "",
-        "Δ pt: percentage points from the base's same statistic; each ruleset's statistics are over the "
-        "sessions it could score. changed: sessions whose credited files or status differ from the base's.",
-        QUANTILE_NOTE + ".",
-        ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH or --out DIR)",
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def run(args) -> int:

@@ -17,20 +17,14 @@ from citeledger.cli.output import atomic_open, output_dir, write_file, write_std
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import (
-    add_format_options, add_html_option, add_jobs_options, added_line, completed_files, outcome_inputs,
-    report_warnings,
+    add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
 )
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, render_slices, session_rows,
+    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows,
 )
-
-QUANTILE_NOTE = (
-    "quantiles: Hyndman-Fan type 7 (linear interpolation between order statistics, "
-    "as numpy and R by default); pooled = sum of used chars / sum of envelope chars over scored sessions"
-)
-
+from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
 def add_corpus_options(p, what: str) -> None:
     """--ruleset (repeatable), --json, --csv, --out, --jobs, --quiet: shared with compare."""
@@ -153,45 +147,6 @@ def write_csv(path_or_stream, columns, rows) -> None:
     w.writerow(columns)
     for r in rows:
         w.writerow([csv_value(r[c]) for c in columns])
-
-
-NOT_SCORED_LISTED = 20  # text lists this many unscored sessions; JSON and --out list all
-
-
-def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
-    turns = header["single_question"], header["multi_turn"]
-    lines = [
-        f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
-        f"under {', '.join(header['paths'])}"
-    ]
-    out = "\n".join(lines) + "\n" + added_line(header.get("added", ()))
-    for rows in tables:
-        name = rows[0]["ruleset"]
-        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
-    if unscored:
-        out += f"\nnot scored ({len(unscored)}):\n"
-        shown = unscored[:NOT_SCORED_LISTED]
-        width = max(len(u["status"]) for u in shown)
-        for u in shown:
-            ruleset = f" [{u['ruleset']}]" if len(tables) > 1 else ""
-            out += f"  {u['status']:<{width}}  {u['session']}{ruleset}  — {u['reason']}\n"
-        if len(unscored) > len(shown):
-            out += f"  … and {len(unscored) - len(shown)} more ({not_scored_counts(unscored[len(shown):])}; all in --json and --out)\n"
-    if warnings:
-        out += f"\n{warnings} input warning(s), listed on stderr\n"
-    out += "\n" + QUANTILE_NOTE + ".\n"
-    return out
-
-
-def not_scored_counts(rows: list[dict]) -> str:
-    counts: dict[str, int] = {}
-    for u in rows:
-        counts[u["status"]] = counts.get(u["status"], 0) + 1
-    return ", ".join(f"{n} {status}" for status, n in counts.items())
-
-
-def turn_counts(turns: list[int]) -> dict:
-    return {"single_question": sum(1 for t in turns if t <= 1), "multi_turn": sum(1 for t in turns if t > 1)}
 
 
 def run(args) -> int:

@@ -1,0 +1,206 @@
+"""`compare`'s result model and its text: per group, every run of each build, medians, their
+difference with a bootstrap interval, the harness's allocation lines, the files whose share moved."""
+
+from __future__ import annotations
+
+import attrs
+
+from citeledger.core import percent, to_fixed
+from citeledger.report.stats import bootstrap_median_difference, median
+from citeledger.report.tables import layout, pct, points
+from citeledger.report.text import added_line
+
+GROUP_COLUMNS = (
+    "group", "base_n", "new_n", "base_runs", "new_runs", "base_median", "new_median", "difference",
+    "ci_low", "ci_high", "confidence", "resamples", "seed", "base_not_scored", "new_not_scored",
+)
+FILE_COLUMNS = ("group", "path", "base_share", "new_share", "delta", "base_chars", "new_chars")
+SIDES = ("base", "new")
+
+
+@attrs.define
+class Side:
+    runs: list = attrs.Factory(list)  # (run number or None, session, efficiency) in the pass's order
+    envelope: int = 0
+    used: int = 0
+    chars: dict = attrs.Factory(dict)  # path -> pooled chars
+    not_scored: int = 0
+
+    def in_run_order(self) -> list:
+        """Runs by run number (run-new-10 after run-new-2); runs without one keep the pass's order."""
+        return sorted(self.runs, key=lambda r: (r[0] is None, r[0] or 0))
+
+
+class Comparison:
+    """Per-group accumulators: numbers and file totals, never whole sessions."""
+
+    def __init__(self, key):
+        self.key = key
+        self.groups: dict[str, dict[str, Side]] = {}
+        self.unscored: list[dict] = []
+        self.other_arms: list[dict] = []  # sessions of arms not compared: listed, not counted
+
+    def add(self, side: str, row: dict, key=None) -> None:
+        if row["status"] == "other-arm":
+            self.other_arms.append({"session": row["session"], "arm": row.get("arm")})
+            return
+        group = (key or self.key)(row)
+        if group is None:
+            self.unscored.append({"side": side, "session": row["session"], "status": "ungrouped",
+                                  "reason": "--key pattern does not match the session's path"})
+            return
+        s = self.groups.setdefault(group, {"base": Side(), "new": Side()})[side]
+        if row["status"] != "scored":
+            s.not_scored += 1
+            self.unscored.append({"side": side, "session": row["session"], "status": row["status"], "reason": row["reason"]})
+            return
+        s.runs.append((row.get("run"), row["session"], row["efficiency"]))
+        s.envelope += row["envelope"]
+        s.used += row["used"]
+        for path, chars, _channel in row["files"]:
+            s.chars[path] = s.chars.get(path, 0) + chars
+
+    def group_rows(self, args) -> list[dict]:
+        rows = []
+        names = sorted(self.groups)
+        everything = {"base": [], "new": []}
+        totals = {side: [0, 0] for side in SIDES}  # used, envelope of the paired groups
+        for name in names + ["(all)"]:
+            if name == "(all)":
+                runs = everything
+                sessions = {side: [] for side in SIDES}
+                pooled_of = {side: ratio_or_none(*totals[side]) for side in SIDES}
+                not_scored = {side: sum(self.groups[g][side].not_scored for g in names) for side in SIDES}
+            else:
+                sides = self.groups[name]
+                ordered = {side: sides[side].in_run_order() for side in SIDES}
+                runs = {side: [e for _, _, e in ordered[side]] for side in SIDES}
+                sessions = {side: [k for _, k, _ in ordered[side]] for side in SIDES}
+                pooled_of = {side: ratio_or_none(sides[side].used, sides[side].envelope) for side in SIDES}
+                not_scored = {side: sides[side].not_scored for side in SIDES}
+                if runs["base"] and runs["new"]:  # (all) pools paired groups only: a one-sided
+                    for side in SIDES:            # group would move a median by itself
+                        everything[side].extend(runs[side])
+                        totals[side][0] += sides[side].used
+                        totals[side][1] += sides[side].envelope
+            b, n = median(runs["base"]), median(runs["new"])
+            ci = bootstrap_median_difference(
+                runs["base"], runs["new"], label=name, seed=args.seed,
+                resamples=args.resamples, confidence=args.confidence,
+            )
+            rows.append({
+                "record": "group", "group": name,
+                "base_n": len(runs["base"]), "new_n": len(runs["new"]),
+                "base_runs": runs["base"], "new_runs": runs["new"],
+                "base_median": b, "new_median": n,
+                "difference": None if b is None or n is None else n - b,
+                "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
+                "confidence": args.confidence, "resamples": args.resamples, "seed": args.seed,
+                "base_not_scored": not_scored["base"], "new_not_scored": not_scored["new"],
+                # the harness's allocation lines (compare-arms.mjs): pooled over the group's scored runs
+                "base_pooled": pooled_of["base"], "new_pooled": pooled_of["new"],
+                "base_sessions": sessions["base"], "new_sessions": sessions["new"],
+            })
+        return rows
+
+    def file_rows(self, top: int) -> list[dict]:
+        rows = []
+        for name in sorted(self.groups):
+            base, new = self.groups[name]["base"], self.groups[name]["new"]
+            if not base.envelope or not new.envelope:
+                continue
+            moved = []
+            for path in dict.fromkeys(list(base.chars) + list(new.chars)):
+                bs = base.chars.get(path, 0) / base.envelope
+                ns = new.chars.get(path, 0) / new.envelope
+                moved.append((-abs(ns - bs), path, bs, ns))
+            moved.sort(key=lambda m: (m[0], m[1]))
+            for _, path, bs, ns in moved[:top]:
+                rows.append({
+                    "record": "file", "group": name, "path": path, "base_share": bs, "new_share": ns,
+                    "delta": ns - bs, "base_chars": base.chars.get(path, 0), "new_chars": new.chars.get(path, 0),
+                })
+        return rows
+
+
+def ratio_or_none(part: int, whole: int):
+    return part / whole if whole else None
+
+
+NOT_COMPARED_LISTED = 20  # text lists this many; JSON and --out list all
+
+
+def render_text(header: dict, groups: list[dict], files: list[dict], unscored: list[dict], plot: list[str],
+                other_arms: list[dict] = ()) -> str:
+    labels = header.get("arms") or ["baseline", "new"]
+    if header.get("arms"):
+        out = (
+            f"citeledger compare — arm {labels[0]} (baseline) vs arm {labels[1]} (new) under "
+            f"{', '.join(header['passes'])} (ruleset {header['ruleset']}, grouped by {header['key']})\n"
+        )
+    else:
+        out = (
+            f"citeledger compare — baseline {header['baseline']} vs new {header['new']} "
+            f"(ruleset {header['ruleset']}, grouped by {header['key']})\n"
+        )
+    out += added_line(header.get("added", ()))
+    conf = int(round(header["confidence"] * 100))
+    heads = (f"{labels[0]} runs", f"{labels[1]} runs", f"{labels[0]} med", f"{labels[1]} med") if header.get("arms") \
+        else ("base runs", "new runs", "base med", "new med")
+    headers = ("group", *heads, "diff (pp)", f"{conf}% CI (pp)")
+    body = []
+    for g in groups:
+        ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
+        body.append((
+            g["group"], runs_text(g["base_runs"]), runs_text(g["new_runs"]),
+            pct(g["base_median"]), pct(g["new_median"]), points(g["difference"]), ci,
+        ))
+    out += layout(headers, body, (False, False, False, True, True, True, False))
+    out += (
+        f"  bootstrap: {header['resamples']} percentile resamples of each side's median, "
+        f"seed {header['seed']} (numpy PCG64 seeded with seed and crc32 of the group)\n"
+    )
+    out += "\n" + harness_lines(groups, labels)
+    if files:
+        out += "\nfiles whose envelope share moved most (pooled over the group's scored runs):\n"
+        body = [(f["group"], f["path"], percent(f["base_share"]), percent(f["new_share"]), points(f["delta"])) for f in files]
+        out += layout(("group", "file", labels[0] if header.get("arms") else "base",
+                       labels[1] if header.get("arms") else "new", "moved (pp)"), body, (False, False, True, True, True))
+    if unscored:
+        out += f"\nnot compared ({len(unscored)}):\n"
+        for u in unscored[:NOT_COMPARED_LISTED]:
+            out += f"  {u['side']:<4}  {u['status']:<10}  {u['session']}  — {u['reason']}\n"
+        if len(unscored) > NOT_COMPARED_LISTED:
+            out += f"  … and {len(unscored) - NOT_COMPARED_LISTED} more (all in --json and --out)\n"
+    if other_arms:
+        counts: dict = {}
+        for o in other_arms:
+            counts[o["arm"]] = counts.get(o["arm"], 0) + 1
+        named = ", ".join(f"{'(no arm label)' if a is None else a} {n}" for a, n in counts.items())
+        out += f"\nsessions of other arms, not compared ({len(other_arms)}): {named}\n"
+    out += ("\nplot: " + ", ".join(plot) + "\n") if plot else "\nno plot written (give --out DIR or --plot PATH)\n"
+    return out
+
+
+def harness_lines(groups: list[dict], labels) -> str:
+    """The allocation lines of the harness's ARM COMPARISON table (compare-arms.mjs), per group:
+    pooled efficiency, and per-run efficiency as median [min–max]."""
+    out = "harness view (as compare-arms.mjs prints allocation), per group:\n"
+    width = max(len(label) for label in labels)
+    for g in groups:
+        if g["group"] == "(all)":
+            continue
+        out += f"  {g['group']}\n"
+        for side, label in zip(SIDES, labels):
+            runs = g[f"{side}_runs"]
+            spread = f"{pct(g[f'{side}_median'])} [{pct(min(runs))}–{pct(max(runs))}]" if runs else "—"
+            out += f"    {label:<{width}}  pooled efficiency  {pct(g[f'{side}_pooled']):>6}   per-run efficiency  {spread}\n"
+    return out
+
+
+def runs_text(values) -> str:
+    """Every run, in percent with one decimal, in the pass's order: the spread, not only the median."""
+    if not values:
+        return "—"
+    shown = [to_fixed(v * 100, 1) for v in values[:8]]
+    return " ".join(shown) + (f" …+{len(values) - 8}" if len(values) > 8 else "")

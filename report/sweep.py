@@ -1,0 +1,50 @@
+"""`sweep`'s text: the slice table per ruleset, the sessions not scored, the quantile note."""
+
+from __future__ import annotations
+
+from citeledger.report.tables import render_slices
+from citeledger.report.text import added_line
+
+QUANTILE_NOTE = (
+    "quantiles: Hyndman-Fan type 7 (linear interpolation between order statistics, "
+    "as numpy and R by default); pooled = sum of used chars / sum of envelope chars over scored sessions"
+)
+
+
+NOT_SCORED_LISTED = 20  # text lists this many unscored sessions; JSON and --out list all
+
+
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
+    turns = header["single_question"], header["multi_turn"]
+    lines = [
+        f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
+        f"under {', '.join(header['paths'])}"
+    ]
+    out = "\n".join(lines) + "\n" + added_line(header.get("added", ()))
+    for rows in tables:
+        name = rows[0]["ruleset"]
+        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
+    if unscored:
+        out += f"\nnot scored ({len(unscored)}):\n"
+        shown = unscored[:NOT_SCORED_LISTED]
+        width = max(len(u["status"]) for u in shown)
+        for u in shown:
+            ruleset = f" [{u['ruleset']}]" if len(tables) > 1 else ""
+            out += f"  {u['status']:<{width}}  {u['session']}{ruleset}  — {u['reason']}\n"
+        if len(unscored) > len(shown):
+            out += f"  … and {len(unscored) - len(shown)} more ({not_scored_counts(unscored[len(shown):])}; all in --json and --out)\n"
+    if warnings:
+        out += f"\n{warnings} input warning(s), listed on stderr\n"
+    out += "\n" + QUANTILE_NOTE + ".\n"
+    return out
+
+
+def not_scored_counts(rows: list[dict]) -> str:
+    counts: dict[str, int] = {}
+    for u in rows:
+        counts[u["status"]] = counts.get(u["status"], 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in counts.items())
+
+
+def turn_counts(turns: list[int]) -> dict:
+    return {"single_question": sum(1 for t in turns if t <= 1), "multi_turn": sum(1 for t in turns if t > 1)}
