@@ -240,17 +240,18 @@ class LinearPattern:
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
         if text.isascii():  # byte offsets are char offsets: RE2's spans as they come
-            return (_Match(_Spans(spans), text, self) for spans in self._ascii_spans(text))
+            return (_Match(_Spans(spans), text, self) for spans in self._byte_spans(text.encode("ascii")))
+        if self._readable(text) is None:  # UTF-8 as it is: byte spans, mapped to chars in one pass
+            return iter(self._utf8_matches(text))
         readable = self._readable(text)
         return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
 
-    def _ascii_spans(self, text: str):
-        """Every match's spans in ASCII `text`, as google-re2's finditer finds them.
+    def _byte_spans(self, data: bytes):
+        """Every match's spans (byte offsets) in UTF-8 `data`, as google-re2's finditer finds them.
 
-        The same loop as the wrapper's bytes path, without its offset decoding
-        (ASCII needs none), which costs more than the match on short texts.
+        The same loop as the wrapper's, without its per-match offset decoding,
+        which costs more than the match on short texts (ASCII needs none).
         """
-        data = text.encode("ascii")
         match = self._re2._regexp.Match
         pos, end = 0, len(data)
         while True:
@@ -260,7 +261,24 @@ class LinearPattern:
             yield spans
             if pos == end:
                 return
-            pos = pos + 1 if pos == spans[0][1] else spans[0][1]  # an empty match: step one char
+            if pos != spans[0][1]:
+                pos = spans[0][1]
+                continue
+            pos += 1  # an empty match: step one character (past its continuation bytes)
+            while pos < end and data[pos] & 0xC0 == 0x80:
+                pos += 1
+
+    def _utf8_matches(self, text: str) -> list:
+        data = text.encode("utf-8")
+        found = list(self._byte_spans(data))
+        chars, last_byte, last_char = {0: 0}, 0, 0
+        for offset in sorted({o for spans in found for span in spans for o in span if o > 0}):
+            last_char += len(data[last_byte:offset].decode("utf-8"))
+            chars[offset], last_byte = last_char, offset
+        return [
+            _Match(_Spans([(chars[a], chars[b]) if a != -1 else _NULL_SPAN for a, b in spans]), text, self)
+            for spans in found
+        ]
 
     def _one(self, method, text: str):
         readable = self._readable(text)
@@ -277,9 +295,13 @@ class LinearPattern:
         return self._one(self._re2.fullmatch, text)
 
     def findall(self, text: str) -> list:
-        if text.isascii() and self.groups < 2 and not self.single:  # the hot path: no match objects
+        if self.groups < 2 and not self.single:  # the hot path: no match objects, no char offsets
             g = self.groups
-            return [text[s[g][0]:s[g][1]] if s[g][0] != -1 else "" for s in self._ascii_spans(text)]
+            if text.isascii():
+                return [text[s[g][0]:s[g][1]] if s[g][0] != -1 else "" for s in self._byte_spans(text.encode("ascii"))]
+            if self._readable(text) is None:
+                data = text.encode("utf-8")
+                return [data[s[g][0]:s[g][1]].decode("utf-8") if s[g][0] != -1 else "" for s in self._byte_spans(data)]
         if self.groups == 0:
             return [m.group() for m in self.finditer(text)]
         if self.groups == 1:
