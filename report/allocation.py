@@ -16,27 +16,12 @@ def rendered(rows):
     return [r for r in rows if r.render is not None and r.chars > 0]
 
 
-def by_render(rows) -> list[dict]:
-    """Per render mode: files, chars, uncited chars, and the uncited share."""
+def _uncited_by(rows, field: str, labels_of) -> list[dict]:
+    """Files, chars and uncited chars per label (`labels_of(row)`: the labels a row counts under)."""
     out: dict[str, dict] = {}
     for r in rendered(rows):
-        slot = out.setdefault(r.render, {"render": r.render, "files": 0, "chars": 0, "uncited_files": 0, "uncited_chars": 0})
-        slot["files"] += 1
-        slot["chars"] += r.chars
-        if not r.cited:
-            slot["uncited_files"] += 1
-            slot["uncited_chars"] += r.chars
-    for slot in out.values():
-        slot["uncited_share"] = slot["uncited_chars"] / slot["chars"] if slot["chars"] else 0.0
-    return sorted(out.values(), key=lambda s: (-s["uncited_chars"], s["render"]))
-
-
-def by_flag(rows) -> list[dict]:
-    """Per ranking flag (a file counts under every flag it has; `(none)` when it has none)."""
-    out: dict[str, dict] = {}
-    for r in rendered(rows):
-        for flag in r.flags or ("(none)",):
-            slot = out.setdefault(flag, {"flag": flag, "files": 0, "chars": 0, "uncited_files": 0, "uncited_chars": 0})
+        for label in labels_of(r):
+            slot = out.setdefault(label, {field: label, "files": 0, "chars": 0, "uncited_files": 0, "uncited_chars": 0})
             slot["files"] += 1
             slot["chars"] += r.chars
             if not r.cited:
@@ -44,8 +29,19 @@ def by_flag(rows) -> list[dict]:
                 slot["uncited_chars"] += r.chars
     for slot in out.values():
         slot["uncited_share"] = slot["uncited_chars"] / slot["chars"] if slot["chars"] else 0.0
+    return list(out.values())
+
+
+def by_render(rows) -> list[dict]:
+    """Per render mode: files, chars, uncited chars, and the uncited share."""
+    return sorted(_uncited_by(rows, "render", lambda r: (r.render,)), key=lambda s: (-s["uncited_chars"], s["render"]))
+
+
+def by_flag(rows) -> list[dict]:
+    """Per ranking flag (a file counts under every flag it has; `(none)` when it has none)."""
+    found = _uncited_by(rows, "flag", lambda r: r.flags or ("(none)",))
     order = {f: i for i, f in enumerate((*FLAGS, "(none)"))}
-    return sorted(out.values(), key=lambda s: order.get(s["flag"], len(order)))
+    return sorted(found, key=lambda s: order.get(s["flag"], len(order)))
 
 
 def by_rank(rows) -> list[dict]:
