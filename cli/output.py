@@ -32,6 +32,8 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
     folder = os.path.dirname(path) or "."
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        # mkstemp makes the file owner-only; the output gets what open() would give it.
+        os.fchmod(fd, 0o666 & ~_umask())
     except OSError as exc:
         raise _failed(path, exc) from None
     try:
@@ -47,6 +49,12 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
     except BaseException:
         _discard(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _discard(tmp: str) -> None:
