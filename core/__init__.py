@@ -17,7 +17,7 @@ from citeledger.core.globs import glob_pattern, path_matcher
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
 from citeledger.core.readers.base import ReadOptions, SessionFiles
-from citeledger.core.reads import CallReads, Read, calls_of, reads_by_call, reads_of, returned_file
+from citeledger.core.reads import CallReads, Read, reads_by_call, reads_of, returned_file
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
+    "calls_of": "citeledger.core.accountant",
     "split_sections": "citeledger.core.sections.splitter",
     "parse_header": "citeledger.core.sections.header",
     "discover": "citeledger.core.corpus",

@@ -186,6 +186,12 @@ def _envelope(cuts, rules, channel_memo: dict, *context) -> Envelope:
     return Envelope(tuple(calls), paths, channel_memo, *context)  # context: the tool uses, the responses
 
 
+def calls_of(responses, ruleset) -> tuple[Call, ...]:
+    """The explore calls of `responses` exactly as `score` numbers and cuts them (a response
+    without a section is no call), for reports that need the sections beside a score."""
+    return _envelope(_cuts_of(responses, ruleset, Shared()), ruleset.splitter, {}).calls
+
+
 class _Charges:
     """What one session is charged under one ranking: its call scores and their totals.
 

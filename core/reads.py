@@ -136,17 +136,3 @@ def reads_by_call(calls: Sequence[Call], responses: Sequence[ToolResponse], read
                 returned.setdefault(path, read)
         out.append(CallReads(call.number, thread, order, tuple(returned.items()), tuple(latest[call.number])))
     return tuple(out)
-
-
-def calls_of(responses: Sequence[ToolResponse], ruleset) -> tuple[Call, ...]:
-    """The explore calls of `responses` as the accountant numbers them: a response
-    without a section is no call; calls count from 1 (for reports that need
-    them beside a score, which keeps only their totals)."""
-    from citeledger.core.sections.splitter import split_sections
-
-    calls = []
-    for r in responses:
-        sections = split_sections(ruleset.reader.block_separator.join(r.blocks), ruleset.splitter)
-        if sections:
-            calls.append(Call(len(calls) + 1, sections, r.origin))
-    return tuple(calls)
