@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import attrs
 import orjson
 
 from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
@@ -109,11 +110,55 @@ def session_extras(args, transcript, result, ruleset):
     return text, data, warnings
 
 
+class SidecarJoin:
+    """The diagnostic join of one session, made where its transcript is read (core.corpus `extra`).
+
+    Picklable: a worker gets one and keeps the sidecars it reads. `label` is
+    compare's side label (None in a sweep), `by_arm` whether the side is each
+    session's harness arm.
+    """
+
+    def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False):
+        self.given, self.automatic, self.ruleset = tuple(given), automatic, ruleset
+        self.label, self.by_arm = label, by_arm
+        self._reports: dict[str, tuple] = {}
+
+    def sidecars(self, files) -> list[str]:
+        if self.given:
+            return list(self.given)
+        found = sidecar_for(files) if self.automatic else None
+        return [found] if found else []
+
+    def arm(self, ref, paths) -> str:
+        if self.label is not None:  # compare: its side, or the session's harness arm
+            arm = (ref.arm or "") if self.by_arm else self.label
+            if arm:
+                return arm
+        # else (a sweep, or a run without an arm label): the harness's label, from explore-<label>.jsonl
+        names = {os.path.basename(p) for p in paths}
+        labels = {n[len("explore-"):-len(".jsonl")] for n in names if n.startswith("explore-") and n.endswith(".jsonl")}
+        return labels.pop() if len(labels) == 1 and len(names) == 1 else ""
+
+    def __call__(self, ref, transcript, score):
+        from citeledger.report.diagnostics import diagnose
+
+        paths = self.sidecars(ref.files)
+        if score is None or not paths:
+            return None
+        for path in paths:
+            if path not in self._reports:
+                self._reports[path] = read_diagnostics(path)[0]  # its warnings are the parent's to report
+        reports = [r for p in paths for r in self._reports[p]]
+        diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
+        return attrs.evolve(diag, session=ref.key)  # named as the corpus names it
+
+
 class Diagnosed:
     """A corpus command's diagnostic joins, per arm (compare) or pooled (sweep).
 
-    Sessions are scored in worker processes without their transcripts; a
-    session with a sidecar is read again here, under the first ruleset.
+    The join itself runs where each session is scored (`join()`, handed to
+    score_corpus as its `extra`); this side reads each sidecar once for its
+    warnings and gathers the joins.
     """
 
     def __init__(self, args, ruleset, pooled: bool):
@@ -124,30 +169,25 @@ class Diagnosed:
         self.join_warnings: list = []
         self.without: dict[str, int] = {}  # arm label -> sessions with no sidecar beside them
 
-    def add(self, ref, score, arm: str = "") -> None:
-        from citeledger.core.errors import InputError
-        from citeledger.core.plugins import readers
+    def join(self, label=None, by_arm: bool = False) -> SidecarJoin:
+        return SidecarJoin(self.sidecars.given, self.sidecars.automatic, self.ruleset, label, by_arm)
+
+    def add(self, outcome, arm: str = "") -> None:
         from citeledger.report.diagnostics import join_warnings
 
+        ref, score = outcome.ref, outcome.scores[0]
         if score is None:
             return
-        if not self.sidecars.for_session(ref.files):
+        paths = self.sidecars.for_session(ref.files)
+        if not paths:
             label = arm or getattr(ref, "arm", None) or ""
             self.without[label] = self.without.get(label, 0) + 1
             return
-        try:
-            transcript = readers()[ref.reader]().read(list(ref.files), self.ruleset.reader.read_options())
-        except (InputError, KeyError):
-            return  # the session's own outcome already says why it was not read
-        if not arm:  # a sweep: the harness's arm label, from explore-<label>.jsonl
-            names = {os.path.basename(p) for p in self.sidecars.for_session(ref.files)}
-            labels = {n[len("explore-"):-len(".jsonl")] for n in names if n.startswith("explore-") and n.endswith(".jsonl")}
-            arm = labels.pop() if len(labels) == 1 and len(names) == 1 else ""
-        diag = self.sidecars.diagnose(transcript, score, self.ruleset, ref.files, arm)
-        if diag is not None:
-            diag = type(diag)(ref.key, diag.arm, diag.sidecars, diag.joins, diag.rows)  # named as the corpus names it
-            self.sessions.append(diag)
-            self.join_warnings += join_warnings(diag)
+        for path in paths:
+            self.sidecars._load(path)  # once per sidecar: its warnings, and the list of sidecars used
+        if outcome.extra is not None:
+            self.sessions.append(outcome.extra)
+            self.join_warnings += join_warnings(outcome.extra)
 
     def warnings(self) -> list:
         return [*self.sidecars.warnings, *self.join_warnings]

@@ -68,6 +68,8 @@ class SessionOutcome:
     scores: tuple[Optional[SessionScore], ...]  # one per ruleset, in the order given; None on error
     error: Optional[str]  # one-line reason when the session could not be read
     warnings: tuple[InputWarning, ...]
+    # What score_corpus's `extra` made of the transcript under the first ruleset (None without one).
+    extra: object = None
 
 
 # ---------------------------------------------------------------- discovery
@@ -311,13 +313,19 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...]], ...]:
     return tuple((options, tuple(ix)) for options, ix in plan.items())
 
 
-def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
-    """Read one session once per reading option set and score it under every ruleset."""
+def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcome:
+    """Read one session once per reading option set and score it under every ruleset.
+
+    `extra(ref, transcript, score)`, when given, is called with the transcript
+    as the first ruleset read it and its score: work a command needs from the
+    transcript itself is done here, where it was read, not by reading it again.
+    """
     from citeledger.core.accountant import score_many
 
     plan = plan or _plan(rulesets)
     scores: list[Optional[SessionScore]] = [None] * len(rulesets)
     warnings: dict[InputWarning, None] = {}  # ordered, each warning once
+    made = None
     try:
         reader = readers()[ref.reader]()
     except KeyError:
@@ -335,13 +343,15 @@ def score_one(ref: SessionRef, rulesets, plan=None) -> SessionOutcome:
             # A score's warnings are the transcript's plus what its ruleset
             # could not read (a byte order mark, say); each is listed once.
             warnings.update(dict.fromkeys(result.warnings))
+        if extra is not None and 0 in indexes:
+            made = extra(ref, transcript, scores[0])
         del transcript  # released before the next option set is read
-    return SessionOutcome(ref, tuple(scores), None, tuple(warnings))
+    return SessionOutcome(ref, tuple(scores), None, tuple(warnings), made)
 
 
-def _safe_score(ref, rulesets, plan) -> SessionOutcome:
+def _safe_score(ref, rulesets, plan, extra=None) -> SessionOutcome:
     try:
-        return score_one(ref, rulesets, plan)
+        return score_one(ref, rulesets, plan, extra)
     except UserError:  # a plugin that breaks its contract stops the command (exit 2)
         raise
     except Exception as exc:  # a bug: the session is marked, the sweep goes on
@@ -352,14 +362,15 @@ def _safe_score(ref, rulesets, plan) -> SessionOutcome:
 _WORKER: dict = {}
 
 
-def _init_worker(rulesets) -> None:
+def _init_worker(rulesets, extra=None) -> None:
     _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
+    _WORKER["extra"] = extra
 
 
 def _score_chunk(refs: list[SessionRef]) -> list[SessionOutcome]:
-    return [_safe_score(ref, _WORKER["rulesets"], _WORKER["plan"]) for ref in refs]
+    return [_safe_score(ref, _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"]) for ref in refs]
 
 
 def _chunks(refs: Iterable[SessionRef], size: int) -> Iterator[list[SessionRef]]:
@@ -386,6 +397,7 @@ def score_corpus(
     jobs: int = 0,
     progress: Optional[Callable[[int], None]] = None,
     chunk: int = 4,
+    extra: Optional[Callable] = None,
 ) -> Iterator[SessionOutcome]:
     """Score every session under every ruleset; yields outcomes in `refs` order.
 
@@ -394,19 +406,20 @@ def score_corpus(
     `4 * jobs` chunks of `chunk` sessions are in flight, so neither the
     pending work nor the finished-but-unread outcomes grow with the corpus.
     A session that cannot be read becomes an outcome with `error` set.
+    `extra` (picklable: it is sent to each worker once) is score_one's.
     """
     rulesets = tuple(rulesets)
     jobs = jobs if jobs > 0 else default_jobs()
     if jobs == 1:
         plan = _plan(rulesets)
         for ref in refs:
-            outcome = _safe_score(ref, rulesets, plan)
+            outcome = _safe_score(ref, rulesets, plan, extra)
             if progress:
                 progress(1)
             yield outcome
         return
     window = 4 * jobs
-    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets,))
+    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets, extra))
     try:
         pending: collections.deque = collections.deque()
         work = _chunks(refs, chunk)

@@ -136,11 +136,12 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
         if not refs:
             return
     with progress_bar(len(refs), label, args.quiet) as advance:
-        for outcome in score_corpus(refs, rulesets[:1], args.jobs, advance):
+        join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
+        for outcome in score_corpus(refs, rulesets[:1], args.jobs, advance, extra=join):
             warnings.extend(outcome.warnings)
             added.extend(completed_files([outcome_inputs(outcome)], [path]))
             if diagnosed is not None:
-                diagnosed.add(outcome.ref, outcome.scores[0], outcome.ref.arm if arms else label)
+                diagnosed.add(outcome, outcome.ref.arm if arms else label)
             row = session_rows(outcome, rulesets[:1])[0]
             yield dict(row, arm=outcome.ref.arm, run=outcome.ref.run) if arms else dict(row, run=outcome.ref.run)
 

@@ -168,12 +168,12 @@ def run(args) -> int:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            for outcome in score_corpus(refs, rulesets, args.jobs, advance):
+            for outcome in score_corpus(refs, rulesets, args.jobs, advance, extra=diagnosed.join()):
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 warnings.extend(outcome.warnings)
                 turns.append(outcome.ref.turns)
                 read.append(outcome_inputs(outcome))
-                diagnosed.add(outcome.ref, outcome.scores[0])
+                diagnosed.add(outcome)
                 for table, row in zip(tables, session_rows(outcome, rulesets)):
                     outputs.record(row)
                     table.add(row)
