@@ -142,7 +142,8 @@ def test_parse_once_score_many(tmp_path, monkeypatch):
 
 def test_contract_fields():
     assert [f.name for f in corpus.SessionRef.__attrs_attrs__][:5] == ["key", "files", "reader", "group", "turns"]
-    assert [f.name for f in corpus.SessionOutcome.__attrs_attrs__] == ["ref", "scores", "error", "warnings"]
+    # the fields every outcome has, in order; `extra` (score_corpus's per-transcript hook) comes after
+    assert [f.name for f in corpus.SessionOutcome.__attrs_attrs__] == ["ref", "scores", "error", "warnings", "extra"]
 
 
 def test_two_files_for_one_segment_are_both_kept(tmp_path):
