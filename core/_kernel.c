@@ -22,6 +22,15 @@
  *       scan, by the token before: ")" is RPAR except right after the path
  *       or a "·" (OTHER there); "·" is DOT except right after a tag opener.
  *
+ * What the splitter runs (core/sections/splitter.py), making the records
+ * themselves (bind: the attrs classes, whose slots they fill):
+ *   header(path, suffix, symbols) -> Header    header.py's _native, one call
+ *   cut_headers(text, trailer, headers, symbols) -> (Headers, packed spans)
+ *       cut, with one Header per distinct header line of the scoring call
+ *   sections(text, heads, spans, meta, unit) -> (Section, ...)
+ *       the records of a cut, sized in the unit without slicing; each
+ *       Section's text is sliced from the response when first read
+ *
  * The item pattern's greedy class cannot contain "(", so a match starting
  * inside a run of name characters reaches the run's end, and a token that
  * starts a run is the only start that can match (the grammar's argument,
@@ -30,6 +39,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
+#include <string.h>
 
 #define DOT 0x00B7 /* "·": the grammar's annotation separator */
 
@@ -125,20 +136,147 @@ append_slice(PyObject *list, PyObject *s, Py_ssize_t a, Py_ssize_t b)
 /* What the lexer state depends on: the token before. */
 enum { AFTER_CLOSE, AFTER_DOT, AFTER_TAG_OPEN, AFTER_PIECE };
 
-static PyObject *
-header_parse(PyObject *self, PyObject *arg)
+/* ---- Records made here (bind): attrs frozen slots classes whose slots are
+ * filled directly, as their generated __init__ would fill them (no
+ * validators, converters or post-init: core/sections/__init__.py checks
+ * that before binding). Calling the class costs more than the parse. */
+
+#define MAX_SLOTS 8
+typedef struct {
+    PyTypeObject *type;
+    int n;
+    Py_ssize_t off[MAX_SLOTS];
+} Rec;
+
+static Rec SYMBOL, RENDER_TAG, HEADER, SECTION;
+enum { SYM_NAME, SYM_KIND, SYM_N };
+enum { TAG_TAG, TAG_NAMES, TAG_N };
+enum { H_PATH, H_SUFFIX, H_SYMBOLS, H_MORE, H_TAGS, H_HASH, H_N };
+enum { S_PATH, S_HEADER, S_CHARS, S_TEXT, S_META, S_SOURCE, S_START, S_END, S_N };
+
+static int
+bind_rec(Rec *r, PyObject *cls, PyObject *slots, int n)
 {
-    (void)self;
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "header_parse() needs a str");
+    if (!PyType_Check(cls) || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != n) {
+        PyErr_Format(PyExc_TypeError, "bind: a class and a tuple of %d slot descriptors", n);
+        return -1;
+    }
+    Rec made = {(PyTypeObject *)cls, n, {0}};
+    for (int i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "bind: not a slot (member descriptor)");
+            return -1;
+        }
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY) ||
+            !PyType_IsSubtype(made.type, PyDescr_TYPE(d))) {
+            PyErr_SetString(PyExc_TypeError, "bind: not a writable object slot of the class");
+            return -1;
+        }
+        made.off[i] = m->offset;
+    }
+    Py_INCREF(cls);
+    Py_XDECREF((PyObject *)r->type);
+    *r = made;
+    return 0;
+}
+
+static inline PyObject **
+slot(PyObject *o, const Rec *r, int i)
+{
+    return (PyObject **)((char *)o + r->off[i]);
+}
+
+/* A record with slot i holding vals[i] (a new reference each; NULL: left unset). */
+static PyObject *
+rec_new(const Rec *r, PyObject *const *vals)
+{
+    if (r->type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_kernel: records not bound (citeledger.core.sections binds them)");
         return NULL;
     }
+    PyObject *o = r->type->tp_alloc(r->type, 0);
+    if (o == NULL)
+        return NULL;
+    for (int i = 0; i < r->n; i++)
+        if (vals[i] != NULL)
+            *slot(o, r, i) = Py_NewRef(vals[i]);
+    return o;
+}
+
+/* bind(Symbol, slots, RenderTag, slots, Header, slots, Section, slots) */
+static PyObject *
+bind(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *c[4], *d[4];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:bind", &c[0], &d[0], &c[1], &d[1], &c[2], &d[2], &c[3], &d[3]))
+        return NULL;
+    if (bind_rec(&SYMBOL, c[0], d[0], SYM_N) < 0 || bind_rec(&RENDER_TAG, c[1], d[1], TAG_N) < 0 ||
+        bind_rec(&HEADER, c[2], d[2], H_N) < 0 || bind_rec(&SECTION, c[3], d[3], S_N) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* One header suffix s[0:n] read as header.lark reads it (the comment at the top). */
+typedef struct {
+    int ok;
+    PyObject *items; /* (name, kind) tuples, or Symbol records when `symbols` is given */
+    PyObject *tags;  /* tag words */
+    PyObject *bare;  /* WORD tokens among the names */
+    PyObject *more;  /* the digits of the last count among the names, or NULL */
+} Scan;
+
+static void
+scan_clear(Scan *sc)
+{
+    Py_CLEAR(sc->items);
+    Py_CLEAR(sc->tags);
+    Py_CLEAR(sc->bare);
+    Py_CLEAR(sc->more);
+}
+
+/* The Symbol of item s[i:k+1] (name s[i:end], kind s[end+1:k]), one per
+ * item text in `memo`: headers of one scoring call repeat their items. */
+static PyObject *
+symbol_of(PyObject *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t k, PyObject *memo)
+{
+    PyObject *token = PyUnicode_Substring(s, i, k + 1);
+    if (token == NULL)
+        return NULL;
+    PyObject *sym = PyDict_GetItemWithError(memo, token);
+    if (sym != NULL) {
+        Py_DECREF(token);
+        return Py_NewRef(sym);
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(token);
+        return NULL;
+    }
+    PyObject *vals[SYM_N] = {PyUnicode_Substring(s, i, end), PyUnicode_Substring(s, end + 1, k)};
+    sym = vals[0] && vals[1] ? rec_new(&SYMBOL, vals) : NULL;
+    Py_XDECREF(vals[0]);
+    Py_XDECREF(vals[1]);
+    if (sym != NULL && PyDict_SetItem(memo, token, sym) < 0)
+        Py_CLEAR(sym);
+    Py_DECREF(token);
+    return sym;
+}
+
+/* 0 on success (sc filled), -1 with an exception. `symbols`: NULL for
+ * (name, kind) tuples, else the memo of Symbol records. */
+static int
+scan_suffix(PyObject *arg, PyObject *symbols, Scan *sc)
+{
     int kind = PyUnicode_KIND(arg);
     const void *d = PyUnicode_DATA(arg);
     Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    PyObject *items = PyList_New(0), *tags = PyList_New(0), *bare = PyList_New(0);
-    PyObject *more_text = NULL; /* the digits of the last count of the names */
-    if (items == NULL || tags == NULL || bare == NULL)
+    sc->items = PyList_New(0);
+    sc->tags = PyList_New(0);
+    sc->bare = PyList_New(0);
+    sc->more = NULL;
+    if (sc->items == NULL || sc->tags == NULL || sc->bare == NULL)
         goto error;
     int ok = 1, prev = AFTER_CLOSE, in_names = 1;
     Py_ssize_t depth = 0, i = 0;
@@ -154,13 +292,15 @@ header_parse(PyObject *self, PyObject *arg)
                 while (k < n && kind_char(PyUnicode_READ(kind, d, k)))
                     k++;
                 if (k > end + 1 && k < n && PyUnicode_READ(kind, d, k) == ')') {
-                    PyObject *pair = Py_BuildValue(
-                        "(NN)", PyUnicode_Substring(arg, i, end), PyUnicode_Substring(arg, end + 1, k));
-                    if (pair == NULL || PyList_Append(items, pair) < 0) {
-                        Py_XDECREF(pair);
+                    PyObject *item = symbols != NULL
+                                         ? symbol_of(arg, i, end, k, symbols)
+                                         : Py_BuildValue("(NN)", PyUnicode_Substring(arg, i, end),
+                                                         PyUnicode_Substring(arg, end + 1, k));
+                    if (item == NULL || PyList_Append(sc->items, item) < 0) {
+                        Py_XDECREF(item);
                         goto error;
                     }
-                    Py_DECREF(pair);
+                    Py_DECREF(item);
                     prev = AFTER_PIECE;
                     i = k + 1;
                     continue;
@@ -172,7 +312,7 @@ header_parse(PyObject *self, PyObject *arg)
                 while (t < n && tag_char(PyUnicode_READ(kind, d, t)))
                     t++;
                 if (t + 1 < n && PyUnicode_READ(kind, d, t) == ' ' && PyUnicode_READ(kind, d, t + 1) == '(') {
-                    if (append_slice(tags, arg, i, t) < 0)
+                    if (append_slice(sc->tags, arg, i, t) < 0)
                         goto error;
                     depth++;
                     prev = AFTER_TAG_OPEN;
@@ -181,7 +321,7 @@ header_parse(PyObject *self, PyObject *arg)
                 }
             }
             /* WORD: a bare name when it stands in the names themselves */
-            if (in_names && depth == 0 && append_slice(bare, arg, i, end) < 0)
+            if (in_names && depth == 0 && append_slice(sc->bare, arg, i, end) < 0)
                 goto error;
             prev = AFTER_PIECE;
             i = end;
@@ -191,9 +331,9 @@ header_parse(PyObject *self, PyObject *arg)
             Py_ssize_t e = more_at(kind, d, n, i);
             if (e >= 0) {
                 if (in_names && depth == 0) {
-                    Py_XDECREF(more_text);
-                    more_text = PyUnicode_Substring(arg, i + 1, e - 5);
-                    if (more_text == NULL)
+                    Py_XDECREF(sc->more);
+                    sc->more = PyUnicode_Substring(arg, i + 1, e - 5);
+                    if (sc->more == NULL)
                         goto error;
                 }
                 prev = AFTER_PIECE;
@@ -223,47 +363,279 @@ header_parse(PyObject *self, PyObject *arg)
     }
     if (depth > 0)
         ok = 0; /* a tag left open */
-    PyObject *count;
-    if (more_text == NULL) {
-        count = Py_NewRef(Py_None);
-    } else {
-        count = PyLong_FromUnicodeObject(more_text, 10);
-        Py_CLEAR(more_text);
-        if (count == NULL)
-            goto error;
-    }
-    return Py_BuildValue("(ONNNN)", ok ? Py_True : Py_False, items, count, tags, bare);
+    sc->ok = ok;
+    return 0;
 error:
-    Py_XDECREF(items);
+    scan_clear(sc);
+    return -1;
+}
+
+/* The count of a scan's last `+N more`, or None (a new reference). */
+static PyObject *
+scan_count(Scan *sc)
+{
+    if (sc->more == NULL)
+        return Py_NewRef(Py_None);
+    return PyLong_FromUnicodeObject(sc->more, 10);
+}
+
+static PyObject *
+header_parse(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "header_parse() needs a str");
+        return NULL;
+    }
+    Scan sc;
+    if (scan_suffix(arg, NULL, &sc) < 0)
+        return NULL;
+    PyObject *count = scan_count(&sc);
+    if (count == NULL) {
+        scan_clear(&sc);
+        return NULL;
+    }
+    PyObject *out = Py_BuildValue("(OOOOO)", sc.ok ? Py_True : Py_False, sc.items, count, sc.tags, sc.bare);
+    Py_DECREF(count);
+    scan_clear(&sc);
+    return out;
+}
+
+/* The Header record of a header line (what header.py's _native builds from header_parse). */
+static PyObject *
+make_header(PyObject *path, PyObject *suffix, PyObject *symbols)
+{
+    Scan sc;
+    if (scan_suffix(suffix, symbols, &sc) < 0)
+        return NULL;
+    PyObject *out = NULL, *syms = NULL, *more = NULL, *tags = NULL, *bare = NULL;
+    syms = PyList_AsTuple(sc.items);
+    if (syms == NULL)
+        goto done;
+    if (!sc.ok) { /* unstructured: the symbols only */
+        more = Py_NewRef(Py_None);
+        tags = PyTuple_New(0);
+    } else {
+        more = scan_count(&sc);
+        Py_ssize_t nt = PyList_GET_SIZE(sc.tags);
+        tags = PyTuple_New(nt);
+        if (more == NULL || tags == NULL)
+            goto done;
+        if (nt > 0) { /* a render tag lists the bare names before the first "·" */
+            bare = PyList_AsTuple(sc.bare);
+            if (bare == NULL)
+                goto done;
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                PyObject *vals[TAG_N] = {PyList_GET_ITEM(sc.tags, t), bare};
+                PyObject *tag = rec_new(&RENDER_TAG, vals);
+                if (tag == NULL)
+                    goto done;
+                PyTuple_SET_ITEM(tags, t, tag);
+            }
+        }
+    }
+    if (more == NULL || tags == NULL)
+        goto done;
+    PyObject *vals[H_N] = {path, suffix, syms, more, tags, Py_None}; /* attrs' hash cache starts as None */
+    out = rec_new(&HEADER, vals);
+done:
+    Py_XDECREF(syms);
+    Py_XDECREF(more);
     Py_XDECREF(tags);
     Py_XDECREF(bare);
-    Py_XDECREF(more_text);
-    return NULL;
+    scan_clear(&sc);
+    return out;
+}
+
+/* header(path, suffix, symbols) -> Header: header.py's _native, as one call. */
+static PyObject *
+header(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *path, *suffix, *symbols;
+    if (!PyArg_ParseTuple(args, "UUO!:header", &path, &suffix, &PyDict_Type, &symbols))
+        return NULL;
+    return make_header(path, suffix, symbols);
 }
 
 static inline int line_end(Py_UCS4 c) { return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029; }
 
-/* The first index >= from where `needle` occurs in `text`, or -1. */
-static Py_ssize_t
-find_str(PyObject *text, PyObject *needle, Py_ssize_t from)
+/* The first "**`" in d[from:n] (where a header can start), or -1. Most
+ * responses are stored two bytes a character (a "—" in a header); a loop
+ * over them, or memchr for '*' (code is full of stars), costs several times
+ * the memory pass this is with SSE2: three shifted loads, compared at once. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The first "**`" in u[i:i+len] (8 UCS2 or 16 UCS1 starts per step), or -1. */
+#if defined(__SSE2__)
+static inline Py_ssize_t
+open_in2(const Py_UCS2 *u, Py_ssize_t i, Py_ssize_t len)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (PyUnicode_GET_LENGTH(needle) == 0 || from > n)
-        return -1;
-    return PyUnicode_Find(text, needle, from, n, 1);
+    const __m128i star = _mm_set1_epi16('*'), tick = _mm_set1_epi16('`');
+    for (Py_ssize_t j = i; j < i + len; j += 8) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(u + j));
+        __m128i b = _mm_loadu_si128((const __m128i *)(u + j + 1));
+        __m128i c = _mm_loadu_si128((const __m128i *)(u + j + 2));
+        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi16(a, star), _mm_cmpeq_epi16(b, star)),
+                                                   _mm_cmpeq_epi16(c, tick)));
+        if (mask)
+            return j + (__builtin_ctz((unsigned)mask) >> 1);
+    }
+    return -1;
 }
 
-/* cut(text, trailer) -> [(start, end, path, suffix), ...]
- *
- * The sections of a response under the default header pattern
+static inline Py_ssize_t
+open_in1(const Py_UCS1 *u, Py_ssize_t i, Py_ssize_t len)
+{
+    const __m128i star = _mm_set1_epi8('*'), tick = _mm_set1_epi8('`');
+    for (Py_ssize_t j = i; j < i + len; j += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(u + j));
+        __m128i b = _mm_loadu_si128((const __m128i *)(u + j + 1));
+        __m128i c = _mm_loadu_si128((const __m128i *)(u + j + 2));
+        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, star), _mm_cmpeq_epi8(b, star)),
+                                                   _mm_cmpeq_epi8(c, tick)));
+        if (mask)
+            return j + __builtin_ctz((unsigned)mask);
+    }
+    return -1;
+}
+#endif
+
+/* The first "**`" in d[from:n] (where a header can start), or -1. Most
+ * responses are stored two bytes a character (a "—" in a header); a loop
+ * over them, or memchr for '*' (code is full of stars), costs several
+ * times a pass over the memory. With SSE2: 64 bytes a step are tested for
+ * any '*' (about one step in six has one), and only those steps for "**`". */
+static Py_ssize_t
+find_open(int kind, const void *d, Py_ssize_t from, Py_ssize_t n)
+{
+    Py_ssize_t i = from;
+#if defined(__SSE2__)
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *u = (const Py_UCS2 *)d;
+        const __m128i star = _mm_set1_epi16('*');
+        for (; i + 32 + 2 <= n; i += 32) { /* 32 starts, and the two characters after */
+            __m128i m = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i)), star),
+                             _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 8)), star)),
+                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 16)), star),
+                             _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 24)), star)));
+            if (_mm_movemask_epi8(m)) {
+                Py_ssize_t at = open_in2(u, i, 32);
+                if (at >= 0)
+                    return at;
+            }
+        }
+    } else if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *u = (const Py_UCS1 *)d;
+        const __m128i star = _mm_set1_epi8('*');
+        for (; i + 64 + 2 <= n; i += 64) {
+            __m128i m = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i)), star),
+                             _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 16)), star)),
+                _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 32)), star),
+                             _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 48)), star)));
+            if (_mm_movemask_epi8(m)) {
+                Py_ssize_t at = open_in1(u, i, 64);
+                if (at >= 0)
+                    return at;
+            }
+        }
+    }
+#endif
+    for (; i + 2 < n; i++)
+        if (PyUnicode_READ(kind, d, i) == '*' && PyUnicode_READ(kind, d, i + 1) == '*' &&
+            PyUnicode_READ(kind, d, i + 2) == '`')
+            return i;
+    return -1;
+}
+
+/* The next header line from *i on, under the default header pattern
  *   \*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]*)
  * (JavaScript's /^\*\*`([^`]+)`\*\*(.*)$/m): "**`" at a line start (the
  * text's start or after \n \r U+2028 U+2029), a path of one or more
  * non-backtick characters (line ends included), "`**", the suffix up to the
- * next line end. A failed start leaves the search at the next "**"; a match
- * resumes it after its suffix, as re.finditer does. A section ends where the
- * next header starts; the last one at the first `trailer` after its start,
- * or the end of the text (an empty trailer: the end).
+ * next line end. A failed start leaves the search at the next "**`"; a
+ * match resumes it after its suffix, as re.finditer does. 1: found, with at (where
+ * the line starts), close (the backtick closing the path) and end (where the
+ * suffix ends); 0: no more. */
+static int
+next_header(PyObject *text, int kind, const void *d, Py_ssize_t n, Py_ssize_t *i,
+            Py_ssize_t *at_, Py_ssize_t *close_, Py_ssize_t *end_)
+{
+    while (*i + 5 < n) { /* "**`" + a path char + "`**": six characters at least */
+        Py_ssize_t at = find_open(kind, d, *i, n);
+        if (at < 0 || at + 5 >= n)
+            return 0;
+        *i = at + 1;
+        if (at > 0 && !line_end(PyUnicode_READ(kind, d, at - 1)))
+            continue;
+        Py_ssize_t close = PyUnicode_FindChar(text, '`', at + 3, n, 1);
+        if (close < 0)
+            return 0; /* no backtick after: no later start can close its path either */
+        if (close == at + 3 || close + 2 >= n || PyUnicode_READ(kind, d, close + 1) != '*' ||
+            PyUnicode_READ(kind, d, close + 2) != '*')
+            continue;
+        Py_ssize_t end = close + 3;
+        while (end < n && !line_end(PyUnicode_READ(kind, d, end)))
+            end++;
+        *at_ = at;
+        *close_ = close;
+        *end_ = end;
+        *i = end;
+        return 1;
+    }
+    return 0;
+}
+
+/* Where the last section ends: the first `trailer` after its start, or the
+ * end of the text (an empty trailer: the end); -2 on an error. The
+ * library's search for "\n> " stops at every space; memchr for one byte of
+ * the trailer's second character (rarer in source than a line end), each
+ * hit checked whole, is several times faster. */
+static Py_ssize_t
+last_end(PyObject *text, PyObject *trailer, Py_ssize_t start)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), m = PyUnicode_GET_LENGTH(trailer);
+    if (m == 0 || start > n)
+        return n;
+    int kind = PyUnicode_KIND(text), tkind = PyUnicode_KIND(trailer);
+    const void *d = PyUnicode_DATA(text), *t = PyUnicode_DATA(trailer);
+    Py_ssize_t k = m >= 2; /* the character memchr looks for */
+    Py_UCS4 key = PyUnicode_READ(tkind, t, k);
+    if (kind == PyUnicode_4BYTE_KIND || tkind > kind || (key & 0xFF) == 0) {
+        Py_ssize_t found = PyUnicode_Find(text, trailer, start, n, 1);
+        return found == -1 ? n : found;
+    }
+    const char *base = (const char *)d;
+    Py_ssize_t w = kind, b = (start + k) * w, stop = n * w;
+    while (b < stop) {
+        const char *p = memchr(base + b, (int)(key & 0xFF), (size_t)(stop - b));
+        if (p == NULL)
+            break;
+        Py_ssize_t at = p - base;
+        b = at + 1;
+        if (at % w != 0 || PyUnicode_READ(kind, d, at / w) != key)
+            continue;
+        Py_ssize_t pos = at / w - k;
+        if (pos + m > n)
+            break; /* no later start fits either */
+        Py_ssize_t j = 0;
+        while (j < m && PyUnicode_READ(kind, d, pos + j) == PyUnicode_READ(tkind, t, j))
+            j++;
+        if (j == m)
+            return pos;
+    }
+    return n;
+}
+
+/* cut(text, trailer) -> [(start, end, path, suffix), ...]
+ *
+ * The sections of a response under the default header pattern (next_header):
+ * a section ends where the next header starts, the last one where
+ * last_end says. splitter._spans is the pure-Python cut it equals.
  */
 static PyObject *
 cut(PyObject *self, PyObject *args)
@@ -278,61 +650,29 @@ cut(PyObject *self, PyObject *args)
     PyObject *out = PyList_New(0);
     if (out == NULL)
         return NULL;
-    Py_ssize_t prev_start = -1;
+    Py_ssize_t i = 0, at, close, end, prev_start = -1;
     PyObject *prev_path = NULL, *prev_suffix = NULL;
-    Py_ssize_t i = 0;
-    while (i + 5 < n) { /* "**`" + a path char + "`**": six characters at least */
-        Py_ssize_t at = PyUnicode_FindChar(text, '*', i, n, 1);
-        if (at < 0 || at + 5 >= n)
-            break;
-        i = at + 1;
-        if (PyUnicode_READ(kind, d, at + 1) != '*' || PyUnicode_READ(kind, d, at + 2) != '`')
-            continue;
-        if (at > 0 && !line_end(PyUnicode_READ(kind, d, at - 1)))
-            continue;
-        Py_ssize_t close = PyUnicode_FindChar(text, '`', at + 3, n, 1);
-        if (close < 0)
-            break; /* no backtick after: no later start can close its path either */
-        if (close == at + 3 || close + 2 >= n || PyUnicode_READ(kind, d, close + 1) != '*' ||
-            PyUnicode_READ(kind, d, close + 2) != '*')
-            continue;
-        Py_ssize_t end = close + 3;
-        while (end < n && !line_end(PyUnicode_READ(kind, d, end)))
-            end++;
-        PyObject *path = PyUnicode_Substring(text, at + 3, close);
-        PyObject *suffix = PyUnicode_Substring(text, close + 3, end);
-        if (path == NULL || suffix == NULL) {
-            Py_XDECREF(path);
-            Py_XDECREF(suffix);
+    for (;;) {
+        int found = next_header(text, kind, d, n, &i, &at, &close, &end);
+        Py_ssize_t stop = found ? at : prev_path != NULL ? last_end(text, trailer, prev_start) : 0;
+        if (stop == -2)
             goto error;
-        }
         if (prev_path != NULL) {
-            PyObject *item = Py_BuildValue("(nnNN)", prev_start, at, prev_path, prev_suffix);
+            PyObject *item = Py_BuildValue("(nnNN)", prev_start, stop, prev_path, prev_suffix);
             prev_path = prev_suffix = NULL;
             if (item == NULL || PyList_Append(out, item) < 0) {
                 Py_XDECREF(item);
-                Py_DECREF(path);
-                Py_DECREF(suffix);
                 goto error;
             }
             Py_DECREF(item);
         }
+        if (!found)
+            break;
         prev_start = at;
-        prev_path = path;
-        prev_suffix = suffix;
-        i = end;
-    }
-    if (prev_path != NULL) {
-        Py_ssize_t last = find_str(text, trailer, prev_start);
-        if (last == -2)
+        prev_path = PyUnicode_Substring(text, at + 3, close);
+        prev_suffix = PyUnicode_Substring(text, close + 3, end);
+        if (prev_path == NULL || prev_suffix == NULL)
             goto error;
-        PyObject *item = Py_BuildValue("(nnNN)", prev_start, last < 0 ? n : last, prev_path, prev_suffix);
-        prev_path = prev_suffix = NULL;
-        if (item == NULL || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
-            goto error;
-        }
-        Py_DECREF(item);
     }
     return out;
 error:
@@ -342,11 +682,459 @@ error:
     return NULL;
 }
 
+/* A growable array of Py_ssize_t. */
+typedef struct {
+    Py_ssize_t *v;
+    Py_ssize_t len, cap;
+} Ints;
+
+static int
+ints_push(Ints *a, Py_ssize_t x)
+{
+    if (a->len == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 48;
+        Py_ssize_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(Py_ssize_t));
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->len++] = x;
+    return 0;
+}
+
+/* cut_headers(text, trailer, headers, symbols) -> (heads, spans)
+ *
+ * The cut of `cut` with each header line made a Header record once per
+ * scoring call: `headers` maps a header line ("**`path`**suffix") to its
+ * Header, `symbols` an item's text to its Symbol. heads: the sections'
+ * Headers; spans: bytes packing three Py_ssize_t per section (start, end,
+ * where its header line ends), which `sections` reads. Nothing but
+ * `sections` needs the offsets as Python ints.
+ */
+static PyObject *
+cut_headers(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *text, *trailer, *headers, *symbols;
+    if (!PyArg_ParseTuple(args, "UUO!O!:cut_headers", &text, &trailer, &PyDict_Type, &headers, &PyDict_Type,
+                          &symbols))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *heads = PyList_New(0), *out = NULL;
+    Ints spans = {NULL, 0, 0};
+    if (heads == NULL)
+        return NULL;
+    Py_ssize_t i = 0, at, close, end;
+    while (next_header(text, kind, d, n, &i, &at, &close, &end)) {
+        if (spans.len > 0)
+            spans.v[spans.len - 2] = at; /* the section before ends here */
+        if (ints_push(&spans, at) < 0 || ints_push(&spans, n) < 0 || ints_push(&spans, end) < 0)
+            goto done;
+        PyObject *line = PyUnicode_Substring(text, at, end);
+        if (line == NULL)
+            goto done;
+        PyObject *head = PyDict_GetItemWithError(headers, line);
+        if (head != NULL) {
+            Py_INCREF(head);
+        } else if (!PyErr_Occurred()) {
+            PyObject *path = PyUnicode_Substring(text, at + 3, close);
+            PyObject *suffix = PyUnicode_Substring(text, close + 3, end);
+            head = path && suffix ? make_header(path, suffix, symbols) : NULL;
+            Py_XDECREF(path);
+            Py_XDECREF(suffix);
+            if (head != NULL && PyDict_SetItem(headers, line, head) < 0)
+                Py_CLEAR(head);
+        }
+        Py_DECREF(line);
+        if (head == NULL || PyList_Append(heads, head) < 0) {
+            Py_XDECREF(head);
+            goto done;
+        }
+        Py_DECREF(head);
+    }
+    if (spans.len > 0) {
+        Py_ssize_t stop = last_end(text, trailer, spans.v[spans.len - 3]);
+        if (stop == -2)
+            goto done;
+        spans.v[spans.len - 2] = stop;
+    }
+    PyObject *tuple = PyList_AsTuple(heads);
+    if (tuple != NULL)
+        out = Py_BuildValue("(Ny#)", tuple, spans.v ? (const char *)spans.v : "", /* NULL would give None */
+                            spans.len * (Py_ssize_t)sizeof(Py_ssize_t));
+done:
+    Py_DECREF(heads);
+    PyMem_Free(spans.v);
+    return out;
+}
+
+enum { UNIT_UTF16, UNIT_CODEPOINT, UNIT_UTF8 };
+
+/* The size of text[a:b] in a unit (units.MEASURES, without slicing). */
+static Py_ssize_t
+size_of(int kind, const void *d, Py_ssize_t a, Py_ssize_t b, int unit)
+{
+    Py_ssize_t total = b - a;
+    if (unit == UNIT_CODEPOINT)
+        return total;
+    if (unit == UNIT_UTF16) {
+        if (kind == PyUnicode_4BYTE_KIND) {
+            const Py_UCS4 *u = (const Py_UCS4 *)d;
+            for (Py_ssize_t i = a; i < b; i++)
+                total += u[i] > 0xFFFF; /* a surrogate pair */
+        }
+        return total;
+    }
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *u = (const Py_UCS1 *)d;
+        for (Py_ssize_t i = a; i < b; i++)
+            total += u[i] >= 0x80;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *u = (const Py_UCS2 *)d;
+        for (Py_ssize_t i = a; i < b; i++)
+            total += (u[i] >= 0x80) + (u[i] >= 0x800);
+    } else {
+        const Py_UCS4 *u = (const Py_UCS4 *)d;
+        for (Py_ssize_t i = a; i < b; i++)
+            total += (u[i] >= 0x80) + (u[i] >= 0x800) + (u[i] >= 0x10000);
+    }
+    return total;
+}
+
+/* Whether text[a:b] is the start of a fence line: "```". */
+static inline int
+fence_at(int kind, const void *d, Py_ssize_t a, Py_ssize_t b)
+{
+    return a + 3 <= b && PyUnicode_READ(kind, d, a) == '`' && PyUnicode_READ(kind, d, a + 1) == '`' &&
+           PyUnicode_READ(kind, d, a + 2) == '`';
+}
+
+/* The first '\n' in text[a:b], or -1. */
+static Py_ssize_t
+find_newline(PyObject *text, Py_ssize_t a, Py_ssize_t b)
+{
+    return a >= b ? -1 : PyUnicode_FindChar(text, '\n', a, b, 1);
+}
+
+/* Where the last section text[a:b] (its header line ending at h) splits
+ * into source and a trailing meta block; b: no split. splitter's
+ * _cut_after_last_fence, in absolute offsets: after the line of the last
+ * fence ("\n```" from h - 1 on), when the fences are even and something
+ * not blank follows; with no fence, after the header line. */
+static Py_ssize_t
+meta_split(PyObject *text, int kind, const void *d, Py_ssize_t a, Py_ssize_t b, Py_ssize_t h)
+{
+    Py_ssize_t from = h - 1 > a ? h - 1 : a, count = 0, last = a;
+    for (Py_ssize_t p = find_newline(text, from, b); p >= 0; p = find_newline(text, p + 1, b)) {
+        if (fence_at(kind, d, p + 1, b)) {
+            count++;
+            last = p + 1;
+        }
+    }
+    if (h == a && fence_at(kind, d, a, b))
+        count++; /* a fence on the first line has no newline before it */
+    if (count % 2)
+        return b;
+    Py_ssize_t close;
+    if (count) {
+        close = find_newline(text, last, b);
+        if (close < 0)
+            close = b;
+    } else {
+        close = find_newline(text, h, b);
+        if (close < 0)
+            return b;
+    }
+    if (close < b && PyUnicode_READ(kind, d, close) == '\n')
+        close++;
+    for (Py_ssize_t p = close; p < b; p++) /* blank lines are not a block */
+        if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, p)))
+            return close;
+    return b;
+}
+
+/* One lazily cut Section record: its text is text[a:b], sliced when first read. */
+static PyObject *
+new_section(PyObject *path, PyObject *head, PyObject *text, int kind, const void *d, Py_ssize_t a, Py_ssize_t b,
+            int unit, int meta)
+{
+    PyObject *chars = PyLong_FromSsize_t(size_of(kind, d, a, b, unit));
+    PyObject *start = PyLong_FromSsize_t(a), *stop = PyLong_FromSsize_t(b), *out = NULL;
+    if (chars && start && stop) {
+        PyObject *vals[S_N] = {path, head, chars, NULL, meta ? Py_True : Py_False, text, start, stop};
+        out = rec_new(&SECTION, vals);
+    }
+    Py_XDECREF(chars);
+    Py_XDECREF(start);
+    Py_XDECREF(stop);
+    return out;
+}
+
+static PyObject *EMPTY; /* "": a meta section's path */
+
+/* sections(text, heads, spans, meta, unit) -> (Section, ...)
+ *
+ * The Section records of a cut (cut_headers) under trailing_block
+ * (meta: split what follows the last code block off as a meta section)
+ * and a unit (0 utf16, 1 codepoint, 2 utf8), sized without slicing.
+ */
+static PyObject *
+sections(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *text, *heads;
+    const char *packed;
+    Py_ssize_t nbytes;
+    int meta, unit;
+    if (!PyArg_ParseTuple(args, "UO!y#pi:sections", &text, &PyTuple_Type, &heads, &packed, &nbytes, &meta, &unit))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(heads);
+    if (nbytes != count * 3 * (Py_ssize_t)sizeof(Py_ssize_t) || unit < UNIT_UTF16 || unit > UNIT_UTF8) {
+        PyErr_SetString(PyExc_ValueError, "sections: spans do not fit the heads, or no such unit");
+        return NULL;
+    }
+    const Py_ssize_t *v = (const Py_ssize_t *)packed;
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
+    Py_ssize_t split = -1, n = PyUnicode_GET_LENGTH(text);
+    for (Py_ssize_t k = 0; k < count * 3; k++)
+        if (v[k] < 0 || v[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "sections: a span outside the text");
+            return NULL;
+        }
+    if (meta && count > 0) {
+        Py_ssize_t a = v[3 * count - 3], b = v[3 * count - 2];
+        split = meta_split(text, kind, d, a, b, v[3 * count - 1]);
+        if (split == b)
+            split = -1;
+    }
+    PyObject *out = PyTuple_New(count + (split >= 0));
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *head = PyTuple_GET_ITEM(heads, k);
+        PyObject *path = Py_IS_TYPE(head, HEADER.type) ? *slot(head, &HEADER, H_PATH) : NULL;
+        if (path == NULL) {
+            PyErr_SetString(PyExc_TypeError, "sections: heads must be Header records made by cut_headers");
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_ssize_t a = v[3 * k], b = v[3 * k + 1];
+        if (k == count - 1 && split >= 0)
+            b = split;
+        PyObject *s = new_section(path, head, text, kind, d, a, b, unit, 0);
+        if (s == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, s);
+    }
+    if (split >= 0) {
+        PyObject *s = new_section(EMPTY, Py_None, text, kind, d, split, v[3 * count - 2], unit, 1);
+        if (s == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, count, s);
+    }
+    return out;
+}
+
+/* A section's (path, chars, meta): its slots when the kernel made it, else its attributes. */
+static int
+section_fields(PyObject *sec, PyObject **path, Py_ssize_t *chars, int *meta)
+{
+    PyObject *c, *m;
+    if (Py_IS_TYPE(sec, SECTION.type) && *slot(sec, &SECTION, S_PATH) && *slot(sec, &SECTION, S_CHARS) &&
+        *slot(sec, &SECTION, S_META)) {
+        *path = Py_NewRef(*slot(sec, &SECTION, S_PATH));
+        c = Py_NewRef(*slot(sec, &SECTION, S_CHARS));
+        m = Py_NewRef(*slot(sec, &SECTION, S_META));
+    } else {
+        *path = PyObject_GetAttrString(sec, "path");
+        c = *path ? PyObject_GetAttrString(sec, "chars") : NULL;
+        m = c ? PyObject_GetAttrString(sec, "meta") : NULL;
+    }
+    int ok = m != NULL;
+    if (ok) {
+        *chars = PyLong_AsSsize_t(c);
+        *meta = PyObject_IsTrue(m);
+        ok = !(*chars == -1 && PyErr_Occurred()) && *meta >= 0;
+    }
+    Py_XDECREF(c);
+    Py_XDECREF(m);
+    if (!ok)
+        Py_CLEAR(*path);
+    return ok ? 0 : -1;
+}
+
+/* tally(sections) -> (envelope, meta, files, by_path)
+ *
+ * What one call's sections add up to (accountant._Tally, whose pure-Python
+ * loop this is): every section's chars, the meta sections' chars, (path,
+ * chars) of each file section in order, and (path, chars, sections) per
+ * distinct path in first-seen order.
+ */
+static PyObject *
+tally(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyTuple_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tally() needs a tuple of sections");
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(arg), env = 0, meta_chars = 0, nfiles = 0, npaths = 0;
+    PyObject *files = PyTuple_New(count), *index = PyDict_New(), *out = NULL;
+    Py_ssize_t *sums = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (count ? count : 1)); /* chars, sections per path */
+    PyObject **paths = PyMem_Malloc(sizeof(PyObject *) * (count ? count : 1));
+    if (files == NULL || index == NULL || sums == NULL || paths == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *path;
+        Py_ssize_t chars;
+        int meta;
+        if (section_fields(PyTuple_GET_ITEM(arg, k), &path, &chars, &meta) < 0)
+            goto done;
+        env += chars;
+        if (meta) {
+            meta_chars += chars;
+            Py_DECREF(path);
+            continue;
+        }
+        PyObject *pair = Py_BuildValue("(On)", path, chars);
+        if (pair == NULL) {
+            Py_DECREF(path);
+            goto done;
+        }
+        PyTuple_SET_ITEM(files, nfiles++, pair);
+        PyObject *at = PyDict_GetItemWithError(index, path);
+        Py_ssize_t j;
+        if (at != NULL) {
+            j = PyLong_AsSsize_t(at);
+        } else {
+            PyObject *jj = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(npaths);
+            if (jj == NULL || PyDict_SetItem(index, path, jj) < 0) {
+                Py_XDECREF(jj);
+                Py_DECREF(path);
+                goto done;
+            }
+            Py_DECREF(jj);
+            j = npaths++;
+            paths[j] = path; /* borrowed: the files tuple holds it */
+            sums[2 * j] = sums[2 * j + 1] = 0;
+        }
+        sums[2 * j] += chars;
+        sums[2 * j + 1] += 1;
+        Py_DECREF(path);
+    }
+    if (_PyTuple_Resize(&files, nfiles) < 0)
+        goto done;
+    PyObject *by_path = PyTuple_New(npaths);
+    if (by_path == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < npaths; j++) {
+        PyObject *row = Py_BuildValue("(Onn)", paths[j], sums[2 * j], sums[2 * j + 1]);
+        if (row == NULL) {
+            Py_DECREF(by_path);
+            goto done;
+        }
+        PyTuple_SET_ITEM(by_path, j, row);
+    }
+    out = Py_BuildValue("(nnON)", env, meta_chars, files, by_path);
+done:
+    Py_XDECREF(files);
+    Py_XDECREF(index);
+    PyMem_Free(sums);
+    PyMem_Free(paths);
+    return out;
+}
+
+/* ranked(by_path, rank, n) -> (chars credited by each of n ranks, sections used)
+ *
+ * accountant._Tally.ranked: `rank` maps each path to the rank of the
+ * channel crediting it, or None.
+ */
+static PyObject *
+ranked(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *by_path, *rank;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "O!O!n:ranked", &PyTuple_Type, &by_path, &PyDict_Type, &rank, &n))
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "ranked: n < 0");
+        return NULL;
+    }
+    Py_ssize_t sums[64], *by_rank = n <= 64 ? sums : PyMem_Calloc((size_t)n, sizeof(Py_ssize_t));
+    if (by_rank == NULL)
+        return PyErr_NoMemory();
+    if (n <= 64)
+        memset(sums, 0, sizeof(sums));
+    Py_ssize_t used = 0;
+    PyObject *out = NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(by_path); k++) {
+        PyObject *row = PyTuple_GET_ITEM(by_path, k);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 3) {
+            PyErr_SetString(PyExc_TypeError, "ranked: rows of (path, chars, sections)");
+            goto done;
+        }
+        PyObject *winner = PyDict_GetItemWithError(rank, PyTuple_GET_ITEM(row, 0));
+        if (winner == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(row, 0));
+            goto done;
+        }
+        if (winner == Py_None)
+            continue;
+        Py_ssize_t w = PyLong_AsSsize_t(winner);
+        Py_ssize_t chars = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 1));
+        Py_ssize_t secs = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 2));
+        if (PyErr_Occurred())
+            goto done;
+        if (w < 0 || w >= n) {
+            PyErr_SetString(PyExc_IndexError, "ranked: a rank past n");
+            goto done;
+        }
+        by_rank[w] += chars;
+        used += secs;
+    }
+    PyObject *tuple = PyTuple_New(n);
+    if (tuple == NULL)
+        goto done;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *x = PyLong_FromSsize_t(by_rank[r]);
+        if (x == NULL) {
+            Py_DECREF(tuple);
+            goto done;
+        }
+        PyTuple_SET_ITEM(tuple, r, x);
+    }
+    out = Py_BuildValue("(Nn)", tuple, used);
+done:
+    if (by_rank != sums)
+        PyMem_Free(by_rank);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"utf16_len", utf16_len, METH_O, "JavaScript string length (UTF-16 code units)."},
     {"utf8_len", utf8_len, METH_O, "UTF-8 bytes, a lone surrogate counting 3."},
     {"cut", cut, METH_VARARGS, "[(start, end, path, suffix)] of a response under the default header pattern."},
     {"header_parse", header_parse, METH_O, "(parsed, items, more, tags, bare names) of a header suffix."},
+    {"header", header, METH_VARARGS, "The Header record of (path, suffix), Symbols shared through a dict."},
+    {"cut_headers", cut_headers, METH_VARARGS, "(Headers, packed spans) of a response under the default header pattern."},
+    {"sections", sections, METH_VARARGS, "The Section records of a cut_headers cut, sized in a unit."},
+    {"tally", tally, METH_O, "(envelope, meta, files, by_path) of one call's sections."},
+    {"ranked", ranked, METH_VARARGS, "(chars by rank, sections used) of a tally's by_path under a ranking."},
+    {"bind", bind, METH_VARARGS, "The record classes the kernel makes, and their slots."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -355,5 +1143,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, 
 PyMODINIT_FUNC
 PyInit__kernel(void)
 {
+    EMPTY = PyUnicode_FromStringAndSize("", 0);
+    if (EMPTY == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

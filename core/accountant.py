@@ -17,6 +17,7 @@ import attrs
 
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.core.jsstr import is_blank
+from citeledger.core.kernel import native
 from citeledger.core.plugins import channels as channel_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call
@@ -202,23 +203,34 @@ class _Charges:
     __slots__ = ("calls", "files", "meta", "envelope", "used_by_rank", "line_used", "line_pinned")
 
     def __init__(self, calls, layout: "_Layout", rank, n, lines):
-        call_scores = []
         # Calls that returned the same text share one _Tally: each is ranked once.
-        ranked: dict[int, tuple] = {}
+        ranks = [tally.ranked(rank, n) for tally in layout.distinct]
+        self.meta = layout.meta
+        self.envelope = layout.envelope
+        if lines.on:  # line credit depends on findings, not only on ranks
+            self._with_lines(calls, layout, ranks, n, lines)
+            return
+        rows = [ranks[i] for i in layout.index]
+        self.calls = tuple(
+            CallScore(number, tally.envelope, sum(by_rank), by_rank, tally.sections, used, tally.files, file, line)
+            for (number, file, line), tally, (by_rank, used) in zip(layout.heads, layout.tallies, rows)
+        )
+        self.files = layout.files  # its order does not depend on the ranking
+        # Column sums of the calls' per-rank chars (zip and map(sum) run in C).
+        self.used_by_rank = tuple(map(sum, zip(*[row[0] for row in rows]))) if rows else (0,) * n
+        self.line_used = self.line_pinned = 0
+
+    def _with_lines(self, calls, layout, ranks, n, lines):
+        call_scores = []
         line_credit: dict[int, tuple] = {}
         pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
-        for call, tally in zip(calls, layout.tallies):
-            key = _text_key(call)
-            if key not in ranked:
-                ranked[key] = tally.ranked(rank, n)
-            by_rank, used_sections = ranked[key]
-            line_used = line_pinned = 0
-            if lines.on:  # line credit depends on findings, not only on ranks
-                if key not in line_credit:
-                    line_credit[key] = _line_credit(call.sections, lines)
-                line_used, line_pinned, by_path = line_credit[key]
-                for path, chars in by_path:
-                    pooled[path][2] += chars
+        for call, tally, i in zip(calls, layout.tallies, layout.index):
+            by_rank, used_sections = ranks[i]
+            if i not in line_credit:
+                line_credit[i] = _line_credit(call.sections, lines)
+            line_used, line_pinned, by_path = line_credit[i]
+            for path, chars in by_path:
+                pooled[path][2] += chars
             origin = call.origin
             call_scores.append(
                 CallScore(
@@ -227,47 +239,60 @@ class _Charges:
                 )
             )
         self.calls = tuple(call_scores)
-        # (path, chars, sections, line chars), pooled chars descending; sorted()
-        # is stable: ties keep first-seen order, as the reference's sort.
-        self.files = sorted(((path, *slot) for path, slot in pooled.items()), key=lambda row: -row[1])
-        self.meta = layout.meta
-        self.envelope = layout.envelope
-        # Column sums of the calls' per-rank chars (zip and map(sum) run in C).
+        self.files = _by_pooled_chars((path, *slot) for path, slot in pooled.items())
         by_ranks = [c.used_by_rank for c in call_scores]
         self.used_by_rank = tuple(map(sum, zip(*by_ranks))) if by_ranks else (0,) * n
-        self.line_used = sum(c.line_used for c in call_scores) if lines.on else 0
-        self.line_pinned = sum(c.line_pinned for c in call_scores) if lines.on else 0
+        self.line_used = sum(c.line_used for c in call_scores)
+        self.line_pinned = sum(c.line_pinned for c in call_scores)
+
+
+def _by_pooled_chars(rows) -> tuple:
+    """(path, chars, sections, line chars) rows, pooled chars descending; sorted()
+    is stable: ties keep first-seen order, as the reference's sort."""
+    return tuple(sorted(rows, key=lambda row: -row[1]))
 
 
 class _Layout:
     """What the calls of one envelope add up to whatever the ranking.
 
     The rulesets that split alike share it: only the ranked totals (and line
-    credit) differ between them, so sizes are tallied once per split.
+    credit) differ between them, so sizes are tallied once per split, and
+    so is the order of the files (without line credit: a ranking changes
+    no file's chars).
     """
 
-    __slots__ = ("tallies", "pooled", "meta", "envelope")
+    __slots__ = ("tallies", "distinct", "index", "heads", "pooled", "files", "meta", "envelope")
 
     def __init__(self, calls):
         # Calls that returned the same text (one text_key) tally alike: each
-        # distinct text is tallied once.
-        by_text: dict[int, _Tally] = {}
+        # distinct text is tallied once, and ranked once per ranking.
+        by_text: dict = {}  # text key -> index into distinct
+        distinct: list[_Tally] = []
+        index = []
         pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
         meta = 0
-        tallies = []
         for call in calls:
             key = _text_key(call)
-            tally = by_text.get(key)
-            if tally is None:
-                tally = by_text[key] = _Tally(call.sections)
-            tallies.append(tally)
+            i = by_text.get(key)
+            if i is None:
+                i = by_text[key] = len(distinct)
+                distinct.append(_Tally(call.sections))
+            index.append(i)
+            tally = distinct[i]
             meta += tally.meta
             for path, chars, count in tally.by_path:
-                slot = pooled.setdefault(path, [0, 0])
-                slot[0] += chars
-                slot[1] += count
-        self.tallies = tuple(tallies)
+                slot = pooled.get(path)
+                if slot is None:
+                    pooled[path] = [chars, count]
+                else:
+                    slot[0] += chars
+                    slot[1] += count
+        self.distinct = tuple(distinct)
+        self.index = tuple(index)
+        self.tallies = tuple(distinct[i] for i in index)
+        self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
         self.pooled = tuple((path, *slot) for path, slot in pooled.items())
+        self.files = _by_pooled_chars((path, chars, count, 0) for path, chars, count in self.pooled)
         self.meta = meta
         self.envelope = sum(tally.envelope for tally in self.tallies)
 
@@ -283,6 +308,10 @@ class _Tally:
     __slots__ = ("envelope", "files", "sections", "meta", "by_path")
 
     def __init__(self, sections):
+        if native is not None:  # the loop below, in C (_kernel.c tally)
+            self.envelope, self.meta, self.files, self.by_path = native.tally(sections)
+            self.sections = len(self.files)
+            return
         env = meta = 0
         files = []
         by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
@@ -300,6 +329,8 @@ class _Tally:
 
     def ranked(self, rank, n) -> tuple[tuple[int, ...], int]:
         """(chars credited by each ranked channel, sections used) under `rank`."""
+        if native is not None:  # the loop below, in C (_kernel.c ranked)
+            return native.ranked(self.by_path, rank, n)
         by_rank = [0] * n
         used_sections = 0
         for path, chars, count in self.by_path:  # per file, not per section

@@ -132,3 +132,113 @@ def test_a_subset_of_the_suite_passes_on_the_pure_path():
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+# --- One call per response (cut_headers, sections): the records built in C ---
+
+from citeledger.core.sections import Header, RenderTag, Section, Symbol
+
+MORE_PIECES = CUT_PIECES + ["```", "\n```\n", "\n```js\n", "\n```", "x = a * b\n", "**", "\u3000", " \t", "\r\n",
+                            "\n\n", "meta note", " — a(function), +3 more · focused (b(method), c)", "\U0001F600"]
+sections_text = st.lists(st.sampled_from(MORE_PIECES), max_size=50).map("".join)
+trailers = st.sampled_from(["\n> ", "", "`", "**", "\n", ">", "😀", "\u2028x", "a"])
+
+
+def pure_sections(text: str, trailer: str, meta: bool, unit: str) -> tuple:
+    """The pure-Python splitter's records for the default header pattern (the reference)."""
+    spans = splitter._spans(text, DEFAULT.splitter.header, trailer)
+    pieces = [(p, parse_with_grammar(p, s), text[a:b], False) for a, b, p, s in spans]
+    if meta and pieces:
+        path, header, last, _ = pieces[-1]
+        kept, rest = splitter._cut_after_last_fence(last, len(spans[-1][2]) + len(spans[-1][3]) + 6)
+        pieces[-1:] = [(path, header, kept, False)] + ([("", None, rest, True)] if rest else [])
+    return tuple(Section(p, h, PURE_MEASURES[unit](t), t, meta=m) for p, h, t, m in pieces)
+
+
+def kernel_sections(text: str, trailer: str, meta: bool, unit: str) -> tuple:
+    heads, spans = _kernel.cut_headers(text, trailer, {}, {})
+    return _kernel.sections(text, heads, spans, meta, splitter._UNITS[unit])
+
+
+@settings(max_examples=700)
+@given(st.one_of(sections_text, cut_text, explore_text(), text), trailers, st.booleans(),
+       st.sampled_from(["utf16", "codepoint", "utf8"]))
+def test_the_kernels_sections_are_the_pure_sections(response, trailer, meta, unit):
+    made = kernel_sections(response, trailer, meta, unit)
+    assert made == pure_sections(response, trailer, meta, unit)
+    # the texts, read lazily, and every field, one by one (eq alone would hide a type)
+    for got, want in zip(made, pure_sections(response, trailer, meta, unit)):
+        assert (type(got.path), type(got.chars), got.meta) == (str, int, want.meta)
+        assert got.text == want.text and hash(got.header) == hash(want.header)
+
+
+def test_huge_and_empty_texts():
+    body = "x = a * b\n" * 50_000 + "😀\u2028\r\n"
+    response = f"**`a.js`** — f(function)\n```\n{body}```\nafter\n> trailer" * 3
+    for meta in (False, True):
+        for unit in ("utf16", "codepoint", "utf8"):
+            assert kernel_sections(response, "\n> ", meta, unit) == pure_sections(response, "\n> ", meta, unit)
+            assert kernel_sections("", "\n> ", meta, unit) == ()
+
+
+def test_the_kernels_headers_are_shared_and_equal_to_the_grammars():
+    headers, symbols = {}, {}
+    line = " — run(function), x(method), +2 more · focused (a, b(class))"
+    text = f"**`a.js`**{line}\nbody\n**`b.js`**{line}\n**`a.js`**{line}\n"
+    heads, _ = _kernel.cut_headers(text, "", headers, symbols)
+    assert heads[0] is heads[2] and heads[0] is not heads[1]  # one Header per header line
+    assert heads[0].symbols[0] is heads[1].symbols[0]  # one Symbol per item of the call
+    assert heads[0] == parse_with_grammar("a.js", line) and heads[1] == parse_with_grammar("b.js", line)
+    assert set(headers) == {f"**`a.js`**{line}", f"**`b.js`**{line}"}
+    assert heads[0].tags == (RenderTag("focused", ()),) and heads[0].more == 2
+
+
+def test_kernel_records_behave_as_attrs_made_ones():
+    import pickle
+
+    [s] = kernel_sections("**`a.js`** — f(function)\nbody", "", False, "utf16")
+    hand = Section("a.js", Header("a.js", " — f(function)", (Symbol("f", "function"),)), 29, "**`a.js`** — f(function)\nbody")
+    assert s == hand and repr(s) == repr(hand) and hash(s) == hash(hand)
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert pickle.loads(pickle.dumps(s.header)) == s.header and hash(s.header) == hash(hand.header)
+    import attrs
+    assert attrs.evolve(s, chars=1).text == s.text
+    try:
+        s.text = "x"
+    except attrs.exceptions.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a kernel Section must stay frozen")
+
+
+# --- The accountant's per-call bookkeeping (tally, ranked) ---
+
+from citeledger.core import accountant
+
+
+def pure_tally(sections) -> tuple:
+    """accountant._Tally's pure-Python loop, run with the kernel switched off."""
+    saved, accountant.native = accountant.native, None
+    try:
+        t = accountant._Tally(sections)
+        return (t.envelope, t.meta, t.files, t.by_path), t
+    finally:
+        accountant.native = saved
+
+
+@settings(max_examples=300)
+@given(st.one_of(sections_text, explore_text()), trailers, st.booleans(), st.sampled_from(["utf16", "utf8"]),
+       st.lists(st.one_of(st.none(), st.integers(0, 2)), min_size=1, max_size=8))
+def test_the_kernels_tally_and_ranking_are_the_pure_ones(response, trailer, meta, unit, ranks):
+    made = kernel_sections(response, trailer, meta, unit)
+    hand = tuple(Section(s.path, s.header, s.chars, s.text, meta=s.meta) for s in made)  # attrs-made: the getattr path
+    want, pure = pure_tally(made)
+    assert _kernel.tally(made) == _kernel.tally(hand) == want
+    paths = list(dict.fromkeys(p for p, _, _ in want[3]))
+    rank = {p: ranks[i % len(ranks)] for i, p in enumerate(paths)}
+    saved, accountant.native = accountant.native, None
+    try:
+        expected = pure.ranked(rank, 3)
+    finally:
+        accountant.native = saved
+    assert _kernel.ranked(want[3], rank, 3) == expected

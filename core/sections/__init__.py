@@ -41,12 +41,21 @@ class RenderTag:
     names: tuple[str, ...]
 
 
+class _Span:
+    """Where a Section's text lies in its response until the text is first read."""
+
+    __slots__ = ("_source", "_start", "_end")
+
+
 @frozen
-class Section:
+class Section(_Span):
     """One file's section of an explore response.
 
     `chars` is measured in the ruleset's unit; `text` is kept for channels that
-    look inside the source (line ranges, quotes).
+    look inside the source (line ranges, quotes). The kernel's splitter makes
+    Sections whose text is sliced from the response on first read: the
+    reference's channels never read it, and copying every section was a
+    fifth of cutting.
     """
 
     path: str
@@ -66,3 +75,54 @@ class Call:
     # Calls of one transcript that returned the same text share a key (and
     # equal sections), so their sizes are tallied once; 0: not known.
     text_key: int = 0
+
+
+_TEXT = Section.__dict__["text"]  # the slot attrs made for the field
+
+
+def _text(self) -> str:
+    try:
+        return _TEXT.__get__(self)
+    except AttributeError:  # a lazily cut Section (_kernel.sections): slice it now
+        text = self._source[self._start:self._end]
+        _TEXT.__set__(self, text)
+        return text
+
+
+# attrs' __init__, __eq__, __repr__ and pickling all go through getattr /
+# object.__setattr__, so they see the text either way.
+Section.text = property(_text, _TEXT.__set__, doc="The section's text, header line included.")
+
+
+def _slots(cls, names: tuple[str, ...], extra: tuple[str, ...] = (), own: dict | None = None) -> tuple:
+    """The slot descriptors the kernel fills for `cls`, in this order: its
+    fields (`names`, in attrs' order), then the `extra` slots. Refuses a
+    class whose attrs __init__ does more than fill those slots."""
+    fields = attrs.fields(cls)
+    assert tuple(f.name for f in fields) == names, (cls, names)
+    assert not any(f.validator or f.converter for f in fields), cls
+    assert not hasattr(cls, "__attrs_post_init__") and not hasattr(cls, "__attrs_pre_init__"), cls
+    declared = {s for klass in cls.__mro__ for s in getattr(klass, "__slots__", ())} - {"__weakref__"}
+    assert declared == set(names) | set(extra), (cls, declared)
+    own = own or {}  # slots whose class attribute was replaced (Section.text)
+    return tuple(
+        own.get(n) or next(k.__dict__[n] for k in cls.__mro__ if n in k.__dict__) for n in (*names, *extra)
+    )
+
+
+def _bind(native) -> None:
+    """Hand the kernel the record classes it makes (core/_kernel.c `bind`)."""
+    native.bind(
+        Symbol, _slots(Symbol, ("name", "kind")),
+        RenderTag, _slots(RenderTag, ("tag", "names")),
+        # attrs' hash cache, which its __init__ sets to None (so does the kernel)
+        Header, _slots(Header, ("path", "suffix", "symbols", "more", "tags"), ("_attrs_cached_hash",)),
+        Section, _slots(Section, ("path", "header", "chars", "text", "meta"), ("_source", "_start", "_end"),
+                        own={"text": _TEXT}),
+    )
+
+
+from citeledger.core.kernel import native as _native  # noqa: E402  (after the records it binds)
+
+if _native is not None:
+    _bind(_native)

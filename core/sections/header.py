@@ -177,20 +177,12 @@ def _plain(path: str, suffix: str) -> Optional[Header]:
 
 
 def _native(path: str, suffix: str, memo: Optional[dict] = None) -> Header:
-    """The header as the kernel's one-pass reading of the grammar gives it (_kernel.c header_parse)."""
+    """The header as the kernel's one-pass reading of the grammar gives it
+    (_kernel.c header: header_parse's reading, the records made in C). `memo`
+    maps an item's text to its Symbol: one per item of the scoring call."""
     if not path or "`" in path:
         return parse_with_grammar(path, suffix)
-    parsed, items, more, tags, bare = native.header_parse(suffix)
-    if memo is None:
-        symbols = tuple([Symbol(name, kind) for name, kind in items])
-    else:  # one Symbol per (name, kind) of the scoring call: headers repeat their items
-        symbols = tuple([memo.get(item) or memo.setdefault(item, Symbol(*item)) for item in items])
-    if not parsed:  # unstructured: the symbols only
-        return Header(path, suffix, symbols)
-    if tags:
-        bare = tuple(bare)
-        return Header(path, suffix, symbols, more=more, tags=tuple([RenderTag(t, bare) for t in tags]))
-    return Header(path, suffix, symbols, more=more)
+    return native.header(path, suffix, {} if memo is None else memo)
 
 
 def _stray_rpar(suffix: str, items: list, dot: str) -> bool:

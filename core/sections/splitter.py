@@ -60,8 +60,9 @@ class Cuts:
 
     def __init__(self):
         self._by_ends: dict = {}
-        self.headers: dict = {}  # (path, suffix) -> Header
-        self.symbols: dict = {}  # (name, kind) -> Symbol, shared by the headers
+        # (path, suffix) -> Header; the kernel's cut keys its own by the header line
+        self.headers: dict = {}
+        self.symbols: dict = {}  # an item's text -> Symbol, shared by the headers (kernel)
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
@@ -90,10 +91,18 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections", "_spans")
 
     def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
-        spans = native.cut(text, trailer) if _kernel_cuts(header_re) else _spans(text, header_re, trailer)
+        self.text = text
+        self.number = number
+        self._sections: dict = {}
+        if _kernel_cuts(header_re):
+            # Headers, and the spans packed for `native.sections`, which makes the records.
+            self._spans = native.cut_headers(text, trailer, cuts.headers, cuts.symbols)
+            return
+        self._spans = None
+        spans = _spans(text, header_re, trailer)
         pieces = []
         headers, symbols = cuts.headers, cuts.symbols
         for start, end, path, suffix in spans:
@@ -101,14 +110,11 @@ class _Cut:
             if header is None:
                 header = headers[path, suffix] = parse_header(path, suffix, symbols)
             pieces.append((path, header, text[start:end], False))
-        self.text = text
-        self.number = number
         self._pieces = tuple(pieces)
         # The last header line's length: "**`" path "`**" suffix.
         self._header_end = len(spans[-1][2]) + len(spans[-1][3]) + 6 if spans else 0
         self._meta = None
         self._sizes: dict = {}
-        self._sections: dict = {}
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
         """The Section records; built once, as every call that returned this text holds equal ones.
@@ -119,15 +125,20 @@ class _Cut:
         """
         key = (trailing_block == "meta", unit)
         found = self._sections.get(key)
-        if found is None:
-            pieces = self.pieces(trailing_block)
-            sizes = self.sizes(trailing_block, unit)
-            other = self._sections.get((not key[0], unit))
-            head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
-            found = self._sections[key] = head + tuple(
-                Section(path, header, size, piece, meta=meta)
-                for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
-            )
+        if found is not None:
+            return found
+        if self._spans is not None:
+            heads, packed = self._spans
+            found = self._sections[key] = native.sections(self.text, heads, packed, key[0], _UNITS[unit])
+            return found
+        pieces = self.pieces(trailing_block)
+        sizes = self.sizes(trailing_block, unit)
+        other = self._sections.get((not key[0], unit))
+        head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
+        found = self._sections[key] = head + tuple(
+            Section(path, header, size, piece, meta=meta)
+            for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
+        )
         return found
 
     def pieces(self, trailing_block: str) -> tuple:
@@ -152,6 +163,10 @@ class _Cut:
             else:
                 self._sizes[key] = tuple(measure(p[2]) for p in pieces)
         return self._sizes[key]
+
+
+# The kernel's unit numbers (_kernel.c sections), for the units it sizes itself.
+_UNITS = {"utf16": 0, "codepoint": 1, "utf8": 2}
 
 
 def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:
