@@ -41,6 +41,9 @@
 #include <Python.h>
 #include <structmember.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define DOT 0x00B7 /* "·": the grammar's annotation separator */
 
@@ -68,6 +71,37 @@ utf16_len(PyObject *self, PyObject *arg)
     return PyLong_FromSsize_t(n + extra);
 }
 
+/* How many of u[a:b] are >= U+0080, plus how many are >= U+0800: the bytes
+ * UTF-8 adds to one a character in the BMP. SSE2: 16-bit lane counters
+ * (saturating subtraction tests an unsigned bound), flushed before they
+ * could overflow; the compiler's own vectorisation widens to 64 bits. */
+static Py_ssize_t
+utf8_extra2(const Py_UCS2 *u, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_ssize_t total = 0, i = a;
+#if defined(__SSE2__)
+    const __m128i lo = _mm_set1_epi16(0x7F), hi = _mm_set1_epi16(0x7FF), zero = _mm_setzero_si128(),
+                  ones = _mm_set1_epi16(1);
+    while (i + 8 <= b) {
+        __m128i acc = zero; /* per lane: characters below each bound, at most 2 * 8192 */
+        Py_ssize_t stop = i + 8 * 8192 < b ? i + 8 * 8192 : b;
+        for (; i + 8 <= stop; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(u + i));
+            acc = _mm_sub_epi16(acc, _mm_cmpeq_epi16(_mm_subs_epu16(v, lo), zero));
+            acc = _mm_sub_epi16(acc, _mm_cmpeq_epi16(_mm_subs_epu16(v, hi), zero));
+        }
+        __m128i wide = _mm_madd_epi16(acc, ones); /* four 32-bit sums */
+        int32_t parts[4];
+        _mm_storeu_si128((__m128i *)parts, wide);
+        total -= (Py_ssize_t)parts[0] + parts[1] + parts[2] + parts[3];
+    }
+    total += 2 * (i - a); /* counted below a bound: subtracted from two each */
+#endif
+    for (; i < b; i++)
+        total += (u[i] >= 0x80) + (u[i] >= 0x800);
+    return total;
+}
+
 static PyObject *
 utf8_len(PyObject *self, PyObject *arg)
 {
@@ -86,9 +120,7 @@ utf8_len(PyObject *self, PyObject *arg)
         for (Py_ssize_t i = 0; i < n; i++)
             total += d[i] >= 0x80;
     } else if (kind == PyUnicode_2BYTE_KIND) {
-        const Py_UCS2 *d = PyUnicode_2BYTE_DATA(arg);
-        for (Py_ssize_t i = 0; i < n; i++)
-            total += (d[i] >= 0x80) + (d[i] >= 0x800);
+        total += utf8_extra2(PyUnicode_2BYTE_DATA(arg), 0, n);
     } else {
         const Py_UCS4 *d = PyUnicode_4BYTE_DATA(arg);
         for (Py_ssize_t i = 0; i < n; i++)
@@ -141,7 +173,7 @@ enum { AFTER_CLOSE, AFTER_DOT, AFTER_TAG_OPEN, AFTER_PIECE };
  * validators, converters or post-init: core/sections/__init__.py checks
  * that before binding). Calling the class costs more than the parse. */
 
-#define MAX_SLOTS 8
+#define MAX_SLOTS 32
 typedef struct {
     PyTypeObject *type;
     int n;
@@ -157,7 +189,7 @@ enum { S_PATH, S_HEADER, S_CHARS, S_TEXT, S_META, S_SOURCE, S_START, S_END, S_N 
 static int
 bind_rec(Rec *r, PyObject *cls, PyObject *slots, int n)
 {
-    if (!PyType_Check(cls) || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != n) {
+    if (!PyType_Check(cls) || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != n || n > MAX_SLOTS) {
         PyErr_Format(PyExc_TypeError, "bind: a class and a tuple of %d slot descriptors", n);
         return -1;
     }
@@ -204,6 +236,80 @@ rec_new(const Rec *r, PyObject *const *vals)
             *slot(o, r, i) = Py_NewRef(vals[i]);
     return o;
 }
+
+/* Maker(cls, slots, fields): a fast constructor of a record class the
+ * kernel can fill (see bind). Called with the `fields` first slots' values,
+ * positionally (no defaults); any slots after those are set to None. The
+ * accountant makes its score records through it: their attrs __init__
+ * costs several times the work of scoring a file. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Rec rec;
+    int fields;
+} Maker;
+
+static PyObject *
+maker_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Maker *m = (Maker *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if ((kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) || n != m->fields) {
+        PyErr_Format(PyExc_TypeError, "%s maker takes exactly %d positional arguments", m->rec.type->tp_name,
+                     m->fields);
+        return NULL;
+    }
+    PyObject *vals[MAX_SLOTS];
+    for (int i = 0; i < m->rec.n; i++)
+        vals[i] = i < n ? args[i] : Py_None;
+    return rec_new(&m->rec, vals);
+}
+
+static PyObject *
+maker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *cls, *slots;
+    int fields;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds) > 0) {
+        PyErr_SetString(PyExc_TypeError, "Maker(cls, slots, fields)");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!i:Maker", &cls, &PyTuple_Type, &slots, &fields))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(slots);
+    if (fields < 0 || fields > n) {
+        PyErr_SetString(PyExc_ValueError, "Maker: fields must be at most the slots");
+        return NULL;
+    }
+    Maker *m = (Maker *)type->tp_alloc(type, 0);
+    if (m == NULL)
+        return NULL;
+    if (bind_rec(&m->rec, cls, slots, (int)n) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    m->fields = fields;
+    m->vectorcall = maker_call;
+    return (PyObject *)m;
+}
+
+static void
+maker_dealloc(PyObject *self)
+{
+    Py_XDECREF((PyObject *)((Maker *)self)->rec.type);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyTypeObject MakerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "citeledger.core._kernel.Maker",
+    .tp_basicsize = sizeof(Maker),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Maker, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = maker_new,
+    .tp_dealloc = maker_dealloc,
+    .tp_doc = "Maker(cls, slots, fields): a fast positional constructor of a record class.",
+};
 
 /* bind(Symbol, slots, RenderTag, slots, Header, slots, Section, slots) */
 static PyObject *
@@ -464,22 +570,19 @@ static inline int line_end(Py_UCS4 c) { return c == '\n' || c == '\r' || c == 0x
  * responses are stored two bytes a character (a "—" in a header); a loop
  * over them, or memchr for '*' (code is full of stars), costs several times
  * the memory pass this is with SSE2: three shifted loads, compared at once. */
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/* The first "**`" in u[i:i+len] (8 UCS2 or 16 UCS1 starts per step), or -1. */
+/* The first c0 c1 c2 starting in u[i:i+len] (8 UCS2 or 16 UCS1 starts a
+ * step, three shifted loads compared at once), or -1. */
 #if defined(__SSE2__)
 static inline Py_ssize_t
-open_in2(const Py_UCS2 *u, Py_ssize_t i, Py_ssize_t len)
+three_in2(const Py_UCS2 *u, Py_ssize_t i, Py_ssize_t len, int c0, int c1, int c2)
 {
-    const __m128i star = _mm_set1_epi16('*'), tick = _mm_set1_epi16('`');
+    const __m128i x0 = _mm_set1_epi16(c0), x1 = _mm_set1_epi16(c1), x2 = _mm_set1_epi16(c2);
     for (Py_ssize_t j = i; j < i + len; j += 8) {
         __m128i a = _mm_loadu_si128((const __m128i *)(u + j));
         __m128i b = _mm_loadu_si128((const __m128i *)(u + j + 1));
         __m128i c = _mm_loadu_si128((const __m128i *)(u + j + 2));
-        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi16(a, star), _mm_cmpeq_epi16(b, star)),
-                                                   _mm_cmpeq_epi16(c, tick)));
+        int mask = _mm_movemask_epi8(
+            _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi16(a, x0), _mm_cmpeq_epi16(b, x1)), _mm_cmpeq_epi16(c, x2)));
         if (mask)
             return j + (__builtin_ctz((unsigned)mask) >> 1);
     }
@@ -487,15 +590,15 @@ open_in2(const Py_UCS2 *u, Py_ssize_t i, Py_ssize_t len)
 }
 
 static inline Py_ssize_t
-open_in1(const Py_UCS1 *u, Py_ssize_t i, Py_ssize_t len)
+three_in1(const Py_UCS1 *u, Py_ssize_t i, Py_ssize_t len, int c0, int c1, int c2)
 {
-    const __m128i star = _mm_set1_epi8('*'), tick = _mm_set1_epi8('`');
+    const __m128i x0 = _mm_set1_epi8((char)c0), x1 = _mm_set1_epi8((char)c1), x2 = _mm_set1_epi8((char)c2);
     for (Py_ssize_t j = i; j < i + len; j += 16) {
         __m128i a = _mm_loadu_si128((const __m128i *)(u + j));
         __m128i b = _mm_loadu_si128((const __m128i *)(u + j + 1));
         __m128i c = _mm_loadu_si128((const __m128i *)(u + j + 2));
-        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, star), _mm_cmpeq_epi8(b, star)),
-                                                   _mm_cmpeq_epi8(c, tick)));
+        int mask = _mm_movemask_epi8(
+            _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, x0), _mm_cmpeq_epi8(b, x1)), _mm_cmpeq_epi8(c, x2)));
         if (mask)
             return j + __builtin_ctz((unsigned)mask);
     }
@@ -503,42 +606,43 @@ open_in1(const Py_UCS1 *u, Py_ssize_t i, Py_ssize_t len)
 }
 #endif
 
-/* The first "**`" in d[from:n] (where a header can start), or -1. Most
- * responses are stored two bytes a character (a "—" in a header); a loop
- * over them, or memchr for '*' (code is full of stars), costs several
- * times a pass over the memory. With SSE2: 64 bytes a step are tested for
- * any '*' (about one step in six has one), and only those steps for "**`". */
+/* The first c0 c1 c2 (ASCII) in d[from:n], or -1. Most responses are
+ * stored two bytes a character (a "—" in a header); a loop over them, or
+ * memchr for one of the characters (code is full of stars and line ends),
+ * costs several times a pass over the memory. With SSE2: 64 bytes a step
+ * are tested for any c1 (for "**`", about one step in six has a '*'), and
+ * only those steps for the three. */
 static Py_ssize_t
-find_open(int kind, const void *d, Py_ssize_t from, Py_ssize_t n)
+find3(int kind, const void *d, Py_ssize_t from, Py_ssize_t n, int c0, int c1, int c2)
 {
     Py_ssize_t i = from;
 #if defined(__SSE2__)
     if (kind == PyUnicode_2BYTE_KIND) {
         const Py_UCS2 *u = (const Py_UCS2 *)d;
-        const __m128i star = _mm_set1_epi16('*');
+        const __m128i x1 = _mm_set1_epi16(c1);
         for (; i + 32 + 2 <= n; i += 32) { /* 32 starts, and the two characters after */
-            __m128i m = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i)), star),
-                             _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 8)), star)),
-                _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 16)), star),
-                             _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(u + i + 24)), star)));
+            const Py_UCS2 *v = u + i + 1;  /* where c1 of those starts would be */
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)v), x1),
+                                                  _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(v + 8)), x1)),
+                                     _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(v + 16)), x1),
+                                                  _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(v + 24)), x1)));
             if (_mm_movemask_epi8(m)) {
-                Py_ssize_t at = open_in2(u, i, 32);
+                Py_ssize_t at = three_in2(u, i, 32, c0, c1, c2);
                 if (at >= 0)
                     return at;
             }
         }
     } else if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *u = (const Py_UCS1 *)d;
-        const __m128i star = _mm_set1_epi8('*');
+        const __m128i x1 = _mm_set1_epi8((char)c1);
         for (; i + 64 + 2 <= n; i += 64) {
-            __m128i m = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i)), star),
-                             _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 16)), star)),
-                _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 32)), star),
-                             _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(u + i + 48)), star)));
+            const Py_UCS1 *v = u + i + 1;
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)v), x1),
+                                                  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(v + 16)), x1)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(v + 32)), x1),
+                                                  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(v + 48)), x1)));
             if (_mm_movemask_epi8(m)) {
-                Py_ssize_t at = open_in1(u, i, 64);
+                Py_ssize_t at = three_in1(u, i, 64, c0, c1, c2);
                 if (at >= 0)
                     return at;
             }
@@ -546,8 +650,8 @@ find_open(int kind, const void *d, Py_ssize_t from, Py_ssize_t n)
     }
 #endif
     for (; i + 2 < n; i++)
-        if (PyUnicode_READ(kind, d, i) == '*' && PyUnicode_READ(kind, d, i + 1) == '*' &&
-            PyUnicode_READ(kind, d, i + 2) == '`')
+        if (PyUnicode_READ(kind, d, i) == (Py_UCS4)c0 && PyUnicode_READ(kind, d, i + 1) == (Py_UCS4)c1 &&
+            PyUnicode_READ(kind, d, i + 2) == (Py_UCS4)c2)
             return i;
     return -1;
 }
@@ -566,7 +670,7 @@ next_header(PyObject *text, int kind, const void *d, Py_ssize_t n, Py_ssize_t *i
             Py_ssize_t *at_, Py_ssize_t *close_, Py_ssize_t *end_)
 {
     while (*i + 5 < n) { /* "**`" + a path char + "`**": six characters at least */
-        Py_ssize_t at = find_open(kind, d, *i, n);
+        Py_ssize_t at = find3(kind, d, *i, n, '*', '*', '`'); /* where a header can start */
         if (at < 0 || at + 5 >= n)
             return 0;
         *i = at + 1;
@@ -795,9 +899,7 @@ size_of(int kind, const void *d, Py_ssize_t a, Py_ssize_t b, int unit)
         for (Py_ssize_t i = a; i < b; i++)
             total += u[i] >= 0x80;
     } else if (kind == PyUnicode_2BYTE_KIND) {
-        const Py_UCS2 *u = (const Py_UCS2 *)d;
-        for (Py_ssize_t i = a; i < b; i++)
-            total += (u[i] >= 0x80) + (u[i] >= 0x800);
+        total += utf8_extra2((const Py_UCS2 *)d, a, b);
     } else {
         const Py_UCS4 *u = (const Py_UCS4 *)d;
         for (Py_ssize_t i = a; i < b; i++)
@@ -830,8 +932,8 @@ static Py_ssize_t
 meta_split(PyObject *text, int kind, const void *d, Py_ssize_t a, Py_ssize_t b, Py_ssize_t h)
 {
     Py_ssize_t from = h - 1 > a ? h - 1 : a, count = 0, last = a;
-    for (Py_ssize_t p = find_newline(text, from, b); p >= 0; p = find_newline(text, p + 1, b)) {
-        if (fence_at(kind, d, p + 1, b)) {
+    for (Py_ssize_t p = find3(kind, d, from, b, '\n', '`', '`'); p >= 0; p = find3(kind, d, p + 1, b, '\n', '`', '`')) {
+        if (fence_at(kind, d, p + 1, b)) { /* "\n```", all of it before b */
             count++;
             last = p + 1;
         }
@@ -876,6 +978,7 @@ new_section(PyObject *path, PyObject *head, PyObject *text, int kind, const void
 }
 
 static PyObject *EMPTY; /* "": a meta section's path */
+static PyObject *ZERO;  /* 0 */
 
 /* sections(text, heads, spans, meta, unit) -> (Section, ...)
  *
@@ -1124,6 +1227,219 @@ done:
     return out;
 }
 
+/* pool(by_paths) -> ((path, chars, sections), ...)
+ *
+ * accountant._Layout's pooling: the (path, chars, sections) rows of every
+ * call's tally summed per path, in first-seen order.
+ */
+static PyObject *
+pool(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "pool() needs a sequence of tallies' by_path tuples");
+    if (seq == NULL)
+        return NULL;
+    PyObject *index = PyDict_New(), *paths = PyList_New(0), *out = NULL;
+    Ints sums = {NULL, 0, 0};
+    if (index == NULL || paths == NULL)
+        goto done;
+    for (Py_ssize_t c = 0; c < PySequence_Fast_GET_SIZE(seq); c++) {
+        PyObject *rows = PySequence_Fast_GET_ITEM(seq, c);
+        if (!PyTuple_Check(rows)) {
+            PyErr_SetString(PyExc_TypeError, "pool: a by_path must be a tuple");
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(rows); k++) {
+            PyObject *row = PyTuple_GET_ITEM(rows, k);
+            if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 3) {
+                PyErr_SetString(PyExc_TypeError, "pool: rows of (path, chars, sections)");
+                goto done;
+            }
+            PyObject *path = PyTuple_GET_ITEM(row, 0);
+            Py_ssize_t chars = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 1));
+            Py_ssize_t secs = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 2));
+            if (PyErr_Occurred())
+                goto done;
+            PyObject *at = PyDict_GetItemWithError(index, path);
+            Py_ssize_t j;
+            if (at != NULL) {
+                j = PyLong_AsSsize_t(at);
+            } else {
+                if (PyErr_Occurred())
+                    goto done;
+                j = PyList_GET_SIZE(paths);
+                PyObject *jj = PyLong_FromSsize_t(j);
+                int bad = jj == NULL || PyDict_SetItem(index, path, jj) < 0 || PyList_Append(paths, path) < 0 ||
+                          ints_push(&sums, 0) < 0 || ints_push(&sums, 0) < 0;
+                Py_XDECREF(jj);
+                if (bad)
+                    goto done;
+            }
+            sums.v[2 * j] += chars;
+            sums.v[2 * j + 1] += secs;
+        }
+    }
+    Py_ssize_t n = PyList_GET_SIZE(paths);
+    PyObject *tuple = PyTuple_New(n);
+    if (tuple == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *row = Py_BuildValue("(Onn)", PyList_GET_ITEM(paths, j), sums.v[2 * j], sums.v[2 * j + 1]);
+        if (row == NULL) {
+            Py_DECREF(tuple);
+            goto done;
+        }
+        PyTuple_SET_ITEM(tuple, j, row);
+    }
+    out = tuple;
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(index);
+    Py_XDECREF(paths);
+    PyMem_Free(sums.v);
+    return out;
+}
+
+/* file_paths(sections_per_call) -> (path, ...)
+ *
+ * The distinct paths of the file (non-meta) sections, first-seen order:
+ * accountant._envelope's `paths`.
+ */
+static PyObject *
+file_paths(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "file_paths() needs a sequence of section tuples");
+    if (seq == NULL)
+        return NULL;
+    PyObject *seen = PyDict_New(), *out = NULL;
+    if (seen == NULL)
+        goto done;
+    for (Py_ssize_t c = 0; c < PySequence_Fast_GET_SIZE(seq); c++) {
+        PyObject *secs = PySequence_Fast_GET_ITEM(seq, c);
+        if (!PyTuple_Check(secs)) {
+            PyErr_SetString(PyExc_TypeError, "file_paths: sections must be a tuple");
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(secs); k++) {
+            PyObject *path;
+            Py_ssize_t chars;
+            int meta;
+            if (section_fields(PyTuple_GET_ITEM(secs, k), &path, &chars, &meta) < 0)
+                goto done;
+            int bad = !meta && PyDict_SetDefault(seen, path, Py_None) == NULL;
+            Py_DECREF(path);
+            if (bad)
+                goto done;
+        }
+    }
+    PyObject *keys = PyDict_Keys(seen); /* insertion order */
+    if (keys != NULL) {
+        out = PyList_AsTuple(keys);
+        Py_DECREF(keys);
+    }
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(seen);
+    return out;
+}
+
+/* charge(heads, index, tallies, rank, n, make) -> (call scores, chars by rank)
+ *
+ * accountant._Charges without line credit: each distinct tally (envelope,
+ * sections, files, by_path) ranked once (as `ranked`), then one CallScore
+ * per call, made by `make` (a Maker of CallScore, or the class) from its
+ * head (number, file, line); and the column sums of the calls' chars by rank.
+ */
+static PyObject *
+charge(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *heads, *index, *tallies, *rank, *make;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO:charge", &PyTuple_Type, &heads, &PyTuple_Type, &index, &PyTuple_Type,
+                          &tallies, &PyDict_Type, &rank, &n, &make))
+        return NULL;
+    Py_ssize_t calls = PyTuple_GET_SIZE(heads), kinds = PyTuple_GET_SIZE(tallies);
+    if (PyTuple_GET_SIZE(index) != calls || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "charge: one index per head, n >= 0");
+        return NULL;
+    }
+    PyObject *ranked_rows = PyTuple_New(kinds), *scores = NULL, *out = NULL;
+    Py_ssize_t *columns = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
+    if (ranked_rows == NULL || columns == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < kinds; t++) { /* (by_rank, used, sum) per distinct tally */
+        PyObject *row = PyTuple_GET_ITEM(tallies, t);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4) {
+            PyErr_SetString(PyExc_TypeError, "charge: tallies of (envelope, sections, files, by_path)");
+            goto done;
+        }
+        PyObject *call = Py_BuildValue("(OOn)", PyTuple_GET_ITEM(row, 3), rank, n);
+        PyObject *r = call != NULL ? ranked(NULL, call) : NULL;
+        Py_XDECREF(call);
+        if (r == NULL)
+            goto done;
+        PyTuple_SET_ITEM(ranked_rows, t, r);
+    }
+    scores = PyTuple_New(calls);
+    if (scores == NULL)
+        goto done;
+    for (Py_ssize_t c = 0; c < calls; c++) {
+        Py_ssize_t t = PyLong_AsSsize_t(PyTuple_GET_ITEM(index, c));
+        if (t == -1 && PyErr_Occurred())
+            goto done;
+        if (t < 0 || t >= kinds) {
+            PyErr_SetString(PyExc_IndexError, "charge: an index past the tallies");
+            goto done;
+        }
+        PyObject *head = PyTuple_GET_ITEM(heads, c), *row = PyTuple_GET_ITEM(tallies, t);
+        PyObject *r = PyTuple_GET_ITEM(ranked_rows, t), *by_rank = PyTuple_GET_ITEM(r, 0);
+        if (!PyTuple_Check(head) || PyTuple_GET_SIZE(head) != 3) {
+            PyErr_SetString(PyExc_TypeError, "charge: heads of (number, file, line)");
+            goto done;
+        }
+        Py_ssize_t used = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_ssize_t x = PyLong_AsSsize_t(PyTuple_GET_ITEM(by_rank, k));
+            used += x;
+            columns[k] += x;
+        }
+        PyObject *total = PyLong_FromSsize_t(used);
+        if (total == NULL)
+            goto done;
+        PyObject *argv[11] = {
+            PyTuple_GET_ITEM(head, 0), PyTuple_GET_ITEM(row, 0), total, by_rank, PyTuple_GET_ITEM(row, 1),
+            PyTuple_GET_ITEM(r, 1), PyTuple_GET_ITEM(row, 2), PyTuple_GET_ITEM(head, 1), PyTuple_GET_ITEM(head, 2),
+            ZERO, ZERO,
+        };
+        PyObject *score = PyObject_Vectorcall(make, argv, 11, NULL);
+        Py_DECREF(total);
+        if (score == NULL)
+            goto done;
+        PyTuple_SET_ITEM(scores, c, score);
+    }
+    PyObject *sums = PyTuple_New(n);
+    if (sums == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyLong_FromSsize_t(columns[k]);
+        if (x == NULL) {
+            Py_DECREF(sums);
+            goto done;
+        }
+        PyTuple_SET_ITEM(sums, k, x);
+    }
+    out = Py_BuildValue("(ON)", scores, sums);
+done:
+    Py_XDECREF(ranked_rows);
+    Py_XDECREF(scores);
+    PyMem_Free(columns);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"utf16_len", utf16_len, METH_O, "JavaScript string length (UTF-16 code units)."},
     {"utf8_len", utf8_len, METH_O, "UTF-8 bytes, a lone surrogate counting 3."},
@@ -1134,6 +1450,9 @@ static PyMethodDef methods[] = {
     {"sections", sections, METH_VARARGS, "The Section records of a cut_headers cut, sized in a unit."},
     {"tally", tally, METH_O, "(envelope, meta, files, by_path) of one call's sections."},
     {"ranked", ranked, METH_VARARGS, "(chars by rank, sections used) of a tally's by_path under a ranking."},
+    {"pool", pool, METH_O, "The tallies' (path, chars, sections) rows summed per path, first-seen order."},
+    {"file_paths", file_paths, METH_O, "The distinct paths of the file sections of some calls, first-seen order."},
+    {"charge", charge, METH_VARARGS, "(CallScores, chars by rank) of a layout under a ranking, no line credit."},
     {"bind", bind, METH_VARARGS, "The record classes the kernel makes, and their slots."},
     {NULL, NULL, 0, NULL},
 };
@@ -1144,7 +1463,15 @@ PyMODINIT_FUNC
 PyInit__kernel(void)
 {
     EMPTY = PyUnicode_FromStringAndSize("", 0);
-    if (EMPTY == NULL)
+    ZERO = PyLong_FromLong(0);
+    if (EMPTY == NULL || ZERO == NULL)
         return NULL;
-    return PyModule_Create(&module);
+    if (PyType_Ready(&MakerType) < 0)
+        return NULL;
+    PyObject *mod = PyModule_Create(&module);
+    if (mod == NULL || PyModule_AddObjectRef(mod, "Maker", (PyObject *)&MakerType) < 0) {
+        Py_XDECREF(mod);
+        return NULL;
+    }
+    return mod;
 }

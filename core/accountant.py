@@ -20,11 +20,19 @@ from citeledger.core.jsstr import is_blank
 from citeledger.core.kernel import native
 from citeledger.core.plugins import channels as channel_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
-from citeledger.core.sections import Call
+from citeledger.core.sections import Call, record_maker
 from citeledger.core.sections.source_lines import line_cost
 from citeledger.core.sections.splitter import Cuts
 from citeledger.core.sections.units import MEASURES
 from citeledger.core.transcript import InputWarning, Transcript
+
+
+# The score records, made with every field positionally: the kernel fills their
+# slots (attrs' __init__ was a third of the accountant's per-ruleset work).
+_CallScore = record_maker(CallScore)
+_FileScore = record_maker(FileScore)
+_Verdict = record_maker(Verdict)
+_SessionScore = record_maker(SessionScore)
 
 
 @attrs.frozen
@@ -183,7 +191,10 @@ def _envelope(cuts, rules, channel_memo: dict, *context) -> Envelope:
         sections = cut.sections(rules.trailing_block, rules.unit)
         if sections:
             calls.append(Call(len(calls) + 1, sections, origin, cut.number))
-    paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+    if native is not None:  # the line below, in C
+        paths = native.file_paths([c.sections for c in calls])
+    else:
+        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     return Envelope(tuple(calls), paths, channel_memo, *context)  # context: the tool uses, the responses
 
 
@@ -203,22 +214,25 @@ class _Charges:
     __slots__ = ("calls", "files", "meta", "envelope", "used_by_rank", "line_used", "line_pinned")
 
     def __init__(self, calls, layout: "_Layout", rank, n, lines):
-        # Calls that returned the same text share one _Tally: each is ranked once.
-        ranks = [tally.ranked(rank, n) for tally in layout.distinct]
         self.meta = layout.meta
         self.envelope = layout.envelope
+        self.files = layout.files  # its order does not depend on the ranking
+        self.line_used = self.line_pinned = 0
+        if native is not None and not lines.on:  # the loop below, in C (_kernel.c charge)
+            self.calls, self.used_by_rank = native.charge(layout.heads, layout.index, layout.rows, rank, n, _CallScore)
+            return
+        # Calls that returned the same text share one _Tally: each is ranked once.
+        ranks = [tally.ranked(rank, n) for tally in layout.distinct]
         if lines.on:  # line credit depends on findings, not only on ranks
             self._with_lines(calls, layout, ranks, n, lines)
             return
         rows = [ranks[i] for i in layout.index]
         self.calls = tuple(
-            CallScore(number, tally.envelope, sum(by_rank), by_rank, tally.sections, used, tally.files, file, line)
+            _CallScore(number, tally.envelope, sum(by_rank), by_rank, tally.sections, used, tally.files, file, line, 0, 0)
             for (number, file, line), tally, (by_rank, used) in zip(layout.heads, layout.tallies, rows)
         )
-        self.files = layout.files  # its order does not depend on the ranking
         # Column sums of the calls' per-rank chars (zip and map(sum) run in C).
         self.used_by_rank = tuple(map(sum, zip(*[row[0] for row in rows]))) if rows else (0,) * n
-        self.line_used = self.line_pinned = 0
 
     def _with_lines(self, calls, layout, ranks, n, lines):
         call_scores = []
@@ -233,7 +247,7 @@ class _Charges:
                 pooled[path][2] += chars
             origin = call.origin
             call_scores.append(
-                CallScore(
+                _CallScore(
                     call.number, tally.envelope, sum(by_rank), by_rank, tally.sections,
                     used_sections, tally.files, origin.file, origin.line, line_used, line_pinned,
                 )
@@ -261,7 +275,7 @@ class _Layout:
     no file's chars).
     """
 
-    __slots__ = ("tallies", "distinct", "index", "heads", "pooled", "files", "meta", "envelope")
+    __slots__ = ("tallies", "distinct", "index", "heads", "rows", "pooled", "files", "meta", "envelope")
 
     def __init__(self, calls):
         # Calls that returned the same text (one text_key) tally alike: each
@@ -269,7 +283,6 @@ class _Layout:
         by_text: dict = {}  # text key -> index into distinct
         distinct: list[_Tally] = []
         index = []
-        pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
         meta = 0
         for call in calls:
             key = _text_key(call)
@@ -278,20 +291,23 @@ class _Layout:
                 i = by_text[key] = len(distinct)
                 distinct.append(_Tally(call.sections))
             index.append(i)
-            tally = distinct[i]
-            meta += tally.meta
-            for path, chars, count in tally.by_path:
-                slot = pooled.get(path)
-                if slot is None:
-                    pooled[path] = [chars, count]
-                else:
+            meta += distinct[i].meta
+        tallies = [distinct[i] for i in index]
+        if native is not None:  # the loop below, in C
+            self.pooled = native.pool([tally.by_path for tally in tallies])
+        else:
+            pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
+            for tally in tallies:
+                for path, chars, count in tally.by_path:
+                    slot = pooled.setdefault(path, [0, 0])
                     slot[0] += chars
                     slot[1] += count
+            self.pooled = tuple((path, *slot) for path, slot in pooled.items())
         self.distinct = tuple(distinct)
         self.index = tuple(index)
-        self.tallies = tuple(distinct[i] for i in index)
+        self.tallies = tuple(tallies)
         self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
-        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
+        self.rows = tuple((t.envelope, t.sections, t.files, t.by_path) for t in distinct)  # for native.charge
         self.files = _by_pooled_chars((path, chars, count, 0) for path, chars, count in self.pooled)
         self.meta = meta
         self.envelope = sum(tally.envelope for tally in self.tallies)
@@ -388,28 +404,28 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     else:
         # Rulesets that split alike and rank every file alike charge alike.
         charges = memo.get(keys["charges"] + (n, tuple(rank.values())), lambda: _Charges(calls, layout, rank, n, lines))
-    return SessionScore(
-        name=transcript.name,
-        ruleset=ruleset.name,
-        channels=tuple(c.name for c in channels),
-        inputs=transcript.files,
-        calls=charges.calls,
-        files=tuple(
-            FileScore(path, chars, count, verdicts[path], line_chars)
+    return _SessionScore(  # every field, in SessionScore's order
+        transcript.name,  # name
+        ruleset.name,  # ruleset
+        tuple(c.name for c in channels),  # channels
+        transcript.files,  # inputs
+        charges.calls,  # calls
+        tuple([  # files
+            _FileScore(path, chars, count, verdicts[path], line_chars)
             for path, chars, count, line_chars in charges.files
-        ),
-        envelope=charges.envelope,
-        used=sum(charges.used_by_rank),
-        used_by_rank=charges.used_by_rank,
-        meta_chars=charges.meta,
-        answer=answer,
-        has_answer=has_answer,
-        answer_source=source,
-        warnings=warnings,
-        line_level=lines.on,
-        line_used=charges.line_used,
-        line_pinned=charges.line_pinned,
-        responses=len(responses),
+        ]),
+        charges.envelope,  # envelope
+        sum(charges.used_by_rank),  # used
+        charges.used_by_rank,  # used_by_rank
+        charges.meta,  # meta_chars
+        answer,  # answer
+        has_answer,  # has_answer
+        source,  # answer_source
+        warnings,  # warnings
+        lines.on,  # line_level
+        charges.line_used,  # line_used
+        charges.line_pinned,  # line_pinned
+        len(responses),  # responses
     )
 
 
@@ -426,12 +442,10 @@ def _verdicts(paths, judged, channels) -> tuple[dict, dict]:
                 winner = i
                 break
         rank[path] = winner
-        verdicts[path] = Verdict(
-            path,
-            channels[winner].name if winner is not None else None,
-            findings[winner].evidence if winner is not None else None,
-            findings,
-        )
+        if winner is None:
+            verdicts[path] = _Verdict(path, None, None, findings)
+        else:
+            verdicts[path] = _Verdict(path, channels[winner].name, findings[winner].evidence, findings)
     return rank, verdicts
 
 

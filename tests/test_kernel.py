@@ -242,3 +242,83 @@ def test_the_kernels_tally_and_ranking_are_the_pure_ones(response, trailer, meta
     finally:
         accountant.native = saved
     assert _kernel.ranked(want[3], rank, 3) == expected
+
+
+@settings(max_examples=200)
+@given(st.lists(st.one_of(sections_text, explore_text()), max_size=5), st.booleans())
+def test_the_kernels_pooling_and_paths_are_the_pure_ones(responses, meta):
+    calls = [kernel_sections(r, "\n> ", meta, "utf16") for r in responses]
+    calls += [tuple(Section(s.path, s.header, s.chars, s.text, meta=s.meta) for s in c) for c in calls[:1]]
+    rows = [pure_tally(c)[0][3] for c in calls]
+    pooled: dict = {}
+    for by_path in rows:
+        for path, chars, count in by_path:
+            slot = pooled.setdefault(path, [0, 0])
+            slot[0] += chars
+            slot[1] += count
+    assert _kernel.pool(rows) == tuple((path, *slot) for path, slot in pooled.items())
+    assert _kernel.file_paths(calls) == tuple(dict.fromkeys(s.path for c in calls for s in c if not s.meta))
+
+
+def test_record_makers_make_what_the_classes_make():
+    import pickle
+
+    import pytest
+
+    from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
+    from citeledger.core.sections import record_maker
+
+    verdict = Verdict("a.js", "path", "a.js", ())
+    call = CallScore(1, 10, 4, (4, 0), 2, 1, (("a.js", 4),), "f", 3, 0, 0)
+    made = [
+        (record_maker(Verdict)("a.js", "path", "a.js", ()), verdict),
+        (record_maker(CallScore)(1, 10, 4, (4, 0), 2, 1, (("a.js", 4),), "f", 3, 0, 0), call),
+        (record_maker(FileScore)("a.js", 4, 1, verdict, 0), FileScore("a.js", 4, 1, verdict)),
+        (record_maker(Header)("p", "s", (), None, ()), Header("p", "s", ())),
+    ]
+    for got, want in made:
+        assert type(got) is type(want) and got == want and repr(got) == repr(want) and hash(got) == hash(want)
+        assert pickle.loads(pickle.dumps(got)) == want
+    fields = [f.name for f in attrs_fields(SessionScore)]
+    values = [f"v{i}" for i in range(len(fields))]
+    assert record_maker(SessionScore)(*values) == SessionScore(*values)
+    with pytest.raises(TypeError):
+        record_maker(Verdict)("a.js", "path", "a.js")  # every field, no defaults
+    with pytest.raises(TypeError):
+        record_maker(Verdict)("a.js", "path", "a.js", (), channel="x")
+
+
+def attrs_fields(cls):
+    import attrs
+
+    return attrs.fields(cls)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.one_of(sections_text, explore_text()), max_size=6), st.booleans(),
+       st.lists(st.one_of(st.none(), st.integers(0, 1)), min_size=1, max_size=6), st.integers(0, 2))
+def test_the_kernels_charges_are_the_pure_ones(responses, meta, ranks, repeat):
+    from citeledger.core.transcript import Origin
+
+    responses = responses + responses[:repeat]  # the same text returned again
+    cuts = accountant.Shared().cuts
+    calls = []
+    for r in responses:
+        cut = cuts.cut(r, DEFAULT.splitter)
+        sections = cut.sections("meta" if meta else "last-file", "utf16")
+        if sections:
+            calls.append(accountant.Call(len(calls) + 1, sections, Origin("f", len(calls) + 7), cut.number))
+    off = type("Off", (), {"on": False})()
+    layout = accountant._Layout(calls)
+    paths = dict.fromkeys(p for p, *_ in layout.pooled)
+    rank = {p: ranks[i % len(ranks)] for i, p in enumerate(paths)}
+    made = accountant._Charges(calls, layout, rank, 2, off)
+    saved, accountant.native = accountant.native, None
+    try:
+        pure_layout = accountant._Layout(calls)
+        pure = accountant._Charges(calls, pure_layout, rank, 2, off)
+    finally:
+        accountant.native = saved
+    assert (layout.pooled, layout.files, layout.meta, layout.envelope) == (
+        pure_layout.pooled, pure_layout.files, pure_layout.meta, pure_layout.envelope)
+    assert (made.calls, made.used_by_rank, made.files) == (pure.calls, pure.used_by_rank, pure.files)

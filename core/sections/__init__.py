@@ -122,6 +122,17 @@ def _bind(native) -> None:
     )
 
 
+def record_maker(cls):
+    """A constructor of the attrs record class `cls` taking every field, positionally
+    in attrs' order: the kernel's slot-filling Maker (several times faster than
+    attrs' __init__), or `cls` itself on the pure-Python path."""
+    if _native is None:
+        return cls
+    names = tuple(f.name for f in attrs.fields(cls))
+    extra = ("_attrs_cached_hash",) if "_attrs_cached_hash" in getattr(cls, "__slots__", ()) else ()
+    return _native.Maker(cls, _slots(cls, names, extra), len(names))
+
+
 from citeledger.core.kernel import native as _native  # noqa: E402  (after the records it binds)
 
 if _native is not None:
