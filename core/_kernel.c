@@ -1440,6 +1440,78 @@ done:
     return out;
 }
 
+/* verdicts(paths, judged, names, make) -> (rank, verdicts)
+ *
+ * accountant._verdicts: per path, the first ranked channel whose finding
+ * credits it (judged: one mapping path -> Finding per ranked channel;
+ * names: their names) and its Verdict, made by `make` (a Verdict Maker or
+ * the class): (path, channel name or None, its finding's evidence or None,
+ * every finding in rank order).
+ */
+static PyObject *
+verdicts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *paths, *judged, *names, *make;
+    if (!PyArg_ParseTuple(args, "O!O!O!O:verdicts", &PyTuple_Type, &paths, &PyList_Type, &judged, &PyTuple_Type,
+                          &names, &make))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(judged);
+    if (PyTuple_GET_SIZE(names) != n) {
+        PyErr_SetString(PyExc_ValueError, "verdicts: one name per ranked channel");
+        return NULL;
+    }
+    PyObject *rank = PyDict_New(), *out = PyDict_New();
+    if (rank == NULL || out == NULL)
+        goto error;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(paths); k++) {
+        PyObject *path = PyTuple_GET_ITEM(paths, k);
+        PyObject *findings = PyTuple_New(n);
+        if (findings == NULL)
+            goto error;
+        Py_ssize_t winner = -1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *f = PyObject_GetItem(PyList_GET_ITEM(judged, i), path);
+            if (f == NULL) {
+                Py_DECREF(findings);
+                goto error;
+            }
+            PyTuple_SET_ITEM(findings, i, f);
+            if (winner < 0) {
+                PyObject *credited = PyObject_GetAttrString(f, "credited");
+                int yes = credited == NULL ? -1 : PyObject_IsTrue(credited);
+                Py_XDECREF(credited);
+                if (yes < 0) {
+                    Py_DECREF(findings);
+                    goto error;
+                }
+                if (yes)
+                    winner = i;
+            }
+        }
+        PyObject *w = winner < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(winner);
+        PyObject *evidence = winner < 0 ? Py_NewRef(Py_None)
+                                        : PyObject_GetAttrString(PyTuple_GET_ITEM(findings, winner), "evidence");
+        PyObject *verdict = NULL;
+        if (w != NULL && evidence != NULL) {
+            PyObject *argv[4] = {path, winner < 0 ? Py_None : PyTuple_GET_ITEM(names, winner), evidence, findings};
+            verdict = PyObject_Vectorcall(make, argv, 4, NULL);
+        }
+        int bad = verdict == NULL || PyDict_SetItem(rank, path, w) < 0 || PyDict_SetItem(out, path, verdict) < 0;
+        Py_XDECREF(w);
+        Py_XDECREF(evidence);
+        Py_XDECREF(verdict);
+        Py_DECREF(findings);
+        if (bad)
+            goto error;
+    }
+    return Py_BuildValue("(NN)", rank, out);
+error:
+    Py_XDECREF(rank);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"utf16_len", utf16_len, METH_O, "JavaScript string length (UTF-16 code units)."},
     {"utf8_len", utf8_len, METH_O, "UTF-8 bytes, a lone surrogate counting 3."},
@@ -1453,6 +1525,7 @@ static PyMethodDef methods[] = {
     {"pool", pool, METH_O, "The tallies' (path, chars, sections) rows summed per path, first-seen order."},
     {"file_paths", file_paths, METH_O, "The distinct paths of the file sections of some calls, first-seen order."},
     {"charge", charge, METH_VARARGS, "(CallScores, chars by rank) of a layout under a ranking, no line credit."},
+    {"verdicts", verdicts, METH_VARARGS, "(path -> rank, path -> Verdict) from the ranked channels' findings."},
     {"bind", bind, METH_VARARGS, "The record classes the kernel makes, and their slots."},
     {NULL, NULL, 0, NULL},
 };

@@ -431,6 +431,8 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
 
 def _verdicts(paths, judged, channels) -> tuple[dict, dict]:
     """path -> rank of the channel crediting it (None: none), and path -> its Verdict."""
+    if native is not None:  # the loop below, in C (_kernel.c verdicts)
+        return native.verdicts(paths, judged, tuple(c.name for c in channels), _Verdict)
     rank = {}
     verdicts = {}
     # One row of findings per path, in rank order (zip builds the rows in C).

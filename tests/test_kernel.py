@@ -322,3 +322,22 @@ def test_the_kernels_charges_are_the_pure_ones(responses, meta, ranks, repeat):
     assert (layout.pooled, layout.files, layout.meta, layout.envelope) == (
         pure_layout.pooled, pure_layout.files, pure_layout.meta, pure_layout.envelope)
     assert (made.calls, made.used_by_rank, made.files) == (pure.calls, pure.used_by_rank, pure.files)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.lists(st.tuples(st.booleans(), st.one_of(st.none(), st.sampled_from(["e", "f"]))),
+                         min_size=4, max_size=4), max_size=3))
+def test_the_kernels_verdicts_are_the_pure_ones(table):
+    from citeledger.core.channel import Finding
+
+    paths = ("a", "b", "c", "d")
+    names = [f"ch{i}" for i in range(len(table))]
+    judged = [{p: Finding(names[i], credited, ev if credited else None, "why") for p, (credited, ev) in zip(paths, col)}
+              for i, col in enumerate(table)]
+    channels = [type("C", (), {"name": n})() for n in names]
+    made = accountant._verdicts(paths, judged, channels)
+    saved, accountant.native = accountant.native, None
+    try:
+        assert made == accountant._verdicts(paths, judged, channels)
+    finally:
+        accountant.native = saved
