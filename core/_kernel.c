@@ -325,13 +325,36 @@ bind(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* A growable array of Py_ssize_t. */
+typedef struct {
+    Py_ssize_t *v;
+    Py_ssize_t len, cap;
+} Ints;
+
+static int
+ints_push(Ints *a, Py_ssize_t x)
+{
+    if (a->len == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 48;
+        Py_ssize_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(Py_ssize_t));
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->len++] = x;
+    return 0;
+}
+
 /* One header suffix s[0:n] read as header.lark reads it (the comment at the top). */
 typedef struct {
     int ok;
     PyObject *items; /* (name, kind) tuples, or Symbol records when `symbols` is given */
     PyObject *tags;  /* tag words */
-    PyObject *bare;  /* WORD tokens among the names */
-    PyObject *more;  /* the digits of the last count among the names, or NULL */
+    Ints bare;       /* (start, end) of each WORD token among the names: made str only if a tag needs them */
+    Py_ssize_t more_at, more_end; /* the digits of the last count among the names; more_at -1: none */
 } Scan;
 
 static void
@@ -339,8 +362,24 @@ scan_clear(Scan *sc)
 {
     Py_CLEAR(sc->items);
     Py_CLEAR(sc->tags);
-    Py_CLEAR(sc->bare);
-    Py_CLEAR(sc->more);
+    PyMem_Free(sc->bare.v);
+    sc->bare.v = NULL;
+    sc->bare.len = sc->bare.cap = 0;
+}
+
+/* The bare names as a list of str. */
+static PyObject *
+scan_bare(Scan *sc, PyObject *arg)
+{
+    PyObject *out = PyList_New(sc->bare.len / 2);
+    for (Py_ssize_t j = 0; out != NULL && j < sc->bare.len / 2; j++) {
+        PyObject *x = PyUnicode_Substring(arg, sc->bare.v[2 * j], sc->bare.v[2 * j + 1]);
+        if (x == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, j, x);
+    }
+    return out;
 }
 
 /* The Symbol of item s[i:k+1] (name s[i:end], kind s[end+1:k]), one per
@@ -380,9 +419,9 @@ scan_suffix(PyObject *arg, PyObject *symbols, Scan *sc)
     Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
     sc->items = PyList_New(0);
     sc->tags = PyList_New(0);
-    sc->bare = PyList_New(0);
-    sc->more = NULL;
-    if (sc->items == NULL || sc->tags == NULL || sc->bare == NULL)
+    sc->bare = (Ints){NULL, 0, 0};
+    sc->more_at = sc->more_end = -1;
+    if (sc->items == NULL || sc->tags == NULL)
         goto error;
     int ok = 1, prev = AFTER_CLOSE, in_names = 1;
     Py_ssize_t depth = 0, i = 0;
@@ -427,7 +466,7 @@ scan_suffix(PyObject *arg, PyObject *symbols, Scan *sc)
                 }
             }
             /* WORD: a bare name when it stands in the names themselves */
-            if (in_names && depth == 0 && append_slice(sc->bare, arg, i, end) < 0)
+            if (in_names && depth == 0 && (ints_push(&sc->bare, i) < 0 || ints_push(&sc->bare, end) < 0))
                 goto error;
             prev = AFTER_PIECE;
             i = end;
@@ -437,10 +476,8 @@ scan_suffix(PyObject *arg, PyObject *symbols, Scan *sc)
             Py_ssize_t e = more_at(kind, d, n, i);
             if (e >= 0) {
                 if (in_names && depth == 0) {
-                    Py_XDECREF(sc->more);
-                    sc->more = PyUnicode_Substring(arg, i + 1, e - 5);
-                    if (sc->more == NULL)
-                        goto error;
+                    sc->more_at = i + 1;
+                    sc->more_end = e - 5;
                 }
                 prev = AFTER_PIECE;
                 i = e;
@@ -476,13 +513,27 @@ error:
     return -1;
 }
 
-/* The count of a scan's last `+N more`, or None (a new reference). */
+/* The count of a scan's last `+N more`, or None (a new reference): the
+ * digits read here when they fit in 18, else by PyLong (any size). */
 static PyObject *
-scan_count(Scan *sc)
+scan_count(Scan *sc, PyObject *arg)
 {
-    if (sc->more == NULL)
+    if (sc->more_at < 0)
         return Py_NewRef(Py_None);
-    return PyLong_FromUnicodeObject(sc->more, 10);
+    if (sc->more_end - sc->more_at <= 18) {
+        int kind = PyUnicode_KIND(arg);
+        const void *d = PyUnicode_DATA(arg);
+        long long x = 0;
+        for (Py_ssize_t j = sc->more_at; j < sc->more_end; j++)
+            x = 10 * x + (long long)(PyUnicode_READ(kind, d, j) - '0');
+        return PyLong_FromLongLong(x);
+    }
+    PyObject *digits = PyUnicode_Substring(arg, sc->more_at, sc->more_end);
+    if (digits == NULL)
+        return NULL;
+    PyObject *out = PyLong_FromUnicodeObject(digits, 10);
+    Py_DECREF(digits);
+    return out;
 }
 
 static PyObject *
@@ -496,13 +547,11 @@ header_parse(PyObject *self, PyObject *arg)
     Scan sc;
     if (scan_suffix(arg, NULL, &sc) < 0)
         return NULL;
-    PyObject *count = scan_count(&sc);
-    if (count == NULL) {
-        scan_clear(&sc);
-        return NULL;
-    }
-    PyObject *out = Py_BuildValue("(OOOOO)", sc.ok ? Py_True : Py_False, sc.items, count, sc.tags, sc.bare);
-    Py_DECREF(count);
+    PyObject *count = scan_count(&sc, arg), *bare = scan_bare(&sc, arg), *out = NULL;
+    if (count != NULL && bare != NULL)
+        out = Py_BuildValue("(OOOOO)", sc.ok ? Py_True : Py_False, sc.items, count, sc.tags, bare);
+    Py_XDECREF(count);
+    Py_XDECREF(bare);
     scan_clear(&sc);
     return out;
 }
@@ -522,13 +571,15 @@ make_header(PyObject *path, PyObject *suffix, PyObject *symbols)
         more = Py_NewRef(Py_None);
         tags = PyTuple_New(0);
     } else {
-        more = scan_count(&sc);
+        more = scan_count(&sc, suffix);
         Py_ssize_t nt = PyList_GET_SIZE(sc.tags);
         tags = PyTuple_New(nt);
         if (more == NULL || tags == NULL)
             goto done;
         if (nt > 0) { /* a render tag lists the bare names before the first "·" */
-            bare = PyList_AsTuple(sc.bare);
+            PyObject *names = scan_bare(&sc, suffix);
+            bare = names != NULL ? PyList_AsTuple(names) : NULL;
+            Py_XDECREF(names);
             if (bare == NULL)
                 goto done;
             for (Py_ssize_t t = 0; t < nt; t++) {
@@ -784,29 +835,6 @@ error:
     Py_XDECREF(prev_suffix);
     Py_DECREF(out);
     return NULL;
-}
-
-/* A growable array of Py_ssize_t. */
-typedef struct {
-    Py_ssize_t *v;
-    Py_ssize_t len, cap;
-} Ints;
-
-static int
-ints_push(Ints *a, Py_ssize_t x)
-{
-    if (a->len == a->cap) {
-        Py_ssize_t cap = a->cap ? 2 * a->cap : 48;
-        Py_ssize_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof(Py_ssize_t));
-        if (v == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    a->v[a->len++] = x;
-    return 0;
 }
 
 /* cut_headers(text, trailer, headers, symbols) -> (heads, spans)

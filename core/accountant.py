@@ -33,6 +33,7 @@ _CallScore = record_maker(CallScore)
 _FileScore = record_maker(FileScore)
 _Verdict = record_maker(Verdict)
 _SessionScore = record_maker(SessionScore)
+_Call = record_maker(Call)
 
 
 @attrs.frozen
@@ -177,20 +178,19 @@ def final_answer(results, texts, rule: str) -> tuple[str, str]:
 
 def _cuts_of(responses, ruleset, memo: Shared) -> tuple:
     """(cut, origin) of each response: the same text read again is the same cut."""
-    separator = ruleset.reader.block_separator
-    return tuple(
-        (memo.cuts.cut(separator.join(r.blocks), ruleset.splitter), r.origin)
-        for r in responses
-    )
+    join = ruleset.reader.block_separator.join
+    cuts = memo.cuts.cut_all([join(r.blocks) for r in responses], ruleset.splitter)
+    return tuple(zip(cuts, [r.origin for r in responses]))
 
 
 def _envelope(cuts, rules, channel_memo: dict, *context) -> Envelope:
     """The calls that returned sections, numbered from 1, and their distinct paths."""
     calls = []
+    trailing_block, unit = rules.trailing_block, rules.unit
     for cut, origin in cuts:
-        sections = cut.sections(rules.trailing_block, rules.unit)
+        sections = cut.sections(trailing_block, unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, origin, cut.number))
+            calls.append(_Call(len(calls) + 1, sections, origin, cut.number))
     if native is not None:  # the line below, in C
         paths = native.file_paths([c.sections for c in calls])
     else:

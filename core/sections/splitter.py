@@ -66,21 +66,36 @@ class Cuts:
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
-        """The cut of `text` under `rules`' header pattern and trailer, made if new.
+        """The cut of `text` under `rules`' header pattern and trailer, made if new."""
+        return self.cut_all((text,), rules)[0]
 
-        Keyed by the text's length and ends, then compared whole: hashing every
-        response text costs about three times the comparison, and an equal text
-        is usually the same response read again.
+    def cut_all(self, texts, rules) -> list:
+        """The cut of each text under `rules`' header pattern and trailer, made if new.
+
+        Keyed by the rules, then by each text's length and ends, then compared
+        whole: hashing every response text costs about three times the
+        comparison, and an equal text is usually the same response read again.
         """
-        key = (len(text), text[:64], text[-64:], rules.header, rules.trailer)
-        same = self._by_ends.setdefault(key, [])
-        for cut in same:
-            if cut.text == text:
-                return cut
-        self.count += 1
-        cut = _Cut(text, rules.header, rules.trailer, self, self.count)
-        same.append(cut)
-        return cut
+        header_re, trailer = rules.header, rules.trailer
+        by_ends = self._by_ends.get((header_re, trailer))  # hashing a Pattern hashes its code: once here
+        if by_ends is None:
+            by_ends = self._by_ends[header_re, trailer] = {}
+        kernel = _kernel_cuts(header_re)
+        out = []
+        for text in texts:
+            key = (len(text), text[:64], text[-64:])
+            same = by_ends.get(key)
+            if same is None:
+                same = by_ends[key] = []
+            for cut in same:
+                if cut.text == text:
+                    break
+            else:
+                self.count += 1
+                cut = _Cut(text, header_re, trailer, self, self.count, kernel)
+                same.append(cut)
+            out.append(cut)
+        return out
 
 
 class _Cut:
@@ -93,11 +108,11 @@ class _Cut:
 
     __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections", "_spans")
 
-    def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
+    def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int, kernel: bool):
         self.text = text
         self.number = number
         self._sections: dict = {}
-        if _kernel_cuts(header_re):
+        if kernel:  # _kernel_cuts(header_re)
             # Headers, and the spans packed for `native.sections`, which makes the records.
             self._spans = native.cut_headers(text, trailer, cuts.headers, cuts.symbols)
             return
