@@ -341,3 +341,17 @@ def test_the_kernels_verdicts_are_the_pure_ones(table):
         assert made == accountant._verdicts(paths, judged, channels)
     finally:
         accountant.native = saved
+
+
+def test_a_class_the_kernel_cannot_fill_is_made_by_attrs():
+    import attrs as attrs_
+
+    from citeledger.core import sections
+
+    @attrs_.frozen
+    class Checked:
+        x: int = attrs_.field(validator=attrs_.validators.instance_of(int))
+
+    assert sections.record_maker(Checked) is Checked  # a validator runs in attrs' __init__ only
+    if kernel.native is not None:
+        assert sections.KERNEL_RECORDS  # the section records themselves are filled by the kernel

@@ -94,16 +94,23 @@ def _text(self) -> str:
 Section.text = property(_text, _TEXT.__set__, doc="The section's text, header line included.")
 
 
+class NotFillable(TypeError):
+    """A record class whose attrs __init__ does more than fill its slots."""
+
+
 def _slots(cls, names: tuple[str, ...], extra: tuple[str, ...] = (), own: dict | None = None) -> tuple:
     """The slot descriptors the kernel fills for `cls`, in this order: its
-    fields (`names`, in attrs' order), then the `extra` slots. Refuses a
-    class whose attrs __init__ does more than fill those slots."""
+    fields (`names`, in attrs' order), then the `extra` slots. NotFillable
+    when attrs' __init__ would do more than fill those slots."""
     fields = attrs.fields(cls)
-    assert tuple(f.name for f in fields) == names, (cls, names)
-    assert not any(f.validator or f.converter for f in fields), cls
-    assert not hasattr(cls, "__attrs_post_init__") and not hasattr(cls, "__attrs_pre_init__"), cls
     declared = {s for klass in cls.__mro__ for s in getattr(klass, "__slots__", ())} - {"__weakref__"}
-    assert declared == set(names) | set(extra), (cls, declared)
+    if (
+        tuple(f.name for f in fields) != names
+        or any(f.validator or f.converter for f in fields)
+        or hasattr(cls, "__attrs_post_init__") or hasattr(cls, "__attrs_pre_init__")
+        or declared != set(names) | set(extra)
+    ):
+        raise NotFillable(f"{cls.__name__}: its attrs __init__ does more than fill {names + extra}")
     own = own or {}  # slots whose class attribute was replaced (Section.text)
     return tuple(
         own.get(n) or next(k.__dict__[n] for k in cls.__mro__ if n in k.__dict__) for n in (*names, *extra)
@@ -125,15 +132,26 @@ def _bind(native) -> None:
 def record_maker(cls):
     """A constructor of the attrs record class `cls` taking every field, positionally
     in attrs' order: the kernel's slot-filling Maker (several times faster than
-    attrs' __init__), or `cls` itself on the pure-Python path."""
+    attrs' __init__), or `cls` itself on the pure-Python path (or for a class
+    the kernel cannot fill)."""
     if _native is None:
         return cls
     names = tuple(f.name for f in attrs.fields(cls))
     extra = ("_attrs_cached_hash",) if "_attrs_cached_hash" in getattr(cls, "__slots__", ()) else ()
-    return _native.Maker(cls, _slots(cls, names, extra), len(names))
+    try:
+        return _native.Maker(cls, _slots(cls, names, extra), len(names))
+    except NotFillable:
+        return cls
 
 
 from citeledger.core.kernel import native as _native  # noqa: E402  (after the records it binds)
 
+# Whether the kernel makes the section records (cut_headers, sections, header):
+# the splitter and header.py take the pure path otherwise.
+KERNEL_RECORDS = False
 if _native is not None:
-    _bind(_native)
+    try:
+        _bind(_native)
+        KERNEL_RECORDS = True
+    except NotFillable:
+        pass

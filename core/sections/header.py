@@ -24,7 +24,7 @@ import re
 from importlib import resources
 from typing import Optional
 
-from citeledger.core.sections import Header, RenderTag, Symbol
+from citeledger.core.sections import KERNEL_RECORDS, Header, RenderTag, Symbol
 from citeledger.core.kernel import native
 
 _ITEM = re.compile(r"([A-Za-z_$][A-Za-z0-9_$.]*)\(([a-z_]+)\)")
@@ -232,4 +232,4 @@ def _too_deep(path: str, suffix: str) -> Header:
     return Header(path, suffix, tuple(Symbol(name, kind) for name, kind in _ITEM.findall(suffix)))
 
 
-_PARSE = _pure if native is None else _native
+_PARSE = _native if KERNEL_RECORDS else _pure

@@ -6,7 +6,7 @@ import re
 
 from citeledger.core.kernel import native
 from citeledger.core.sections.header import parse_header
-from citeledger.core.sections import Section
+from citeledger.core.sections import KERNEL_RECORDS, Section
 from citeledger.core.sections.units import MEASURES
 
 # The reference's header pattern (rulesets/default.yaml, splitter.header), which
@@ -18,7 +18,7 @@ _VERBOSE = int(re.VERBOSE)  # an int: `flags & RegexFlag` goes through enum's Py
 
 
 def _kernel_cuts(header_re: re.Pattern) -> bool:
-    return native is not None and header_re.pattern == KERNEL_HEADER and not header_re.flags & _VERBOSE
+    return KERNEL_RECORDS and header_re.pattern == KERNEL_HEADER and not header_re.flags & _VERBOSE
 
 
 def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
