@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, needs_groups, utf16_len
+from citeledger.core import Envelope, Finding, header_listings, hookimpl, needs_groups, utf16_len
 
 
 
@@ -47,6 +47,11 @@ class SymbolOptions:
 
 
 _UNKNOWN = object()
+
+
+def _tag_how(tag: str) -> str:
+    """How a render tag's bare name is listed: "`focused` tag" (kinds have no space)."""
+    return f"`{tag}` tag"
 
 
 @attrs.frozen
@@ -204,33 +209,7 @@ class SymbolChannel:
     def _listed(self, envelope: Envelope, wanted: frozenset) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name (its kinds, and `tag` tags for
         render-tag names), for the `wanted` names."""
-        listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
-        # A file returned again under the same header adds nothing (its sets
-        # already hold it): list it once. The scoring call's Cuts gives an
-        # equal header line one Header object, so identity is the cheap test
-        # (hashing a Header hashes every Symbol in Python); the objects live
-        # through the loop, so their ids cannot be reused meanwhile.
-        seen: set = set()
-        for section in envelope.sections():
-            header = section.header
-            if header is None:
-                continue
-            key = (section.path, id(header))
-            if key in seen:
-                continue
-            seen.add(key)
-            names = None
-            for sym in header.symbols:
-                if sym.name in wanted:
-                    names = listed[section.path] if names is None else names
-                    names[sym.name].add(sym.kind)
-            for tag in header.tags:
-                how = f"`{tag.tag}` tag"
-                for name in tag.names:
-                    if name in wanted:
-                        names = listed[section.path] if names is None else names
-                        names[name].add(how)
-        return listed
+        return header_listings(envelope.calls, wanted, _tag_how)
 
     def _unowned(self, here: dict, cited) -> Finding:
         """Not credited and no cited name owns the file: say which guard kept a listed name out."""

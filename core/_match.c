@@ -21,6 +21,12 @@
  *
  *   findall(id, text) -> [str]                 re.findall: group 1 if the pattern has one, else the match
  *   finditer(id, text) -> [((s, e), ...), ...] every match's spans, group 0 first
+ *
+ * and, for the symbol channel, the loop that reads every header's names:
+ *
+ *   listings(calls, wanted, tag_how) -> {path: {name: {how, ...}}}
+ *       core.matcher.header_listings (the pure-Python reference, which says
+ *       what it returns); tests/test_match.py checks the two agree.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -285,9 +291,193 @@ finditer(PyObject *self, PyObject *args)
     return out;
 }
 
+/* Interned attribute names, made at import. */
+static PyObject *s_sections, *s_header, *s_meta, *s_path, *s_symbols, *s_name, *s_kind, *s_tags, *s_tag, *s_names;
+
+/* Add how to listed[path][name], making the path's dict (*names) and the set as needed. */
+static int
+add_listing(PyObject *listed, PyObject **names, PyObject *path, PyObject *name, PyObject *how)
+{
+    if (*names == NULL) {
+        *names = PyDict_GetItemWithError(listed, path); /* borrowed */
+        if (*names == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            PyObject *d = PyDict_New();
+            if (d == NULL || PyDict_SetItem(listed, path, d) < 0) {
+                Py_XDECREF(d);
+                return -1;
+            }
+            Py_DECREF(d); /* listed holds it */
+            *names = d;
+        }
+    }
+    PyObject *hows = PyDict_GetItemWithError(*names, name);
+    if (hows == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        hows = PySet_New(NULL);
+        if (hows == NULL || PySet_Add(hows, how) < 0 || PyDict_SetItem(*names, name, hows) < 0) {
+            Py_XDECREF(hows);
+            return -1;
+        }
+        Py_DECREF(hows);
+        return 0;
+    }
+    return PySet_Add(hows, how);
+}
+
+/* One section's header read into listed; 0 on success. */
+static int
+list_header(PyObject *listed, PyObject *path, PyObject *header, PyObject *wanted, PyObject *tag_how)
+{
+    PyObject *names = NULL; /* borrowed: listed[path], once a name is wanted */
+    PyObject *symbols = PyObject_GetAttr(header, s_symbols);
+    if (symbols == NULL)
+        return -1;
+    PyObject *seq = PySequence_Fast(symbols, "header symbols must be a sequence");
+    Py_DECREF(symbols);
+    if (seq == NULL)
+        return -1;
+    int rc = -1;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *name = PyObject_GetAttr(items[i], s_name);
+        if (name == NULL)
+            goto done;
+        int want = PySet_Contains(wanted, name);
+        if (want > 0) {
+            PyObject *kind = PyObject_GetAttr(items[i], s_kind);
+            want = kind == NULL ? -1 : add_listing(listed, &names, path, name, kind);
+            Py_XDECREF(kind);
+        }
+        Py_DECREF(name);
+        if (want < 0)
+            goto done;
+    }
+    Py_DECREF(seq);
+    seq = NULL;
+    PyObject *tags = PyObject_GetAttr(header, s_tags);
+    if (tags == NULL)
+        goto done;
+    PyObject *tag_iter = PyObject_GetIter(tags);
+    Py_DECREF(tags);
+    if (tag_iter == NULL)
+        goto done;
+    PyObject *tag;
+    while ((tag = PyIter_Next(tag_iter)) != NULL) {
+        PyObject *how = NULL, *tag_names = PyObject_GetAttr(tag, s_names);
+        PyObject *it = tag_names == NULL ? NULL : PyObject_GetIter(tag_names);
+        Py_XDECREF(tag_names);
+        int bad = it == NULL;
+        PyObject *name;
+        while (!bad && (name = PyIter_Next(it)) != NULL) {
+            int want = PySet_Contains(wanted, name);
+            if (want > 0 && how == NULL) { /* the tag's word, as the channel spells it */
+                PyObject *word = PyObject_GetAttr(tag, s_tag);
+                how = word == NULL ? NULL : PyObject_CallOneArg(tag_how, word);
+                Py_XDECREF(word);
+                if (how == NULL)
+                    want = -1;
+            }
+            if (want > 0)
+                want = add_listing(listed, &names, path, name, how);
+            Py_DECREF(name);
+            bad = want < 0;
+        }
+        Py_XDECREF(it);
+        Py_XDECREF(how);
+        Py_DECREF(tag);
+        if (bad || PyErr_Occurred()) {
+            Py_DECREF(tag_iter);
+            goto done;
+        }
+    }
+    Py_DECREF(tag_iter);
+    if (PyErr_Occurred())
+        goto done;
+    rc = 0;
+done:
+    Py_XDECREF(seq);
+    return rc;
+}
+
+static PyObject *
+listings(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *calls, *wanted, *tag_how;
+    if (!PyArg_ParseTuple(args, "OO!O", &calls, &PyFrozenSet_Type, &wanted, &tag_how))
+        return NULL;
+    PyObject *listed = PyDict_New(), *seen = PyDict_New(), *call_iter = PyObject_GetIter(calls);
+    PyObject *call = NULL, *sections = NULL, *section = NULL, *header = NULL, *path = NULL;
+    if (listed == NULL || seen == NULL || call_iter == NULL)
+        goto error;
+    while ((call = PyIter_Next(call_iter)) != NULL) {
+        PyObject *got = PyObject_GetAttr(call, s_sections);
+        sections = got == NULL ? NULL : PyObject_GetIter(got);
+        Py_XDECREF(got);
+        if (sections == NULL)
+            goto error;
+        while ((section = PyIter_Next(sections)) != NULL) {
+            header = PyObject_GetAttr(section, s_header);
+            if (header == NULL)
+                goto error;
+            PyObject *meta = header == Py_None ? NULL : PyObject_GetAttr(section, s_meta);
+            int skip = header == Py_None ? 1 : meta == NULL ? -1 : PyObject_IsTrue(meta);
+            Py_XDECREF(meta);
+            if (skip < 0)
+                goto error;
+            if (!skip) {
+                /* A file returned again under the same Header object adds nothing
+                   (its sets already hold it): list it once. Keyed by the header's
+                   address, which lives through the loop, to the path it came with
+                   (an int key and no tuple: nothing for the collector to track);
+                   the same header under another path is listed again, which only
+                   re-adds what is there. */
+                path = PyObject_GetAttr(section, s_path);
+                PyObject *key = path == NULL ? NULL : PyLong_FromVoidPtr(header);
+                int known = -1;
+                if (key != NULL) {
+                    PyObject *before = PyDict_GetItemWithError(seen, key);
+                    known = before != NULL ? (before == path ? 1 : PyObject_RichCompareBool(before, path, Py_EQ))
+                                           : PyErr_Occurred() ? -1 : PyDict_SetItem(seen, key, path) < 0 ? -1 : 0;
+                }
+                Py_XDECREF(key);
+                if (known < 0 || (known == 0 && list_header(listed, path, header, wanted, tag_how) < 0))
+                    goto error;
+                Py_CLEAR(path);
+            }
+            Py_CLEAR(header);
+            Py_CLEAR(section);
+        }
+        Py_CLEAR(sections);
+        Py_CLEAR(call);
+        if (PyErr_Occurred())
+            goto error;
+    }
+    if (PyErr_Occurred())
+        goto error;
+    Py_DECREF(call_iter);
+    Py_DECREF(seen);
+    return listed;
+error:
+    Py_XDECREF(path);
+    Py_XDECREF(header);
+    Py_XDECREF(section);
+    Py_XDECREF(sections);
+    Py_XDECREF(call);
+    Py_XDECREF(call_iter);
+    Py_XDECREF(seen);
+    Py_XDECREF(listed);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"findall", findall, METH_VARARGS, "re.findall of shipped pattern `id` (group 1 if it has one)."},
     {"finditer", finditer, METH_VARARGS, "Every match's spans ((start, end), group 1's...) of shipped pattern `id`."},
+    {"listings", listings, METH_VARARGS, "{path: {name: {how}}}: the wanted names the calls' headers list."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -296,5 +486,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_match", NULL, -1, m
 PyMODINIT_FUNC
 PyInit__match(void)
 {
+    struct { PyObject **slot; const char *text; } names[] = {
+        {&s_sections, "sections"}, {&s_header, "header"}, {&s_meta, "meta"}, {&s_path, "path"},
+        {&s_symbols, "symbols"}, {&s_name, "name"}, {&s_kind, "kind"}, {&s_tags, "tags"},
+        {&s_tag, "tag"}, {&s_names, "names"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((*names[i].slot = PyUnicode_InternFromString(names[i].text)) == NULL)
+            return NULL;
     return PyModule_Create(&module);
 }

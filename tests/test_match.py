@@ -164,3 +164,80 @@ def test_bad_arguments_raise():
         _match.findall(99, "x")
     with pytest.raises(TypeError):
         _match.finditer(0, b"x")
+
+
+# -- header listings (the symbol channel's loop over every header's names) --
+
+from types import SimpleNamespace  # noqa: E402
+
+from citeledger.core.sections import Header, RenderTag, Section, Symbol  # noqa: E402
+
+NAMES = ["run", "Router", "é", "\ud800", "a.b", "x"]
+names = st.sampled_from(NAMES)
+symbols = st.lists(st.builds(Symbol, names, st.sampled_from(["function", "class", "variable", "call"])), max_size=6)
+tags = st.lists(st.builds(RenderTag, st.sampled_from(["focused", "skeleton"]), st.lists(names, max_size=4).map(tuple)), max_size=2)
+headers = st.builds(Header, st.just("p"), st.just(""), symbols.map(tuple), st.none(), tags.map(tuple))
+
+
+@st.composite
+def envelopes(draw):
+    """Calls of sections: a few paths, headers shared between sections (as Cuts shares them) or not, some meta."""
+    pool = draw(st.lists(headers, min_size=1, max_size=4))
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        sections = []
+        for _ in range(draw(st.integers(0, 5))):
+            header = draw(st.one_of(st.sampled_from(pool), st.none()))
+            sections.append(Section(draw(st.sampled_from(["a.js", "b.ts", "c/a.js"])), header, 1, "", draw(st.booleans())))
+        calls.append(SimpleNamespace(sections=tuple(sections)))
+    return tuple(calls)
+
+
+def ordered(listed):
+    """The listing with its insertion order made visible (sets have none to keep)."""
+    return [(path, [(name, sorted(hows)) for name, hows in found.items()]) for path, found in listed.items()]
+
+
+def tag_how(tag):
+    return f"`{tag}` tag"
+
+
+@settings(max_examples=400)
+@given(calls=envelopes(), wanted=st.frozensets(names))
+def test_c_listings_are_the_pure_ones(calls, wanted):
+    assert ordered(_match.listings(calls, wanted, tag_how)) == ordered(matcher.pure_header_listings(calls, wanted, tag_how))
+
+
+def test_listings_on_the_fixtures_are_the_pure_ones():
+    from citeledger.core.accountant import Shared, _cuts_of, _envelope
+    from citeledger.core.plugins import readers
+    from test_kernel import ROOT
+
+    ruleset = load_ruleset("default")
+    reader = readers()["claude-stream"]()
+    checked = 0
+    for path in sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl"))[:40]:
+        try:
+            transcript = reader.read([str(path)], ruleset.reader.read_options())
+        except Exception:
+            continue
+        envelope = _envelope(_cuts_of(transcript.responses, ruleset, Shared()), ruleset.splitter, {})
+        wanted = frozenset(s.name for section in envelope.sections() if section.header for s in section.header.symbols[::3])
+        ours = _match.listings(envelope.calls, wanted, tag_how)
+        assert ordered(ours) == ordered(matcher.pure_header_listings(envelope.calls, wanted, tag_how))
+        checked += bool(ours)
+    assert checked
+
+
+def test_listings_pass_errors_on():
+    with pytest.raises(TypeError):
+        _match.listings((), {"x"}, tag_how)  # wanted must be a frozenset
+    with pytest.raises(AttributeError):
+        _match.listings([SimpleNamespace()], frozenset(), tag_how)
+    bad = (SimpleNamespace(sections=(Section("a", Header("a", "", (), None, (RenderTag("t", ("x",)),)), 1, ""),)),)
+
+    def boom(tag):
+        raise RuntimeError(tag)
+
+    with pytest.raises(RuntimeError):
+        _match.listings(bad, frozenset({"x"}), boom)
