@@ -21,6 +21,7 @@
  *
  *   findall(id, text) -> [str]                 re.findall: group 1 if the pattern has one, else the match
  *   finditer(id, text) -> [((s, e), ...), ...] every match's spans, group 0 first
+ *   spans(id, text) -> [(s, e), ...]           every match's span
  *
  * and, for the symbol channel, the loop that reads every header's names:
  *
@@ -474,9 +475,36 @@ error:
     return NULL;
 }
 
+static PyObject *
+spans(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int id;
+    PyObject *text;
+    Text t;
+    if (parse(args, "spans", &id, &text, &t) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t m[4], pos = 0;
+    while (find(id, &t, pos, m)) {
+        PyObject *span = Py_BuildValue("(nn)", m[0], m[1]);
+        if (span == NULL || PyList_Append(out, span) < 0) {
+            Py_XDECREF(span);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(span);
+        pos = m[1];
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"findall", findall, METH_VARARGS, "re.findall of shipped pattern `id` (group 1 if it has one)."},
     {"finditer", finditer, METH_VARARGS, "Every match's spans ((start, end), group 1's...) of shipped pattern `id`."},
+    {"spans", spans, METH_VARARGS, "[(start, end)] of every match of shipped pattern `id`."},
     {"listings", listings, METH_VARARGS, "{path: {name: {how}}}: the wanted names the calls' headers list."},
     {NULL, NULL, 0, NULL},
 };

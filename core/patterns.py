@@ -255,6 +255,12 @@ class LinearPattern:
         readable = self._readable(text)
         return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
+        if self._native is not None:  # no match objects at all
+            return matcher.native.spans(self._native, text)
+        return [m.span() for m in self.finditer(text)]
+
     def _byte_spans(self, data: bytes):
         """Every match's spans (byte offsets) in UTF-8 `data`, as google-re2's finditer finds them.
 

@@ -241,3 +241,28 @@ def test_listings_pass_errors_on():
 
     with pytest.raises(RuntimeError):
         _match.listings(bad, frozenset({"x"}), boom)
+
+
+# -- the path channel's suffix index (text keys up to 16 segments, hashes beyond) --
+
+from citeledger.channels.path import SuffixIndex, _related  # noqa: E402
+
+segments = st.lists(st.sampled_from(["a", "b", "", "a.js", "x"]), min_size=1, max_size=40).map("/".join)
+deep = st.builds(lambda head, n, tail: "/".join([head] + ["a"] * n + [tail]), st.sampled_from(["", "a", "b"]), st.integers(10, 22), st.sampled_from(["a.js", "x"]))
+paths = st.one_of(segments, deep)
+
+
+@settings(max_examples=500)
+@given(cited=st.lists(paths, max_size=6), files=st.lists(paths, min_size=1, max_size=6))
+def test_first_related_is_the_first_related_citation(cited, files):
+    index = SuffixIndex(cited)
+    for f in files:
+        expected = next((i for i, n in enumerate(cited) if _related(n, f)), None)
+        assert index.first_related(f) == expected
+
+
+@pytest.mark.parametrize("pattern", SHIPPED + [r"\w+\.js"])
+@given(s=text)
+def test_spans_are_finditers_spans(pattern, s):
+    compiled = compile_linear(pattern)
+    assert compiled.spans(s) == [m.span() for m in compiled.finditer(s)] == [m.span() for m in re.finditer(pattern, s, re.ASCII)]
