@@ -47,6 +47,7 @@ class SymbolOptions:
 
 
 _UNKNOWN = object()
+_NOT_DEFINED = "no cited symbol is defined in this file's header"
 
 
 def _tag_how(tag: str) -> str:
@@ -195,6 +196,8 @@ class SymbolChannel:
                     kinds = ", ".join(sorted(listed[path][name] & self._weak))
                     miss[path] = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
         findings = {}
+        # Findings are frozen: every file whose header lists no cited name shares one.
+        unlisted = Finding(self.name, False, None, _NOT_DEFINED)
         for path in envelope.paths:
             if path in credit:
                 name, owned = credit[path]
@@ -203,7 +206,8 @@ class SymbolChannel:
             elif path in miss:
                 findings[path] = Finding(self.name, False, *miss[path])
             else:
-                findings[path] = self._unowned(listed.get(path, {}), cited)
+                here = listed.get(path)
+                findings[path] = self._unowned(here, cited) if here else unlisted
         return findings
 
     def _listed(self, envelope: Envelope, wanted: frozenset) -> dict[str, dict[str, set]]:
@@ -223,7 +227,7 @@ class SymbolChannel:
                 else:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
-        return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+        return Finding(self.name, False, None, _NOT_DEFINED)
 
 
 def _has_anchor(pattern) -> bool:
