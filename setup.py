@@ -7,4 +7,7 @@ which one runs).
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("citeledger.core._kernel", ["core/_kernel.c"], optional=True)])
+setup(ext_modules=[
+    Extension("citeledger.core._kernel", ["core/_kernel.c"], optional=True),
+    Extension("citeledger.core._match", ["core/_match.c"], optional=True),
+])

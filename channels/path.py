@@ -53,24 +53,27 @@ class PathChannel:
         """Cited paths in order (directory paths first) -> how each was found."""
         opts = self.options
         cited: dict[str, str] = {}
-        inside: list[tuple[int, int]] = []  # spans of paths with directories
-        for m in opts.with_directory.finditer(answer):
-            inside.append(m.span())
+        inside = _spans(opts.with_directory, answer)  # spans of paths with directories
+        for start, end in inside:
             # The pattern cannot start at "/", so an absolute path shows as the
             # character before it; only `match: directories` uses the distinction.
-            absolute = m.start() > 0 and answer[m.start() - 1] in "/\\"
-            cited.setdefault(m.group(), "absolute path" if absolute else "path with directories")
-        shipped = {e for e in map(extension, envelope.paths) if e is not None}
-        for m in opts.basename.finditer(answer):
+            absolute = start > 0 and answer[start - 1] in "/\\"
+            cited.setdefault(answer[start:end], "absolute path" if absolute else "path with directories")
+        shipped = None  # the returned files' extensions, once a basename asks
+        for start, end in _spans(opts.basename, answer):
             # The reference also reads the last segment of a/b/c.js as a bare
             # c.js; matching by directories must not let it drop them again.
-            if opts.match == "directories" and _inside(inside, m.start()):
+            if opts.match == "directories" and _inside(inside, start):
                 continue
-            ext = m.group().rsplit(".", 1)[-1].lower()
+            name = answer[start:end]
             if not opts.basename_extension_gate:
-                cited.setdefault(m.group(), "bare basename")
-            elif ext in shipped:
-                cited.setdefault(m.group(), f"bare basename, extension .{ext} shipped")
+                cited.setdefault(name, "bare basename")
+                continue
+            ext = name.rsplit(".", 1)[-1].lower()
+            if shipped is None:
+                shipped = {e for e in map(extension, envelope.paths) if e is not None}
+            if ext in shipped:
+                cited.setdefault(name, f"bare basename, extension .{ext} shipped")
         return cited
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
@@ -81,16 +84,22 @@ class PathChannel:
         # The first citation (in answer order) that is the file's path, ends
         # with "/" + it, or that it ends with "/" + citation: looked up by
         # segment suffixes instead of comparing every citation with every file.
-        index = SuffixIndex([n for _, n, _ in normal])
+        first = SuffixIndex([n for _, n, _ in normal]).first_related
+        normalise = self.normalise
+        # Findings are frozen: one record per citation, one for every file not cited.
+        uncited = Finding(self.name, False, None, "no cited path names this file")
+        made: dict[int, Finding] = {}
         findings = {}
         for path in envelope.paths:
-            file = self.normalise(path)
-            i = index.first_related(file)
-            findings[path] = (
-                Finding(self.name, True, normal[i][0], f"path `{normal[i][0]}`: {normal[i][2]}")
-                if i is not None
-                else Finding(self.name, False, None, "no cited path names this file")
-            )
+            i = first(normalise(path))
+            if i is None:
+                findings[path] = uncited
+                continue
+            finding = made.get(i)
+            if finding is None:
+                citation, _, how = normal[i]
+                finding = made[i] = Finding(self.name, True, citation, f"path `{citation}`: {how}")
+            findings[path] = finding
         return findings
 
     def _judge_by_directories(self, normal, envelope: Envelope) -> dict[str, Finding]:
@@ -181,32 +190,65 @@ def _related(n: str, file: str) -> bool:
     return n == file or file.endswith("/" + n) or n.endswith("/" + file)
 
 
+# A "/"-suffix of up to this many segments is keyed by its own text (no hashing,
+# no collisions); longer ones by suffix_keys' hash, so that a path of
+# thousands of segments costs time linear in it, not in segments x length.
+# Equal suffixes have equal segment counts, hence keys of the same kind.
+_TEXT_KEYS = 16
+
+
+def _suffix_keys(path: str, table: dict[str, int]) -> list:
+    """The key of each "/"-segment suffix of `path`, longest first."""
+    count = path.count("/") + 1
+    if count <= _TEXT_KEYS:
+        keys = [path]
+        at = path.find("/")
+        while at >= 0:
+            keys.append(path[at + 1 :])
+            at = path.find("/", at + 1)
+        return keys
+    hashed = suffix_keys(path, table)
+    cut = count - _TEXT_KEYS
+    return [key for _, key in hashed[:cut]] + [path[start:] for start, _ in hashed[cut:]]
+
+
 class SuffixIndex:
     """Cited paths (in order) indexed for the suffix match against one file at a time."""
 
     def __init__(self, cited: list[str]):
         self.cited = cited
         self.table: dict[str, int] = {}
-        self.any_suffix: dict[tuple, int] = {}  # a suffix of some citation -> first such citation
-        self.whole: dict[tuple, int] = {}  # a whole citation -> its first position
+        self.any_suffix: dict = {}  # a suffix of some citation -> first such citation
+        self.whole: dict = {}  # a whole citation -> its first position
         for i, n in enumerate(cited):
-            keys = suffix_keys(n, self.table)
-            self.whole.setdefault(keys[0][1], i)
-            for _, key in keys:
+            keys = _suffix_keys(n, self.table)
+            self.whole.setdefault(keys[0], i)
+            for key in keys:
                 self.any_suffix.setdefault(key, i)
 
     def first_related(self, file: str) -> int | None:
         """The first citation `_related` to `file`, or None."""
-        keys = suffix_keys(file, self.table)
-        found = [self.any_suffix.get(keys[0][1])]  # the file is (a "/"-suffix of) a citation
-        found += [self.whole.get(key) for _, key in keys[1:]]  # a citation is a "/"-suffix of the file
-        candidates = sorted(i for i in found if i is not None)
-        if candidates and _related(self.cited[candidates[0]], file):
-            return candidates[0]
-        if not candidates:
+        if not self.cited:
             return None
+        keys = _suffix_keys(file, self.table)
+        best = self.any_suffix.get(keys[0])  # the file is (a "/"-suffix of) a citation
+        whole = self.whole
+        for key in keys[1:]:  # a citation is a "/"-suffix of the file
+            i = whole.get(key)
+            if i is not None and (best is None or i < best):
+                best = i
+        if best is None:
+            return None
+        if _related(self.cited[best], file):
+            return best
         # A hash collision (never seen; the keys are 61-bit): compare directly.
         return next((i for i, n in enumerate(self.cited) if _related(n, file)), None)
+
+
+def _spans(pattern, text: str) -> list[tuple[int, int]]:
+    """Every match's span: LinearPattern.spans (no match objects) when it has it."""
+    spans = getattr(pattern, "spans", None)
+    return spans(text) if spans is not None else [m.span() for m in pattern.finditer(text)]
 
 
 @hookimpl

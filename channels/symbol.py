@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, needs_groups, utf16_len
+from citeledger.core import Envelope, Finding, header_listings, hookimpl, needs_groups, utf16_len
 
 
 
@@ -47,6 +47,12 @@ class SymbolOptions:
 
 
 _UNKNOWN = object()
+_NOT_DEFINED = "no cited symbol is defined in this file's header"
+
+
+def _tag_how(tag: str) -> str:
+    """How a render tag's bare name is listed: "`focused` tag" (kinds have no space)."""
+    return f"`{tag}` tag"
 
 
 @attrs.frozen
@@ -190,6 +196,8 @@ class SymbolChannel:
                     kinds = ", ".join(sorted(listed[path][name] & self._weak))
                     miss[path] = (name, f"symbol `{name}`: weak owner ({kinds}) loses to a strong owner in {others}")
         findings = {}
+        # Findings are frozen: every file whose header lists no cited name shares one.
+        unlisted = Finding(self.name, False, None, _NOT_DEFINED)
         for path in envelope.paths:
             if path in credit:
                 name, owned = credit[path]
@@ -198,39 +206,14 @@ class SymbolChannel:
             elif path in miss:
                 findings[path] = Finding(self.name, False, *miss[path])
             else:
-                findings[path] = self._unowned(listed.get(path, {}), cited)
+                here = listed.get(path)
+                findings[path] = self._unowned(here, cited) if here else unlisted
         return findings
 
     def _listed(self, envelope: Envelope, wanted: frozenset) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name (its kinds, and `tag` tags for
         render-tag names), for the `wanted` names."""
-        listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
-        # A file returned again under the same header adds nothing (its sets
-        # already hold it): list it once. The scoring call's Cuts gives an
-        # equal header line one Header object, so identity is the cheap test
-        # (hashing a Header hashes every Symbol in Python); the objects live
-        # through the loop, so their ids cannot be reused meanwhile.
-        seen: set = set()
-        for section in envelope.sections():
-            header = section.header
-            if header is None:
-                continue
-            key = (section.path, id(header))
-            if key in seen:
-                continue
-            seen.add(key)
-            names = None
-            for sym in header.symbols:
-                if sym.name in wanted:
-                    names = listed[section.path] if names is None else names
-                    names[sym.name].add(sym.kind)
-            for tag in header.tags:
-                how = f"`{tag.tag}` tag"
-                for name in tag.names:
-                    if name in wanted:
-                        names = listed[section.path] if names is None else names
-                        names[name].add(how)
-        return listed
+        return header_listings(envelope.calls, wanted, _tag_how)
 
     def _unowned(self, here: dict, cited) -> Finding:
         """Not credited and no cited name owns the file: say which guard kept a listed name out."""
@@ -244,7 +227,7 @@ class SymbolChannel:
                 else:
                     why = f"named by the {tags[0]} without a kind (tag_names_define is off)"
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
-        return Finding(self.name, False, None, "no cited symbol is defined in this file's header")
+        return Finding(self.name, False, None, _NOT_DEFINED)
 
 
 def _has_anchor(pattern) -> bool:

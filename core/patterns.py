@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 import re2
 
+from citeledger.core import matcher
+
 MAX_CODE = 0x10FFFF
 _SURROGATES = (0xD800, 0xDFFF)
 _REPLACEMENT = 0xFFFD
@@ -204,7 +206,7 @@ def translate(text: str, flags: int = 0, single: bool = False) -> str:
 class LinearPattern:
     """An RE2-run pattern with the part of re.Pattern's interface citeledger uses."""
 
-    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "_re2")
+    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "_re2", "_native")
 
     def __init__(self, text: str, flags: int, translated: str, single: bool = False):
         self.pattern = text
@@ -213,6 +215,11 @@ class LinearPattern:
         self._re2 = re2.compile(translated, _RE2_OPTIONS)
         self.groups = self._re2.groups
         self.groupindex = dict(self._re2.groupindex)
+        # A shipped citation pattern runs in C (core/_match.c) for finditer and
+        # findall: the same matches as RE2's, without RE2's per-match call and
+        # UTF-8 round trip. Only this exact text and flags: anything else, even
+        # an equivalent spelling, stays on RE2.
+        self._native = matcher.SHIPPED.get(text) if matcher.native is not None and flags == re.ASCII and not single else None
 
     def __reduce__(self):
         return (compile_linear, (self.pattern, self.flags & ~re.ASCII, True, self.single))
@@ -239,12 +246,20 @@ class LinearPattern:
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
+        if self._native is not None:  # code point spans straight from C
+            return (_Match(_Spans(spans), text, self) for spans in matcher.native.finditer(self._native, text))
         if text.isascii():  # byte offsets are char offsets: RE2's spans as they come
             return (_Match(_Spans(spans), text, self) for spans in self._byte_spans(text.encode("ascii")))
         if self._readable(text) is None:  # UTF-8 as it is: byte spans, mapped to chars in one pass
             return iter(self._utf8_matches(text))
         readable = self._readable(text)
         return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
+        if self._native is not None:  # no match objects at all
+            return matcher.native.spans(self._native, text)
+        return [m.span() for m in self.finditer(text)]
 
     def _byte_spans(self, data: bytes):
         """Every match's spans (byte offsets) in UTF-8 `data`, as google-re2's finditer finds them.
@@ -295,6 +310,8 @@ class LinearPattern:
         return self._one(self._re2.fullmatch, text)
 
     def findall(self, text: str) -> list:
+        if self._native is not None:
+            return matcher.native.findall(self._native, text)
         if self.groups < 2 and not self.single:  # the hot path: no match objects, no char offsets
             g = self.groups
             if text.isascii():
