@@ -41,6 +41,7 @@
 #include <Python.h>
 #include <structmember.h>
 #include <string.h>
+#include <stdint.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -382,11 +383,144 @@ scan_bare(Scan *sc, PyObject *arg)
     return out;
 }
 
-/* The Symbol of item s[i:k+1] (name s[i:end], kind s[end+1:k]), one per
- * item text in `memo`: headers of one scoring call repeat their items. */
+/* SymbolTable(): the Symbols of one scoring call, one per item text
+ * ("name(kind)"), looked up from the header's own characters: a dict would
+ * need the item as a str first (one allocation and one hash of it per item,
+ * most of a header's cost). Open addressing on a 64-bit FNV-1a hash of the
+ * code points; a hit is checked against the Symbol's name and kind. Made
+ * per scoring call (splitter.Cuts), like the dict it replaces. */
+typedef struct {
+    uint64_t hash;
+    PyObject *sym; /* NULL: empty */
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    Entry *slots;
+    Py_ssize_t cap, used; /* cap: a power of two */
+} SymbolTable;
+
+static PyTypeObject SymbolTableType;
+
+static void
+table_dealloc(PyObject *self)
+{
+    SymbolTable *t = (SymbolTable *)self;
+    for (Py_ssize_t j = 0; j < t->cap; j++)
+        Py_XDECREF(t->slots[j].sym);
+    PyMem_Free(t->slots);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+table_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) > 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) > 0)) {
+        PyErr_SetString(PyExc_TypeError, "SymbolTable() takes no arguments");
+        return NULL;
+    }
+    SymbolTable *t = (SymbolTable *)type->tp_alloc(type, 0);
+    if (t == NULL)
+        return NULL;
+    t->cap = 64;
+    t->used = 0;
+    t->slots = PyMem_Calloc((size_t)t->cap, sizeof(Entry));
+    if (t->slots == NULL) {
+        Py_DECREF(t);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)t;
+}
+
+static Py_ssize_t
+table_len(PyObject *self)
+{
+    return ((SymbolTable *)self)->used;
+}
+
+static PySequenceMethods table_as_sequence = {.sq_length = table_len};
+
+static PyTypeObject SymbolTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "citeledger.core._kernel.SymbolTable",
+    .tp_basicsize = sizeof(SymbolTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = table_new,
+    .tp_dealloc = table_dealloc,
+    .tp_as_sequence = &table_as_sequence,
+    .tp_doc = "The Symbols of one scoring call, one per item text, looked up without making the text.",
+};
+
+/* Whether str o holds exactly the code points s[a:b]. */
+static int
+same_chars(PyObject *o, int kind, const void *d, Py_ssize_t a, Py_ssize_t b)
+{
+    if (PyUnicode_GET_LENGTH(o) != b - a)
+        return 0;
+    int ok = PyUnicode_KIND(o);
+    const void *od = PyUnicode_DATA(o);
+    for (Py_ssize_t j = a; j < b; j++)
+        if (PyUnicode_READ(ok, od, j - a) != PyUnicode_READ(kind, d, j))
+            return 0;
+    return 1;
+}
+
+static int
+table_grow(SymbolTable *t)
+{
+    Py_ssize_t cap = 2 * t->cap;
+    Entry *slots = PyMem_Calloc((size_t)cap, sizeof(Entry));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < t->cap; j++) {
+        if (t->slots[j].sym == NULL)
+            continue;
+        Py_ssize_t at = (Py_ssize_t)(t->slots[j].hash & (uint64_t)(cap - 1));
+        while (slots[at].sym != NULL)
+            at = (at + 1) & (cap - 1);
+        slots[at] = t->slots[j];
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+/* The Symbol of item s[i:k+1] (name s[i:end], kind s[end+1:k]), made once
+ * per item text of the scoring call (a SymbolTable, or a dict keyed by the
+ * item's text): headers of one call repeat their items. */
 static PyObject *
 symbol_of(PyObject *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t k, PyObject *memo)
 {
+    if (Py_IS_TYPE(memo, &SymbolTableType)) {
+        SymbolTable *t = (SymbolTable *)memo;
+        int kind = PyUnicode_KIND(s);
+        const void *d = PyUnicode_DATA(s);
+        uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+        for (Py_ssize_t j = i; j <= k; j++)
+            h = (h ^ (uint64_t)PyUnicode_READ(kind, d, j)) * 1099511628211ULL;
+        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+        for (; t->slots[at].sym != NULL; at = (at + 1) & (t->cap - 1)) {
+            PyObject *sym = t->slots[at].sym;
+            if (t->slots[at].hash == h && same_chars(*slot(sym, &SYMBOL, SYM_NAME), kind, d, i, end) &&
+                same_chars(*slot(sym, &SYMBOL, SYM_KIND), kind, d, end + 1, k))
+                return Py_NewRef(sym);
+        }
+        PyObject *vals[SYM_N] = {PyUnicode_Substring(s, i, end), PyUnicode_Substring(s, end + 1, k)};
+        PyObject *sym = vals[0] && vals[1] ? rec_new(&SYMBOL, vals) : NULL;
+        Py_XDECREF(vals[0]);
+        Py_XDECREF(vals[1]);
+        if (sym == NULL)
+            return NULL;
+        t->slots[at].hash = h;
+        t->slots[at].sym = Py_NewRef(sym);
+        if (++t->used * 2 > t->cap && table_grow(t) < 0) {
+            Py_DECREF(sym);
+            return NULL;
+        }
+        return sym;
+    }
     PyObject *token = PyUnicode_Substring(s, i, k + 1);
     if (token == NULL)
         return NULL;
@@ -407,6 +541,16 @@ symbol_of(PyObject *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t k, PyObject *mem
         Py_CLEAR(sym);
     Py_DECREF(token);
     return sym;
+}
+
+/* A Symbol memo: a dict or a SymbolTable; 0, or -1 with TypeError. */
+static int
+check_memo(PyObject *memo)
+{
+    if (PyDict_Check(memo) || Py_IS_TYPE(memo, &SymbolTableType))
+        return 0;
+    PyErr_SetString(PyExc_TypeError, "symbols must be a dict or a SymbolTable");
+    return -1;
 }
 
 /* 0 on success (sc filled), -1 with an exception. `symbols`: NULL for
@@ -610,7 +754,7 @@ header(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *path, *suffix, *symbols;
-    if (!PyArg_ParseTuple(args, "UUO!:header", &path, &suffix, &PyDict_Type, &symbols))
+    if (!PyArg_ParseTuple(args, "UUO:header", &path, &suffix, &symbols) || check_memo(symbols) < 0)
         return NULL;
     return make_header(path, suffix, symbols);
 }
@@ -851,8 +995,8 @@ cut_headers(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *text, *trailer, *headers, *symbols;
-    if (!PyArg_ParseTuple(args, "UUO!O!:cut_headers", &text, &trailer, &PyDict_Type, &headers, &PyDict_Type,
-                          &symbols))
+    if (!PyArg_ParseTuple(args, "UUO!O:cut_headers", &text, &trailer, &PyDict_Type, &headers, &symbols) ||
+        check_memo(symbols) < 0)
         return NULL;
     int kind = PyUnicode_KIND(text);
     const void *d = PyUnicode_DATA(text);
@@ -1567,10 +1711,11 @@ PyInit__kernel(void)
     ZERO = PyLong_FromLong(0);
     if (EMPTY == NULL || ZERO == NULL)
         return NULL;
-    if (PyType_Ready(&MakerType) < 0)
+    if (PyType_Ready(&MakerType) < 0 || PyType_Ready(&SymbolTableType) < 0)
         return NULL;
     PyObject *mod = PyModule_Create(&module);
-    if (mod == NULL || PyModule_AddObjectRef(mod, "Maker", (PyObject *)&MakerType) < 0) {
+    if (mod == NULL || PyModule_AddObjectRef(mod, "Maker", (PyObject *)&MakerType) < 0 ||
+        PyModule_AddObjectRef(mod, "SymbolTable", (PyObject *)&SymbolTableType) < 0) {
         Py_XDECREF(mod);
         return NULL;
     }

@@ -355,3 +355,29 @@ def test_a_class_the_kernel_cannot_fill_is_made_by_attrs():
     assert sections.record_maker(Checked) is Checked  # a validator runs in attrs' __init__ only
     if kernel.native is not None:
         assert sections.KERNEL_RECORDS  # the section records themselves are filled by the kernel
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(paths, st.one_of(hostile, header_suffix(), text)), max_size=6))
+def test_the_symbol_table_gives_the_dicts_headers(lines):
+    table, memo = _kernel.SymbolTable(), {}
+    for path, suffix in lines:
+        if not path or "`" in path:
+            continue
+        assert _kernel.header(path, suffix, table) == _kernel.header(path, suffix, memo) == parse_with_grammar(path, suffix)
+    assert len(table) == len(memo)
+
+
+def test_the_symbol_table_shares_and_grows():
+    table = _kernel.SymbolTable()
+    suffixes = [" — " + ", ".join(f"n{i}_{j}(function)" for j in range(7)) for i in range(300)]
+    first = [_kernel.header("a.js", s, table) for s in suffixes]
+    again = [_kernel.header("b.js", s, table) for s in suffixes]
+    assert len(table) == 2100
+    assert all(x is y for a, b in zip(first, again) for x, y in zip(a.symbols, b.symbols))
+    assert _kernel.header("c", " x(a), x(b), x(a)", table).symbols[0] is _kernel.header("d", " x(a)", table).symbols[0]
+    assert [(s.name, s.kind) for s in _kernel.header("c", " x(a), x(b), xx(a)", table).symbols] == [
+        ("x", "a"), ("x", "b"), ("xx", "a")]
+    import pytest
+    with pytest.raises(TypeError):
+        _kernel.header("a", " x(a)", [])

@@ -62,7 +62,9 @@ class Cuts:
         self._by_ends: dict = {}
         # (path, suffix) -> Header; the kernel's cut keys its own by the header line
         self.headers: dict = {}
-        self.symbols: dict = {}  # an item's text -> Symbol, shared by the headers (kernel)
+        # One Symbol per item text, shared by the headers (kernel: a table it reads
+        # from the header's characters, with no str made per item).
+        self.symbols = native.SymbolTable() if KERNEL_RECORDS else {}
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
