@@ -383,12 +383,13 @@ scan_bare(Scan *sc, PyObject *arg)
     return out;
 }
 
-/* SymbolTable(): the Symbols of one scoring call, one per item text
- * ("name(kind)"), looked up from the header's own characters: a dict would
- * need the item as a str first (one allocation and one hash of it per item,
- * most of a header's cost). Open addressing on a 64-bit FNV-1a hash of the
- * code points; a hit is checked against the Symbol's name and kind. Made
- * per scoring call (splitter.Cuts), like the dict it replaces. */
+/* Table(): records of one scoring call keyed by the text they were made
+ * from, looked up from the response's own characters: the Symbols, one per
+ * item text ("name(kind)"), or the Headers, one per header line. A dict
+ * would need the text as a str first (one allocation and one hash of it
+ * per item, most of a header's cost). Open addressing on a 64-bit FNV-1a
+ * hash of the code points; a hit is checked against the record's fields.
+ * Made per scoring call (splitter.Cuts), like the dicts it replaces. */
 typedef struct {
     uint64_t hash;
     PyObject *sym; /* NULL: empty */
@@ -398,14 +399,30 @@ typedef struct {
     PyObject_HEAD
     Entry *slots;
     Py_ssize_t cap, used; /* cap: a power of two */
-} SymbolTable;
+    int holds;            /* what its records are, fixed by its first use: HOLDS_* */
+} Table;
 
-static PyTypeObject SymbolTableType;
+enum { HOLDS_NOTHING_YET, HOLDS_SYMBOLS, HOLDS_HEADERS };
+
+/* 0 when t holds (or may start holding) records of `what`; else TypeError:
+ * its entries are read through that record's slots. */
+static int
+table_holds(Table *t, int what)
+{
+    if (t->holds == HOLDS_NOTHING_YET)
+        t->holds = what;
+    if (t->holds == what)
+        return 0;
+    PyErr_SetString(PyExc_TypeError, "a Table holds either Symbols or Headers, not both");
+    return -1;
+}
+
+static PyTypeObject TableType;
 
 static void
 table_dealloc(PyObject *self)
 {
-    SymbolTable *t = (SymbolTable *)self;
+    Table *t = (Table *)self;
     for (Py_ssize_t j = 0; j < t->cap; j++)
         Py_XDECREF(t->slots[j].sym);
     PyMem_Free(t->slots);
@@ -416,10 +433,10 @@ static PyObject *
 table_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     if (PyTuple_GET_SIZE(args) > 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) > 0)) {
-        PyErr_SetString(PyExc_TypeError, "SymbolTable() takes no arguments");
+        PyErr_SetString(PyExc_TypeError, "Table() takes no arguments");
         return NULL;
     }
-    SymbolTable *t = (SymbolTable *)type->tp_alloc(type, 0);
+    Table *t = (Table *)type->tp_alloc(type, 0);
     if (t == NULL)
         return NULL;
     t->cap = 64;
@@ -435,19 +452,19 @@ table_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static Py_ssize_t
 table_len(PyObject *self)
 {
-    return ((SymbolTable *)self)->used;
+    return ((Table *)self)->used;
 }
 
 static PySequenceMethods table_as_sequence = {.sq_length = table_len};
 
-static PyTypeObject SymbolTableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "citeledger.core._kernel.SymbolTable",
-    .tp_basicsize = sizeof(SymbolTable),
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "citeledger.core._kernel.Table",
+    .tp_basicsize = sizeof(Table),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = table_new,
     .tp_dealloc = table_dealloc,
     .tp_as_sequence = &table_as_sequence,
-    .tp_doc = "The Symbols of one scoring call, one per item text, looked up without making the text.",
+    .tp_doc = "Records of one scoring call (Symbols or Headers) keyed by their text, looked up without making it.",
 };
 
 /* Whether str o holds exactly the code points s[a:b]. */
@@ -465,7 +482,7 @@ same_chars(PyObject *o, int kind, const void *d, Py_ssize_t a, Py_ssize_t b)
 }
 
 static int
-table_grow(SymbolTable *t)
+table_grow(Table *t)
 {
     Py_ssize_t cap = 2 * t->cap;
     Entry *slots = PyMem_Calloc((size_t)cap, sizeof(Entry));
@@ -487,38 +504,62 @@ table_grow(SymbolTable *t)
     return 0;
 }
 
+static inline uint64_t
+fnv(int kind, const void *d, Py_ssize_t a, Py_ssize_t b)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t j = a; j < b; j++)
+        h = (h ^ (uint64_t)PyUnicode_READ(kind, d, j)) * 1099511628211ULL;
+    return h;
+}
+
+/* Where a record of hash h whose two fields are d[a1:b1] and d[a2:b2]
+ * (a Rec's slots f1 and f2) is in t, or the empty entry to put it in. */
+static Entry *
+table_probe(Table *t, uint64_t h, const Rec *r, int f1, int f2, int kind, const void *d, Py_ssize_t a1,
+            Py_ssize_t b1, Py_ssize_t a2, Py_ssize_t b2)
+{
+    Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+    for (; t->slots[at].sym != NULL; at = (at + 1) & (t->cap - 1)) {
+        PyObject *o = t->slots[at].sym;
+        if (t->slots[at].hash == h && same_chars(*slot(o, r, f1), kind, d, a1, b1) &&
+            same_chars(*slot(o, r, f2), kind, d, a2, b2))
+            break;
+    }
+    return &t->slots[at];
+}
+
+/* Put o (a new reference taken) in the empty entry e of hash h. */
+static int
+table_put(Table *t, Entry *e, uint64_t h, PyObject *o)
+{
+    e->hash = h;
+    e->sym = Py_NewRef(o);
+    return ++t->used * 2 > t->cap ? table_grow(t) : 0;
+}
+
 /* The Symbol of item s[i:k+1] (name s[i:end], kind s[end+1:k]), made once
- * per item text of the scoring call (a SymbolTable, or a dict keyed by the
+ * per item text of the scoring call (a Table, or a dict keyed by the
  * item's text): headers of one call repeat their items. */
 static PyObject *
 symbol_of(PyObject *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t k, PyObject *memo)
 {
-    if (Py_IS_TYPE(memo, &SymbolTableType)) {
-        SymbolTable *t = (SymbolTable *)memo;
+    if (Py_IS_TYPE(memo, &TableType)) {
+        Table *t = (Table *)memo;
+        if (table_holds(t, HOLDS_SYMBOLS) < 0)
+            return NULL;
         int kind = PyUnicode_KIND(s);
         const void *d = PyUnicode_DATA(s);
-        uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-        for (Py_ssize_t j = i; j <= k; j++)
-            h = (h ^ (uint64_t)PyUnicode_READ(kind, d, j)) * 1099511628211ULL;
-        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
-        for (; t->slots[at].sym != NULL; at = (at + 1) & (t->cap - 1)) {
-            PyObject *sym = t->slots[at].sym;
-            if (t->slots[at].hash == h && same_chars(*slot(sym, &SYMBOL, SYM_NAME), kind, d, i, end) &&
-                same_chars(*slot(sym, &SYMBOL, SYM_KIND), kind, d, end + 1, k))
-                return Py_NewRef(sym);
-        }
+        uint64_t h = fnv(kind, d, i, k + 1);
+        Entry *e = table_probe(t, h, &SYMBOL, SYM_NAME, SYM_KIND, kind, d, i, end, end + 1, k);
+        if (e->sym != NULL)
+            return Py_NewRef(e->sym);
         PyObject *vals[SYM_N] = {PyUnicode_Substring(s, i, end), PyUnicode_Substring(s, end + 1, k)};
         PyObject *sym = vals[0] && vals[1] ? rec_new(&SYMBOL, vals) : NULL;
         Py_XDECREF(vals[0]);
         Py_XDECREF(vals[1]);
-        if (sym == NULL)
-            return NULL;
-        t->slots[at].hash = h;
-        t->slots[at].sym = Py_NewRef(sym);
-        if (++t->used * 2 > t->cap && table_grow(t) < 0) {
-            Py_DECREF(sym);
-            return NULL;
-        }
+        if (sym != NULL && table_put(t, e, h, sym) < 0)
+            Py_CLEAR(sym);
         return sym;
     }
     PyObject *token = PyUnicode_Substring(s, i, k + 1);
@@ -543,13 +584,13 @@ symbol_of(PyObject *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t k, PyObject *mem
     return sym;
 }
 
-/* A Symbol memo: a dict or a SymbolTable; 0, or -1 with TypeError. */
+/* A Symbol memo: a dict or a Table; 0, or -1 with TypeError. */
 static int
 check_memo(PyObject *memo)
 {
-    if (PyDict_Check(memo) || Py_IS_TYPE(memo, &SymbolTableType))
+    if (PyDict_Check(memo) || Py_IS_TYPE(memo, &TableType))
         return 0;
-    PyErr_SetString(PyExc_TypeError, "symbols must be a dict or a SymbolTable");
+    PyErr_SetString(PyExc_TypeError, "symbols must be a dict or a Table");
     return -1;
 }
 
@@ -995,8 +1036,12 @@ cut_headers(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *text, *trailer, *headers, *symbols;
-    if (!PyArg_ParseTuple(args, "UUO!O:cut_headers", &text, &trailer, &PyDict_Type, &headers, &symbols) ||
+    if (!PyArg_ParseTuple(args, "UUOO:cut_headers", &text, &trailer, &headers, &symbols) || check_memo(headers) < 0 ||
         check_memo(symbols) < 0)
+        return NULL;
+    if (Py_IS_TYPE(headers, &TableType) && table_holds((Table *)headers, HOLDS_HEADERS) < 0)
+        return NULL;
+    if (Py_IS_TYPE(symbols, &TableType) && table_holds((Table *)symbols, HOLDS_SYMBOLS) < 0)
         return NULL;
     int kind = PyUnicode_KIND(text);
     const void *d = PyUnicode_DATA(text);
@@ -1011,10 +1056,33 @@ cut_headers(PyObject *self, PyObject *args)
             spans.v[spans.len - 2] = at; /* the section before ends here */
         if (ints_push(&spans, at) < 0 || ints_push(&spans, n) < 0 || ints_push(&spans, end) < 0)
             goto done;
+        PyObject *head;
+        if (Py_IS_TYPE(headers, &TableType)) { /* one Header per header line, found from its characters */
+            uint64_t h = fnv(kind, d, at, end);
+            Entry *e = table_probe((Table *)headers, h, &HEADER, H_PATH, H_SUFFIX, kind, d, at + 3, close, close + 3,
+                                   end);
+            if (e->sym != NULL) {
+                head = Py_NewRef(e->sym);
+            } else {
+                PyObject *path = PyUnicode_Substring(text, at + 3, close);
+                PyObject *suffix = PyUnicode_Substring(text, close + 3, end);
+                head = path && suffix ? make_header(path, suffix, symbols) : NULL;
+                Py_XDECREF(path);
+                Py_XDECREF(suffix);
+                if (head != NULL && table_put((Table *)headers, e, h, head) < 0)
+                    Py_CLEAR(head);
+            }
+            if (head == NULL || PyList_Append(heads, head) < 0) {
+                Py_XDECREF(head);
+                goto done;
+            }
+            Py_DECREF(head);
+            continue;
+        }
         PyObject *line = PyUnicode_Substring(text, at, end);
         if (line == NULL)
             goto done;
-        PyObject *head = PyDict_GetItemWithError(headers, line);
+        head = PyDict_GetItemWithError(headers, line);
         if (head != NULL) {
             Py_INCREF(head);
         } else if (!PyErr_Occurred()) {
@@ -1711,11 +1779,11 @@ PyInit__kernel(void)
     ZERO = PyLong_FromLong(0);
     if (EMPTY == NULL || ZERO == NULL)
         return NULL;
-    if (PyType_Ready(&MakerType) < 0 || PyType_Ready(&SymbolTableType) < 0)
+    if (PyType_Ready(&MakerType) < 0 || PyType_Ready(&TableType) < 0)
         return NULL;
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL || PyModule_AddObjectRef(mod, "Maker", (PyObject *)&MakerType) < 0 ||
-        PyModule_AddObjectRef(mod, "SymbolTable", (PyObject *)&SymbolTableType) < 0) {
+        PyModule_AddObjectRef(mod, "Table", (PyObject *)&TableType) < 0) {
         Py_XDECREF(mod);
         return NULL;
     }

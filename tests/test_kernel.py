@@ -155,8 +155,9 @@ def pure_sections(text: str, trailer: str, meta: bool, unit: str) -> tuple:
     return tuple(Section(p, h, PURE_MEASURES[unit](t), t, meta=m) for p, h, t, m in pieces)
 
 
-def kernel_sections(text: str, trailer: str, meta: bool, unit: str) -> tuple:
-    heads, spans = _kernel.cut_headers(text, trailer, {}, {})
+def kernel_sections(text: str, trailer: str, meta: bool, unit: str, tables: bool = False) -> tuple:
+    memos = (_kernel.Table(), _kernel.Table()) if tables else ({}, {})
+    heads, spans = _kernel.cut_headers(text, trailer, *memos)
     return _kernel.sections(text, heads, spans, meta, splitter._UNITS[unit])
 
 
@@ -165,7 +166,7 @@ def kernel_sections(text: str, trailer: str, meta: bool, unit: str) -> tuple:
        st.sampled_from(["utf16", "codepoint", "utf8"]))
 def test_the_kernels_sections_are_the_pure_sections(response, trailer, meta, unit):
     made = kernel_sections(response, trailer, meta, unit)
-    assert made == pure_sections(response, trailer, meta, unit)
+    assert made == pure_sections(response, trailer, meta, unit) == kernel_sections(response, trailer, meta, unit, True)
     # the texts, read lazily, and every field, one by one (eq alone would hide a type)
     for got, want in zip(made, pure_sections(response, trailer, meta, unit)):
         assert (type(got.path), type(got.chars), got.meta) == (str, int, want.meta)
@@ -360,7 +361,7 @@ def test_a_class_the_kernel_cannot_fill_is_made_by_attrs():
 @settings(max_examples=300)
 @given(st.lists(st.tuples(paths, st.one_of(hostile, header_suffix(), text)), max_size=6))
 def test_the_symbol_table_gives_the_dicts_headers(lines):
-    table, memo = _kernel.SymbolTable(), {}
+    table, memo = _kernel.Table(), {}
     for path, suffix in lines:
         if not path or "`" in path:
             continue
@@ -369,7 +370,7 @@ def test_the_symbol_table_gives_the_dicts_headers(lines):
 
 
 def test_the_symbol_table_shares_and_grows():
-    table = _kernel.SymbolTable()
+    table = _kernel.Table()
     suffixes = [" — " + ", ".join(f"n{i}_{j}(function)" for j in range(7)) for i in range(300)]
     first = [_kernel.header("a.js", s, table) for s in suffixes]
     again = [_kernel.header("b.js", s, table) for s in suffixes]
@@ -381,3 +382,22 @@ def test_the_symbol_table_shares_and_grows():
     import pytest
     with pytest.raises(TypeError):
         _kernel.header("a", " x(a)", [])
+
+
+def test_tables_share_headers_and_refuse_to_mix():
+    import pytest
+
+    lines, symbols = _kernel.Table(), _kernel.Table()
+    line = " — run(function), x(method)"
+    text = f"**`a.js`**{line}\n**`b.js`**{line}\n**`a.js`**{line}\n**`a.js`** — run(function)\n"
+    heads, _ = _kernel.cut_headers(text, "", lines, symbols)
+    assert heads[0] is heads[2] and heads[0] is not heads[1] and heads[3] is not heads[0]
+    assert heads[0].symbols[0] is heads[1].symbols[0] is heads[3].symbols[0]
+    assert (len(lines), len(symbols)) == (3, 2)
+    again, _ = _kernel.cut_headers(text, "", lines, symbols)
+    assert all(x is y for x, y in zip(heads, again))
+    with pytest.raises(TypeError):
+        _kernel.cut_headers(text, "", symbols, lines)  # each keeps the records it first held
+    one = _kernel.Table()
+    with pytest.raises(TypeError):
+        _kernel.cut_headers(text, "", one, one)

@@ -56,15 +56,15 @@ class Cuts:
     scoring call, so nothing outlives the transcript it describes.
     """
 
-    __slots__ = ("_by_ends", "headers", "symbols", "count")
+    __slots__ = ("_by_ends", "headers", "lines", "symbols", "count")
 
     def __init__(self):
         self._by_ends: dict = {}
-        # (path, suffix) -> Header; the kernel's cut keys its own by the header line
-        self.headers: dict = {}
-        # One Symbol per item text, shared by the headers (kernel: a table it reads
-        # from the header's characters, with no str made per item).
-        self.symbols = native.SymbolTable() if KERNEL_RECORDS else {}
+        self.headers: dict = {}  # (path, suffix) -> Header, for a pattern the kernel does not cut
+        # The kernel's: one Header per header line and one Symbol per item text,
+        # in tables it reads from the response's characters (no str made per key).
+        self.lines = native.Table() if KERNEL_RECORDS else None
+        self.symbols = native.Table() if KERNEL_RECORDS else {}
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
@@ -116,7 +116,7 @@ class _Cut:
         self._sections: dict = {}
         if kernel:  # _kernel_cuts(header_re)
             # Headers, and the spans packed for `native.sections`, which makes the records.
-            self._spans = native.cut_headers(text, trailer, cuts.headers, cuts.symbols)
+            self._spans = native.cut_headers(text, trailer, cuts.lines, cuts.symbols)
             return
         self._spans = None
         spans = _spans(text, header_re, trailer)
