@@ -83,9 +83,10 @@ class Cuts:
         if by_ends is None:
             by_ends = self._by_ends[header_re, trailer] = {}
         kernel = _kernel_cuts(header_re)
+        ends = native.ends_key if native is not None else _ends
         out = []
         for text in texts:
-            key = (len(text), text[:64], text[-64:])
+            key = ends(text)
             same = by_ends.get(key)
             if same is None:
                 same = by_ends[key] = []
@@ -180,6 +181,11 @@ class _Cut:
             else:
                 self._sizes[key] = tuple(measure(p[2]) for p in pieces)
         return self._sizes[key]
+
+
+def _ends(text: str) -> tuple:
+    """What Cuts files a text under before comparing it whole (native.ends_key hashes the same)."""
+    return (len(text), text[:64], text[-64:])
 
 
 # The kernel's unit numbers (_kernel.c sections), for the units it sizes itself.
