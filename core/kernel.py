@@ -1,10 +1,12 @@
 """Which implementation of the hot path runs: the C kernel or pure Python.
 
-The compiled module `citeledger.core._kernel` (core/_kernel.c) is built by
-`pip install` where a C compiler exists (setup.py, optional: install never
-fails without one). Pure Python stays the reference: it runs when the kernel
-is absent or when CITELEDGER_PURE=1, and tests/test_kernel.py checks the two
-agree on hostile inputs. Both give the same figures to the byte.
+The compiled modules `citeledger.core._kernel` (core/_kernel.c: sections)
+and `citeledger.core._scan` (core/_scan.c: reading transcript lines) are
+built by `pip install` where a C compiler exists (setup.py, optional: install
+never fails without one). Pure Python stays the reference: it runs when a
+module is absent or when CITELEDGER_PURE=1, and tests/test_kernel.py and
+tests/test_scan.py check the two agree on hostile inputs. Both give the same
+figures to the byte.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 PURE_ENV = "CITELEDGER_PURE"
 
 native = None
+scan = None  # the line scanner (readers/jsonl.py)
 _why = "no compiled kernel installed"
 if os.environ.get(PURE_ENV, "") not in ("", "0"):
     _why = f"{PURE_ENV}={os.environ[PURE_ENV]}"
@@ -22,10 +25,18 @@ else:
         from citeledger.core import _kernel as native  # type: ignore[no-redef]
     except ImportError:
         native = None
+    try:
+        from citeledger.core import _scan as scan  # type: ignore[no-redef]
+    except ImportError:
+        scan = None
 
 
 def kernel_name() -> str:
     """What `citeledger --version` reports: the path that is running, and why."""
-    if native is not None:
-        return "C kernel (citeledger.core._kernel)"
+    built = [m.__name__ for m in (native, scan) if m is not None]
+    if len(built) == 2:
+        return f"C kernel ({', '.join(built)})"
+    if built:  # one module built, the other not: say which half is pure
+        missing = "citeledger.core._scan" if scan is None else "citeledger.core._kernel"
+        return f"C kernel ({built[0]}; {missing} not installed: pure Python there)"
     return f"pure Python ({_why})"
