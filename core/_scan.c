@@ -222,43 +222,113 @@ escape_at(const unsigned char *q, const unsigned char *end, Py_UCS4 *cp)
     return 12;
 }
 
-/* Eight bytes at once: does any need a look (quote, backslash, control)? */
+/* The first byte at or after q that a string scan must look at (a quote, a
+ * backslash, a control byte, a byte >= 0x80), or end: sixteen bytes at a
+ * time with SSE2 (x86-64 always has it), eight elsewhere. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
-static inline int
-special8(const unsigned char *q)
+static inline const unsigned char *
+next_special(const unsigned char *q, const unsigned char *end)
 {
-    uint64_t x;
-    memcpy(&x, q, 8);
-    uint64_t quote = x ^ (ONES * '"'), slash = x ^ (ONES * '\\');
-    uint64_t t = ((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | ((x - ONES * 0x20) & ~x);
-    return (t & HIGHS) != 0;
-}
-static inline int
-high8(const unsigned char *q)
-{
-    uint64_t x;
-    memcpy(&x, q, 8);
-    return (x & HIGHS) != 0;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (end - q >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)q);
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" also catches them */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                   _mm_cmplt_epi8(v, space));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask)
+            return q + __builtin_ctz((unsigned)mask);
+        q += 16;
+    }
+#endif
+    while (end - q >= 8) {
+        uint64_t x;
+        memcpy(&x, q, 8);
+        uint64_t dq = x ^ (ONES * '"'), bs = x ^ (ONES * '\\');
+        uint64_t t = ((dq - ONES) & ~dq) | ((bs - ONES) & ~bs) | ((x - ONES * 0x20) & ~x) | x;
+        if (t & HIGHS)
+            break;
+        q += 8;
+    }
+    while (q < end && *q != '"' && *q != '\\' && *q >= 0x20 && *q < 0x80)
+        q++;
+    return q;
 }
 
-/* From st->p (just past the opening quote) to the first quote, backslash or
- * control byte; *high is set when a byte >= 0x80 was passed. */
+/* What one pass over a string's bytes (q just past its opening quote) learns:
+ * where it ends, its length in code points, its widest code point, whether it
+ * holds an escape. 0, or -1 when the Python path must read the line. */
+typedef struct {
+    const unsigned char *close; /* the closing quote */
+    Py_ssize_t chars;
+    Py_UCS4 maxchar;
+    int escaped;
+} StrInfo;
+
+static inline int
+measure(const unsigned char *q, const unsigned char *end, StrInfo *info)
+{
+    Py_ssize_t fewer = 0; /* bytes minus code points so far */
+    Py_UCS4 maxchar = 0x7F;
+    int escaped = 0;
+    const unsigned char *start = q;
+    for (;;) {
+        q = next_special(q, end);
+        if (q >= end)
+            return -1;
+        unsigned char c = *q;
+        if (c == '"')
+            break;
+        if (c < 0x20)
+            return -1; /* a raw control character */
+        if (c == '\\') {
+            Py_UCS4 cp;
+            int k = escape_at(q, end, &cp);
+            if (k == 0)
+                return -1;
+            Py_UCS4 m = cp > 0xFFFF ? 0x10FFFF : cp > 0xFF ? 0xFFFF : cp > 0x7F ? 0xFF : 0x7F;
+            if (m > maxchar)
+                maxchar = m;
+            fewer += k - 1;
+            escaped = 1;
+            q += k;
+        } else if (c >= 0x80) {
+            int k = utf8_seq(q, end);
+            if (k == 0)
+                return -1;
+            Py_UCS4 m = k == 2 ? (c <= 0xC3 ? 0xFF : 0xFFFF) : k == 3 ? 0xFFFF : 0x10FFFF;
+            if (m > maxchar)
+                maxchar = m;
+            fewer += k - 1;
+            q += k;
+        } else {
+            q++;
+        }
+    }
+    info->close = q;
+    info->chars = (q - start) - fewer;
+    info->maxchar = maxchar;
+    info->escaped = escaped;
+    return 0;
+}
+
+/* From q to the first quote, backslash or control byte; *high is set when a
+ * byte >= 0x80 was passed (its UTF-8 is PyUnicode_DecodeUTF8's to check). */
 static inline const unsigned char *
 plain_run(const unsigned char *q, const unsigned char *end, int *high)
 {
-    while (end - q >= 8 && !special8(q)) {
-        *high |= high8(q);
-        q += 8;
-    }
-    while (q < end) {
-        unsigned char c = *q;
-        if (c == '"' || c == '\\' || c < 0x20)
-            break;
-        *high |= c >= 0x80;
+    for (;;) {
+        q = next_special(q, end);
+        if (q >= end || *q < 0x80)
+            return q;
+        *high = 1;
         q++;
     }
-    return q;
 }
 
 static int
@@ -361,35 +431,11 @@ read_string(State *st)
 static int
 skip_string(State *st)
 {
-    const unsigned char *q = st->p + 1, *end = st->end;
-    for (;;) {
-        int high = 0;
-        const unsigned char *run = q;
-        q = plain_run(q, end, &high);
-        if (high) {
-            for (const unsigned char *r = run; r < q;) {
-                if (*r < 0x80) {
-                    r++;
-                    continue;
-                }
-                int k = utf8_seq(r, q);
-                if (k == 0)
-                    return st->fallback = 1, -1;
-                r += k;
-            }
-        }
-        if (q >= end || *q < 0x20)
-            return st->fallback = 1, -1;
-        if (*q == '"') {
-            st->p = q + 1;
-            return 0;
-        }
-        Py_UCS4 cp;
-        int k = escape_at(q, end, &cp);
-        if (k == 0)
-            return st->fallback = 1, -1;
-        q += k;
-    }
+    StrInfo info;
+    if (measure(st->p + 1, st->end, &info) < 0)
+        return st->fallback = 1, -1;
+    st->p = info.close + 1;
+    return 0;
 }
 
 static int
