@@ -149,15 +149,6 @@ def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> 
     pending = bytearray()  # the start of a line that continues in the next chunk
     too_long = False
 
-    def items(found):
-        for item in found:
-            if type(item) is Line:
-                yield item
-            else:
-                line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
-                if line is not None:
-                    yield line
-
     while True:
         chunk = stream.read(_CHUNK)
         if not chunk:
@@ -174,28 +165,44 @@ def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> 
         if pending or too_long:  # the line begun in earlier chunks ends at nl
             if too_long:
                 number += 1
-                yield from items([(number, None)])
+                _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
             else:
                 pending += chunk[:nl]
                 found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
-                yield from items(found)
+                yield from _fallen_back(found, path, warnings, max_line_bytes)
             pending.clear()
             too_long = False
             start = nl + 1
         last = chunk.rfind(b"\n")
         if last >= start:
             found, number = scan(chunk, start, last + 1, number, max_line_bytes, schema, Line)
-            yield from items(found)
+            for item in found:  # inline, not a generator per chunk: this is every line of a corpus
+                if type(item) is Line:
+                    yield item
+                else:
+                    line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
+                    if line is not None:
+                        yield line
         pending += chunk[last + 1:]
         if len(pending) > max_line_bytes:
             too_long = True
             pending.clear()
     if too_long:
-        number += 1
-        yield from items([(number, None)])
+        _decoded(path, number + 1, None, warnings, max_line_bytes)  # the over-the-limit warning
     elif pending:
         found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
-        yield from items(found)
+        yield from _fallen_back(found, path, warnings, max_line_bytes)
+
+
+def _fallen_back(found: list, path: str, warnings: list, max_line_bytes: int) -> Iterator[Line]:
+    """The scanner's items as Lines: its own, and the raw ones decoded the pure way."""
+    for item in found:
+        if type(item) is Line:
+            yield item
+        else:
+            line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
+            if line is not None:
+                yield line
 
 
 def _reason(exc: Exception, body: bytes) -> str:

@@ -188,11 +188,13 @@ class EventWalker:
         given = block.get("input")
         if not isinstance(given, dict):
             given = _NO_INPUT
-        fields = [given.get(f) for f in _INPUT_FIELDS]
+        # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
+        query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
         self.tool_uses.append(ToolUse(
             name if type(name) is str else "", tool_id if type(tool_id) is str else str(tool_id),
             parent if type(parent) is str else None, origin, self._order,
-            *[v if type(v) is str else None for v in fields],
+            query if type(query) is str else None, file_path if type(file_path) is str else None,
+            path if type(path) is str else None, pattern if type(pattern) is str else None,
         ))
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
