@@ -395,3 +395,17 @@ def test_the_readers_tests_pass_on_the_pure_path():
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_file_that_cannot_be_opened_mid_session_is_the_same_error(tmp_path):
+    # The walk stops inside C with the reader's OSError pending: the same
+    # InputError must come out, with what was walked before it kept.
+    good = tmp_path / "run.jsonl"
+    good.write_bytes(b'{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}\n')
+    (tmp_path / "run.t2.jsonl").symlink_to(tmp_path / "missing.jsonl")
+    paths = [str(good), str(tmp_path / "run.t2.jsonl")]
+    got = read_session(ClaudeStreamReader(), paths, ReadOptions())
+    with mock.patch.object(kernel, "scan", None):
+        want = read_session(ClaudeStreamReader(), paths, ReadOptions())
+    assert got == want and got[0] == "InputError" and "no such file" in got[3]
+
