@@ -317,17 +317,38 @@ measure(const unsigned char *q, const unsigned char *end, StrInfo *info)
     return 0;
 }
 
-/* From q to the first quote, backslash or control byte; *high is set when a
- * byte >= 0x80 was passed (its UTF-8 is PyUnicode_DecodeUTF8's to check). */
+/* What a string's bytes tell as they are passed: code points fewer than
+ * bytes, and the widest code point's storage class (0x7F, 0xFF, 0xFFFF,
+ * 0x10FFFF), so its str is allocated once, at its final width. */
+typedef struct {
+    Py_ssize_t fewer;
+    Py_UCS4 maxchar;
+} Width;
+
+static inline void
+widen(Width *w, Py_UCS4 cp)
+{
+    Py_UCS4 m = cp > 0xFFFF ? 0x10FFFF : cp > 0xFF ? 0xFFFF : cp > 0x7F ? 0xFF : 0x7F;
+    if (m > w->maxchar)
+        w->maxchar = m;
+}
+
+/* From q to the first quote, backslash or control byte, checking the UTF-8
+ * it passes; NULL when that is invalid (the Python path then reads the line). */
 static inline const unsigned char *
-plain_run(const unsigned char *q, const unsigned char *end, int *high)
+plain_run(const unsigned char *q, const unsigned char *end, Width *w)
 {
     for (;;) {
         q = next_special(q, end);
         if (q >= end || *q < 0x80)
             return q;
-        *high = 1;
-        q++;
+        int k = utf8_seq(q, end);
+        if (k == 0)
+            return NULL;
+        unsigned char c = *q;
+        widen(w, k == 2 ? (c <= 0xC3 ? 0xFF : 0x100) : k == 3 ? 0xFFFF : 0x10000);
+        w->fewer += k - 1;
+        q += k;
     }
 }
 
@@ -349,16 +370,72 @@ grow(State *st, Py_ssize_t need)
     return 0;
 }
 
-static PyObject *
-make_str(const unsigned char *s, Py_ssize_t n, int high)
+/* The first byte >= 0x80 at or after s, or e. */
+static inline const unsigned char *
+next_high(const unsigned char *s, const unsigned char *e)
 {
-    if (!high) {
-        PyObject *u = PyUnicode_New(n, 127);
-        if (u != NULL)
-            memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
-        return u;
+#ifdef __SSE2__
+    while (e - s >= 16) {
+        int mask = _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)s));
+        if (mask)
+            return s + __builtin_ctz((unsigned)mask);
+        s += 16;
     }
-    return PyUnicode_DecodeUTF8((const char *)s, n, NULL); /* strict: validates */
+#endif
+    while (s < e && *s < 0x80)
+        s++;
+    return s;
+}
+
+/* Decode UTF-8 already checked by plain_run into out, one storage width per
+ * instantiation; ASCII runs are widened in bulk (restrict: the loop vectorises). */
+#define DECODE_INTO(NAME, T)                                                              \
+    static void NAME(const unsigned char *s, const unsigned char *e, T *restrict out)    \
+    {                                                                                     \
+        while (s < e) {                                                                   \
+            const unsigned char *restrict run = s;                                        \
+            s = next_high(s, e);                                                          \
+            Py_ssize_t n = s - run;                                                       \
+            for (Py_ssize_t j = 0; j < n; j++)                                            \
+                out[j] = run[j];                                                          \
+            out += n;                                                                     \
+            if (s >= e)                                                                   \
+                break;                                                                    \
+            unsigned char c = s[0];                                                       \
+            if (c < 0xE0) {                                                               \
+                *out++ = (T)(((Py_UCS4)(c & 0x1F) << 6) | (s[1] & 0x3F));                 \
+                s += 2;                                                                   \
+            } else if (c < 0xF0) {                                                        \
+                *out++ = (T)(((Py_UCS4)(c & 0x0F) << 12) | ((Py_UCS4)(s[1] & 0x3F) << 6) | \
+                             (s[2] & 0x3F));                                              \
+                s += 3;                                                                   \
+            } else {                                                                      \
+                *out++ = (T)(((Py_UCS4)(c & 0x07) << 18) | ((Py_UCS4)(s[1] & 0x3F) << 12) | \
+                             ((Py_UCS4)(s[2] & 0x3F) << 6) | (s[3] & 0x3F));              \
+                s += 4;                                                                   \
+            }                                                                             \
+        }                                                                                 \
+    }
+DECODE_INTO(decode_ucs1, Py_UCS1)
+DECODE_INTO(decode_ucs2, Py_UCS2)
+DECODE_INTO(decode_ucs4, Py_UCS4)
+
+/* The str of n bytes of checked UTF-8. */
+static PyObject *
+make_str(const unsigned char *s, Py_ssize_t n, const Width *w)
+{
+    PyObject *u = PyUnicode_New(n - w->fewer, w->maxchar);
+    if (u == NULL)
+        return NULL;
+    if (w->maxchar == 0x7F)
+        memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
+    else if (w->maxchar == 0xFF)
+        decode_ucs1(s, s + n, PyUnicode_1BYTE_DATA(u));
+    else if (w->maxchar == 0xFFFF)
+        decode_ucs2(s, s + n, PyUnicode_2BYTE_DATA(u));
+    else
+        decode_ucs4(s, s + n, PyUnicode_4BYTE_DATA(u));
+    return u;
 }
 
 /* A string value (st->p at its opening quote) as a str. */
@@ -366,16 +443,13 @@ static PyObject *
 read_string(State *st)
 {
     const unsigned char *start = ++st->p, *end = st->end;
-    int high = 0;
-    const unsigned char *q = plain_run(start, end, &high);
+    Width w = {0, 0x7F};
+    const unsigned char *q = plain_run(start, end, &w);
+    if (q == NULL)
+        return FALLBACK(st);
     if (q < end && *q == '"') { /* no escape: decode in place */
         st->p = q + 1;
-        PyObject *u = make_str(start, q - start, high);
-        if (u == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-            PyErr_Clear();
-            return FALLBACK(st);
-        }
-        return u;
+        return make_str(start, q - start, &w);
     }
     /* Unescape into scratch (never longer than the source). */
     Py_ssize_t len = 0;
@@ -392,39 +466,37 @@ read_string(State *st)
         int k = escape_at(q, end, &cp);
         if (k == 0)
             return FALLBACK(st);
-        unsigned char *w = st->scratch + len;
+        unsigned char *o = st->scratch + len;
+        widen(&w, cp);
         if (cp < 0x80) {
-            w[0] = (unsigned char)cp;
+            o[0] = (unsigned char)cp;
             len += 1;
         } else if (cp < 0x800) {
-            w[0] = 0xC0 | (cp >> 6);
-            w[1] = 0x80 | (cp & 0x3F);
+            o[0] = 0xC0 | (cp >> 6);
+            o[1] = 0x80 | (cp & 0x3F);
             len += 2;
-            high = 1;
+            w.fewer += 1;
         } else if (cp < 0x10000) {
-            w[0] = 0xE0 | (cp >> 12);
-            w[1] = 0x80 | ((cp >> 6) & 0x3F);
-            w[2] = 0x80 | (cp & 0x3F);
+            o[0] = 0xE0 | (cp >> 12);
+            o[1] = 0x80 | ((cp >> 6) & 0x3F);
+            o[2] = 0x80 | (cp & 0x3F);
             len += 3;
-            high = 1;
+            w.fewer += 2;
         } else {
-            w[0] = 0xF0 | (cp >> 18);
-            w[1] = 0x80 | ((cp >> 12) & 0x3F);
-            w[2] = 0x80 | ((cp >> 6) & 0x3F);
-            w[3] = 0x80 | (cp & 0x3F);
+            o[0] = 0xF0 | (cp >> 18);
+            o[1] = 0x80 | ((cp >> 12) & 0x3F);
+            o[2] = 0x80 | ((cp >> 6) & 0x3F);
+            o[3] = 0x80 | (cp & 0x3F);
             len += 4;
-            high = 1;
+            w.fewer += 3;
         }
         start = q + k;
-        q = plain_run(start, end, &high);
+        q = plain_run(start, end, &w);
+        if (q == NULL)
+            return FALLBACK(st);
     }
     st->p = q + 1;
-    PyObject *u = make_str(st->scratch, len, high);
-    if (u == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-        PyErr_Clear();
-        return FALLBACK(st);
-    }
-    return u;
+    return make_str(st->scratch, len, &w);
 }
 
 /* Skip a string (st->p at its opening quote), validating it; 0 or -1 (fallback). */

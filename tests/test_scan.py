@@ -409,3 +409,13 @@ def test_a_file_that_cannot_be_opened_mid_session_is_the_same_error(tmp_path):
         want = read_session(ClaudeStreamReader(), paths, ReadOptions())
     assert got == want and got[0] == "InputError" and "no such file" in got[3]
 
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(["a", "\n", '"', "\\", "é", "ÿ", "Ā", "—", "\uffff", "😀", "\U0010ffff", "\x00",
+                                 "\x7f", "x" * 17, "\t"]), max_size=40).map("".join), st.booleans())
+def test_strings_of_every_width_decode_as_orjson_does(text, ascii_only):
+    # Each storage width (1, 2, 4 bytes), raw or escaped, across the 16-byte blocks.
+    raw = json.dumps({"type": text}, ensure_ascii=ascii_only).encode()
+    (item,), _ = _scan.scan(raw, 0, len(raw), 0, BIG, SCHEMA, Line)
+    assert type(item) is Line and item.value == orjson.loads(raw) == {"type": text}
