@@ -69,9 +69,6 @@ class _OwnerTable:
         self._known = strong.keys() | weak.keys()
         self._made: dict[str, Owners] = {}
 
-    def names(self):
-        return set(self._known)
-
     def owned(self, names) -> list[tuple[str, Owners]]:
         """(name, its owners) for each of `names` that some file owns, in order."""
         return [(name, self.get(name)) for name in names if name in self._known]
@@ -125,11 +122,6 @@ class SymbolChannel:
                 return found
         return [tok for span in spans for tok in _all(token, span, 0)]
 
-    def owners(self, envelope: Envelope, listed=None) -> dict[str, Owners]:
-        """name -> its strong and weak owners, from each file's header listings."""
-        table = self._owner_table(self._listed(envelope) if listed is None else listed)
-        return {name: table.get(name) for name in table.names()}
-
     def _owner_table(self, listed) -> "_OwnerTable":
         strong: dict[str, set] = defaultdict(set)
         weak: dict[str, set] = defaultdict(set)
@@ -166,10 +158,14 @@ class SymbolChannel:
         if key not in memo:
             memo[key] = self.citations(answer)
         cited = memo[key]
-        if ("symbol", "listed") not in memo:
-            memo["symbol", "listed"] = self._listed(envelope)
-        listed = memo["symbol", "listed"]
-        key = ("symbol", "owners", opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
+        # Only the cited names' listings can credit or explain a file: an
+        # answer cites a few dozen of the hundreds of names the headers list.
+        wanted = frozenset(cited)
+        key = ("symbol", "listed", wanted)
+        if key not in memo:
+            memo[key] = self._listed(envelope, wanted)
+        listed = memo[key]
+        key = ("symbol", "owners", wanted, opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
         if key not in memo:
             memo[key] = self._owner_table(listed)
         table = memo[key]
@@ -205,8 +201,9 @@ class SymbolChannel:
                 findings[path] = self._unowned(listed.get(path, {}), cited)
         return findings
 
-    def _listed(self, envelope: Envelope) -> dict[str, dict[str, set]]:
-        """path -> name -> how its header lists the name: its kinds, and `tag` tags for render-tag names."""
+    def _listed(self, envelope: Envelope, wanted: frozenset) -> dict[str, dict[str, set]]:
+        """path -> name -> how its header lists the name (its kinds, and `tag` tags for
+        render-tag names), for the `wanted` names."""
         listed: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
         # A file returned again under the same header adds nothing (its sets
         # already hold it): list it once. The scoring call's Cuts gives an
@@ -222,13 +219,17 @@ class SymbolChannel:
             if key in seen:
                 continue
             seen.add(key)
-            names = listed[section.path]
+            names = None
             for sym in header.symbols:
-                names[sym.name].add(sym.kind)
+                if sym.name in wanted:
+                    names = listed[section.path] if names is None else names
+                    names[sym.name].add(sym.kind)
             for tag in header.tags:
                 how = f"`{tag.tag}` tag"
                 for name in tag.names:
-                    names[name].add(how)
+                    if name in wanted:
+                        names = listed[section.path] if names is None else names
+                        names[name].add(how)
         return listed
 
     def _unowned(self, here: dict, cited) -> Finding:
