@@ -37,6 +37,6 @@ def kernel_name() -> str:
     if len(built) == 2:
         return f"C kernel ({', '.join(built)})"
     if built:  # one module built, the other not: say which half is pure
-        missing = "citeledger.core._scan" if scan is None else "citeledger.core._kernel"
-        return f"C kernel ({built[0]}; {missing} not installed: pure Python there)"
+        pure_half = "reading" if scan is None else "sections"
+        return f"C kernel ({built[0]}; {pure_half}: pure Python)"
     return f"pure Python ({_why})"
