@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
         "2 usage, input or ruleset error; 3 internal error.",
     )
-    parser.add_argument("--version", action="version", version=f"citeledger {__version__} ({kernel_name()})")
+    parser.add_argument("--version", action=_Version, help="show the version and which compiled modules run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parser.set_defaults(subparsers=sub.choices)
@@ -45,6 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.add_parser(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version: one unwrapped line (argparse's own action wraps it at the terminal's width)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"citeledger {__version__} ({kernel_name()})")
+        parser.exit()
 
 
 class Terminated(BaseException):
