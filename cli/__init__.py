@@ -100,7 +100,27 @@ def _signals_unwind():
             signal.signal(signum, handler)
 
 
+def _keep_freed_memory() -> None:
+    """Ask glibc to reuse freed large blocks instead of returning them to the system.
+
+    A sweep makes and drops one large string per explore response; by default
+    glibc maps each one afresh and unmaps it when freed, so every response
+    faults its pages in again (8x the page faults, ~6% of a one-job sweep).
+    Peak memory is unchanged: what is kept is reused by the next session.
+    Pool workers are forked and inherit the setting. Not glibc: nothing to do.
+    """
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    for option in (-1, -3):  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+        mallopt(option, 64 << 20)
+
+
 def main(argv=None) -> int:
+    _keep_freed_memory()
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
