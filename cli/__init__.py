@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
         "2 usage, input or ruleset error; 3 internal error.",
     )
-    parser.add_argument("--version", action="version", version=f"citeledger {__version__} ({kernel_name()})")
+    parser.add_argument("--version", action=_Version, help="show the version and which compiled modules run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parser.set_defaults(subparsers=sub.choices)
@@ -45,6 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.add_parser(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version: one unwrapped line (argparse's own action wraps it at the terminal's width)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"citeledger {__version__} ({kernel_name()})")
+        parser.exit()
 
 
 class Terminated(BaseException):
@@ -89,7 +100,27 @@ def _signals_unwind():
             signal.signal(signum, handler)
 
 
+def _keep_freed_memory() -> None:
+    """Ask glibc to reuse freed large blocks instead of returning them to the system.
+
+    A sweep makes and drops one large string per explore response; by default
+    glibc maps each one afresh and unmaps it when freed, so every response
+    faults its pages in again (8x the page faults, ~6% of a one-job sweep).
+    Peak memory is unchanged: what is kept is reused by the next session.
+    Pool workers are forked and inherit the setting. Not glibc: nothing to do.
+    """
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    for option in (-1, -3):  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+        mallopt(option, 64 << 20)
+
+
 def main(argv=None) -> int:
+    _keep_freed_memory()
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one

@@ -11,19 +11,7 @@ the two agree. Both give the same figures to the byte.
 
 from __future__ import annotations
 
-import os
-
-from citeledger.core.kernel import PURE_ENV
-
-native = None
-_why = "no compiled matcher installed"
-if os.environ.get(PURE_ENV, "") not in ("", "0"):
-    _why = f"{PURE_ENV}={os.environ[PURE_ENV]}"
-else:
-    try:
-        from citeledger.core import _match as native  # type: ignore[no-redef]
-    except ImportError:
-        native = None
+from citeledger.core.kernel import match as native  # None: RE2 runs (not built, or CITELEDGER_PURE)
 
 # The patterns _match.c implements, by its numbering; each runs there only
 # when compiled from exactly this text with exactly re.ASCII.
@@ -34,13 +22,6 @@ SHIPPED = {
     r"`([^`\n]+)`": 3,  # symbol.code_span, line_range and quote's too
     r"[A-Za-z_$][\w$]*": 4,  # symbol.token
 }
-
-
-def matcher_name() -> str:
-    """The citation matcher that runs, and why (for `citeledger --version`)."""
-    if native is not None:
-        return "C matcher (citeledger.core._match)"
-    return f"RE2 ({_why})"
 
 
 def header_listings(calls, wanted: frozenset, tag_how) -> dict:

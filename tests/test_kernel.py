@@ -47,7 +47,7 @@ def test_the_kernel_is_built_where_a_compiler_exists():
     assert shutil.which("cc") or shutil.which("gcc")
     if os.environ.get(kernel.PURE_ENV, "") in ("", "0"):
         assert kernel.native is _kernel
-        assert kernel.kernel_name() == "C kernel (citeledger.core._kernel)"
+        assert kernel.kernel_name() == "C kernel: citeledger.core.{_kernel, _scan, _match}"
 
 
 @settings(max_examples=500)

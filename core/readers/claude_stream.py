@@ -14,7 +14,7 @@ from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.transcript import InputWarning, Transcript
 from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, reading, session_name
-from citeledger.core.readers.walker import EventWalker
+from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
@@ -69,7 +69,7 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
     found = lines = 0
     known = len(walker.warnings)
     with reading(path, "a transcript file (use --session for a project log)"):
-        for line in read_jsonl(path, walker.warnings, options.max_line_bytes):
+        for line in read_jsonl(path, walker.warnings, options.max_line_bytes, EVENT_KEYS):
             lines += 1
             kind = line.value.get("type") if isinstance(line.value, dict) else None
             if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event

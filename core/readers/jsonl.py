@@ -14,6 +14,7 @@ from typing import Iterator, NamedTuple
 
 import orjson
 
+from citeledger.core import kernel
 from citeledger.core.readers.base import open_regular
 from citeledger.core.transcript import InputWarning
 
@@ -81,30 +82,127 @@ def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]
         yield number, None if too_long else bytes(pending)
 
 
-def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20) -> Iterator[Line]:
+def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=None) -> Iterator[Line]:
     """Decoded lines of a JSONL file; what cannot be decoded becomes a warning.
 
     Blank lines are skipped silently (every file ends with one after its last
     newline); other undecodable lines are reported with file and line.
-    Raises OSError if the file cannot be opened.
+    `keys`, a `Keys` schema, says which keys of each object the caller reads:
+    with the C scanner, objects hold only those (the rest is validated and
+    skipped); without it, every key. Raises OSError if the file cannot be opened.
     """
     with open_regular(path) as stream:  # a FIFO is refused, never waited on
+        if keys is not None and kernel.scan is not None:
+            yield from _scanned(path, stream, warnings, max_line_bytes, keys.compiled())
+            return
         for number, raw in _raw_lines(stream, max_line_bytes):
-            if raw is None:
-                warnings.append(
-                    InputWarning(path, number, f"line longer than {max_line_bytes:,} bytes, skipped")
-                )
-                continue
-            bom = raw.startswith(BOM)
-            body = raw[3:] if bom else raw
-            if not body.strip():
-                continue
-            try:
-                value = decode_line(body)
-            except (ValueError, RecursionError) as exc:
-                warnings.append(InputWarning(path, number, f"not JSON ({_reason(exc, body)}), skipped"))
-                continue
-            yield Line(number, value, bom)
+            line = _decoded(path, number, raw, warnings, max_line_bytes)
+            if line is not None:
+                yield line
+
+
+def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int) -> Line | None:
+    """One line as Line, or None (blank, or a warning appended)."""
+    if raw is None:
+        warnings.append(InputWarning(path, number, f"line longer than {max_line_bytes:,} bytes, skipped"))
+        return None
+    bom = raw.startswith(BOM)
+    body = raw[3:] if bom else raw
+    if not body.strip():
+        return None
+    try:
+        value = decode_line(body)
+    except (ValueError, RecursionError) as exc:
+        warnings.append(InputWarning(path, number, f"not JSON ({_reason(exc, body)}), skipped"))
+        return None
+    return Line(number, value, bom)
+
+
+class Keys:
+    """The keys a reader reads of each decoded object, for the C scanner.
+
+    `spec` maps a key to None (its value whole), a spec (an object value
+    pruned by it) or [spec] (each element of an array value pruned by it).
+    Compiled once per process, on first use.
+    """
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self._compiled = None
+
+    def compiled(self):
+        if self._compiled is None:
+            self._compiled = kernel.scan.schema(self.spec)
+        return self._compiled
+
+
+def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> Iterator[Line]:
+    """read_jsonl through core/_scan.c: whole chunks of lines decoded in C.
+
+    The same lines as _raw_lines (a line over the limit is never held whole:
+    its bytes are dropped as they are read), the same values but for keys
+    the schema drops; a line the scanner hands back raw is decoded by
+    _decoded, as without the scanner, so its value or warning is the same.
+    """
+    scan = kernel.scan.scan
+    number = 0
+    pending = bytearray()  # the start of a line that continues in the next chunk
+    too_long = False
+
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        nl = chunk.find(b"\n")
+        if nl == -1:
+            if not too_long:
+                pending += chunk
+                if len(pending) > max_line_bytes:
+                    too_long = True
+                    pending.clear()
+            continue
+        start = 0
+        if pending or too_long:  # the line begun in earlier chunks ends at nl
+            if too_long:
+                number += 1
+                _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
+            else:
+                pending += chunk[:nl]
+                found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
+                yield from _fallen_back(found, path, warnings, max_line_bytes)
+            pending.clear()
+            too_long = False
+            start = nl + 1
+        last = chunk.rfind(b"\n")
+        if last >= start:
+            found, number = scan(chunk, start, last + 1, number, max_line_bytes, schema, Line)
+            for item in found:  # inline, not a generator per chunk: this is every line of a corpus
+                if type(item) is Line:
+                    yield item
+                else:
+                    line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
+                    if line is not None:
+                        yield line
+        pending += chunk[last + 1:]
+        if len(pending) > max_line_bytes:
+            too_long = True
+            pending.clear()
+    if too_long:
+        _decoded(path, number + 1, None, warnings, max_line_bytes)  # the over-the-limit warning
+    elif pending:
+        found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
+        yield from _fallen_back(found, path, warnings, max_line_bytes)
+
+
+def _fallen_back(found: list, path: str, warnings: list, max_line_bytes: int) -> Iterator[Line]:
+    """The scanner's items as Lines: its own, and the raw ones decoded the pure way."""
+    for item in found:
+        if type(item) is Line:
+            yield item
+        else:
+            line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
+            if line is not None:
+                yield line
 
 
 def _reason(exc: Exception, body: bytes) -> str:

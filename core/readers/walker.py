@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
-from citeledger.core.readers.jsonl import Line, js_string, js_stringify
+from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
 from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
 
@@ -188,11 +188,13 @@ class EventWalker:
         given = block.get("input")
         if not isinstance(given, dict):
             given = _NO_INPUT
-        fields = [given.get(f) for f in _INPUT_FIELDS]
+        # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
+        query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
         self.tool_uses.append(ToolUse(
             name if type(name) is str else "", tool_id if type(tool_id) is str else str(tool_id),
             parent if type(parent) is str else None, origin, self._order,
-            *[v if type(v) is str else None for v in fields],
+            query if type(query) is str else None, file_path if type(file_path) is str else None,
+            path if type(path) is str else None, pattern if type(pattern) is str else None,
         ))
 
     def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
@@ -253,6 +255,28 @@ class EventWalker:
 _MISSING = object()
 _NO_INPUT: dict = {}
 _INPUT_FIELDS = ("query", "file_path", "path", "pattern")  # ToolUse's input fields, in its order
+
+# Every key EventWalker.feed (and open_events) reads, per level: the C
+# scanner decodes only these (None: the value whole). A key read here but
+# missing there would be absent from every event, so tests/test_scan.py
+# compares whole Transcripts read both ways.
+EVENT_KEYS = Keys({
+    "type": None,
+    "result": None,
+    "parent_tool_use_id": None,
+    "message": {
+        "content": [{
+            "type": None,
+            "id": None,
+            "name": None,
+            "input": dict.fromkeys(_INPUT_FIELDS),
+            "tool_use_id": None,
+            "is_error": None,
+            "content": None,  # item_text and js_stringify need the whole of it
+            "text": None,
+        }],
+    },
+})
 
 
 def js_type(value) -> str:
