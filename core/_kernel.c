@@ -1427,6 +1427,102 @@ done:
     return out;
 }
 
+/* layout(calls) -> (rows, index, heads, pooled, meta, envelope)
+ *
+ * accountant._Layout: the calls that returned the same text (one text_key;
+ * 0 shares with none) tallied once: rows, one (envelope, sections, files,
+ * by_path) per distinct text (as `tally`); index, each call's row; heads,
+ * each call's (number, origin file, origin line); pooled, the by_path rows
+ * of every call summed per path (as `pool`); the meta chars and the
+ * envelope of all the calls.
+ */
+static PyObject *pool(PyObject *self, PyObject *arg);
+
+static PyObject *
+layout(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "layout() needs a sequence of calls");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *seen = PyDict_New(), *rows = PyList_New(0), *index = PyTuple_New(n), *heads = PyTuple_New(n);
+    PyObject *by_paths = PyList_New(n), *metas = PyList_New(0), *out = NULL;
+    Py_ssize_t meta = 0, env = 0;
+    if (seen == NULL || rows == NULL || index == NULL || heads == NULL || by_paths == NULL || metas == NULL)
+        goto done;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        PyObject *call = PySequence_Fast_GET_ITEM(seq, c);
+        PyObject *number = PyObject_GetAttrString(call, "number");
+        PyObject *text_key = number ? PyObject_GetAttrString(call, "text_key") : NULL;
+        PyObject *origin = text_key ? PyObject_GetAttrString(call, "origin") : NULL;
+        PyObject *file = origin ? PyObject_GetAttrString(origin, "file") : NULL;
+        PyObject *line = file ? PyObject_GetAttrString(origin, "line") : NULL;
+        int keyed = line ? PyObject_IsTrue(text_key) : -1;
+        PyObject *key = keyed < 0 ? NULL : keyed ? Py_NewRef(text_key) : Py_BuildValue("(sO)", "call", number);
+        PyObject *head = key ? PyTuple_Pack(3, number, file, line) : NULL;
+        Py_XDECREF(text_key);
+        Py_XDECREF(origin);
+        Py_XDECREF(file);
+        Py_XDECREF(line);
+        if (head == NULL) {
+            Py_XDECREF(number);
+            Py_XDECREF(key);
+            goto done;
+        }
+        Py_DECREF(number);
+        PyTuple_SET_ITEM(heads, c, head);
+        PyObject *at = PyDict_GetItemWithError(seen, key); /* borrowed */
+        if (at == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto done;
+            }
+            PyObject *sections = PyObject_GetAttrString(call, "sections");
+            PyObject *t = sections ? tally(NULL, sections) : NULL; /* (envelope, meta, files, by_path) */
+            Py_XDECREF(sections);
+            PyObject *row = t ? Py_BuildValue("(OnOO)", PyTuple_GET_ITEM(t, 0), PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 2)),
+                                              PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3))
+                              : NULL;
+            PyObject *j = row ? PyLong_FromSsize_t(PyList_GET_SIZE(rows)) : NULL;
+            int bad = j == NULL || PyList_Append(rows, row) < 0 || PyList_Append(metas, PyTuple_GET_ITEM(t, 1)) < 0 ||
+                      PyDict_SetItem(seen, key, j) < 0;
+            Py_XDECREF(t);
+            Py_XDECREF(row);
+            Py_XDECREF(j);
+            if (bad) {
+                Py_DECREF(key);
+                goto done;
+            }
+            at = PyDict_GetItem(seen, key);
+        }
+        Py_DECREF(key);
+        Py_ssize_t i = PyLong_AsSsize_t(at);
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        PyTuple_SET_ITEM(index, c, Py_NewRef(at));
+        PyList_SET_ITEM(by_paths, c, Py_NewRef(PyTuple_GET_ITEM(row, 3)));
+        meta += PyLong_AsSsize_t(PyList_GET_ITEM(metas, i));
+        env += PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0));
+        if (PyErr_Occurred())
+            goto done;
+    }
+    PyObject *pooled = pool(NULL, by_paths);
+    PyObject *tuple = pooled ? PyList_AsTuple(rows) : NULL;
+    if (tuple != NULL)
+        out = Py_BuildValue("(NOONnn)", tuple, index, heads, pooled, meta, env);
+    else
+        Py_XDECREF(pooled);
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(seen);
+    Py_XDECREF(rows);
+    Py_XDECREF(index);
+    Py_XDECREF(heads);
+    Py_XDECREF(by_paths);
+    Py_XDECREF(metas);
+    return out;
+}
+
 /* ranked(by_path, rank, n) -> (chars credited by each of n ranks, sections used)
  *
  * accountant._Tally.ranked: `rank` maps each path to the rank of the
@@ -1814,6 +1910,7 @@ static PyMethodDef methods[] = {
     {"charge", charge, METH_VARARGS, "(CallScores, chars by rank) of a layout under a ranking, no line credit."},
     {"verdicts", verdicts, METH_VARARGS, "(path -> rank, path -> Verdict) from the ranked channels' findings."},
     {"ends_key", ends_key, METH_O, "A hash of a text's length and its first and last 64 characters."},
+    {"layout", layout, METH_O, "(rows, index, heads, pooled, meta, envelope) of calls: accountant._Layout."},
     {"bind", bind, METH_VARARGS, "The record classes the kernel makes, and their slots."},
     {NULL, NULL, 0, NULL},
 };

@@ -221,24 +221,28 @@ class _Charges:
         if native is not None and not lines.on:  # the loop below, in C (_kernel.c charge)
             self.calls, self.used_by_rank = native.charge(layout.heads, layout.index, layout.rows, rank, n, _CallScore)
             return
-        # Calls that returned the same text share one _Tally: each is ranked once.
-        ranks = [tally.ranked(rank, n) for tally in layout.distinct]
+        # Calls that returned the same text share one row: each is ranked once.
+        ranked = native.ranked if native is not None else _ranked
+        ranks = [ranked(row[3], rank, n) for row in layout.rows]
         if lines.on:  # line credit depends on findings, not only on ranks
             self._with_lines(calls, layout, ranks, n, lines)
             return
-        rows = [ranks[i] for i in layout.index]
         self.calls = tuple(
-            _CallScore(number, tally.envelope, sum(by_rank), by_rank, tally.sections, used, tally.files, file, line, 0, 0)
-            for (number, file, line), tally, (by_rank, used) in zip(layout.heads, layout.tallies, rows)
+            _CallScore(number, envelope, sum(by_rank), by_rank, sections, used, files, file, line, 0, 0)
+            for (number, file, line), (envelope, sections, files, _), (by_rank, used) in zip(
+                layout.heads, [layout.rows[i] for i in layout.index], [ranks[i] for i in layout.index]
+            )
         )
         # Column sums of the calls' per-rank chars (zip and map(sum) run in C).
-        self.used_by_rank = tuple(map(sum, zip(*[row[0] for row in rows]))) if rows else (0,) * n
+        by_ranks = [c.used_by_rank for c in self.calls]
+        self.used_by_rank = tuple(map(sum, zip(*by_ranks))) if by_ranks else (0,) * n
 
     def _with_lines(self, calls, layout, ranks, n, lines):
         call_scores = []
         line_credit: dict[int, tuple] = {}
         pooled = {path: [chars, count, 0] for path, chars, count in layout.pooled}
-        for call, tally, i in zip(calls, layout.tallies, layout.index):
+        for call, i in zip(calls, layout.index):
+            envelope, sections, files, _ = layout.rows[i]
             by_rank, used_sections = ranks[i]
             if i not in line_credit:
                 line_credit[i] = _line_credit(call.sections, lines)
@@ -248,8 +252,8 @@ class _Charges:
             origin = call.origin
             call_scores.append(
                 _CallScore(
-                    call.number, tally.envelope, sum(by_rank), by_rank, tally.sections,
-                    used_sections, tally.files, origin.file, origin.line, line_used, line_pinned,
+                    call.number, envelope, sum(by_rank), by_rank, sections,
+                    used_sections, files, origin.file, origin.line, line_used, line_pinned,
                 )
             )
         self.calls = tuple(call_scores)
@@ -273,88 +277,73 @@ class _Layout:
     credit) differ between them, so sizes are tallied once per split, and
     so is the order of the files (without line credit: a ranking changes
     no file's chars).
+
+    Calls that returned the same text (one text_key) tally alike: `rows` has
+    one (envelope, sections, files, by_path) per distinct text (`_tally`),
+    `index` each call's row, `heads` each call's (number, file, line).
     """
 
-    __slots__ = ("tallies", "distinct", "index", "heads", "rows", "pooled", "files", "meta", "envelope")
+    __slots__ = ("rows", "index", "heads", "pooled", "files", "meta", "envelope")
 
     def __init__(self, calls):
-        # Calls that returned the same text (one text_key) tally alike: each
-        # distinct text is tallied once, and ranked once per ranking.
-        by_text: dict = {}  # text key -> index into distinct
-        distinct: list[_Tally] = []
-        index = []
-        meta = 0
-        for call in calls:
-            key = _text_key(call)
-            i = by_text.get(key)
-            if i is None:
-                i = by_text[key] = len(distinct)
-                distinct.append(_Tally(call.sections))
-            index.append(i)
-            meta += distinct[i].meta
-        tallies = [distinct[i] for i in index]
-        if native is not None:  # the loop below, in C
-            self.pooled = native.pool([tally.by_path for tally in tallies])
+        if native is not None:  # the loops below, in C (_kernel.c layout)
+            self.rows, self.index, self.heads, self.pooled, self.meta, self.envelope = native.layout(calls)
         else:
+            by_text: dict = {}  # text key -> row
+            rows, metas, index = [], [], []
+            for call in calls:
+                key = call.text_key or ("call", call.number)  # 0 (a Call made elsewhere) shares with none
+                i = by_text.get(key)
+                if i is None:
+                    i = by_text[key] = len(rows)
+                    envelope, meta, files, by_path = _tally(call.sections)
+                    rows.append((envelope, len(files), files, by_path))
+                    metas.append(meta)
+                index.append(i)
             pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
-            for tally in tallies:
-                for path, chars, count in tally.by_path:
+            for i in index:
+                for path, chars, count in rows[i][3]:
                     slot = pooled.setdefault(path, [0, 0])
                     slot[0] += chars
                     slot[1] += count
+            self.rows, self.index = tuple(rows), tuple(index)
+            self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
             self.pooled = tuple((path, *slot) for path, slot in pooled.items())
-        self.distinct = tuple(distinct)
-        self.index = tuple(index)
-        self.tallies = tuple(tallies)
-        self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
-        self.rows = tuple((t.envelope, t.sections, t.files, t.by_path) for t in distinct)  # for native.charge
+            self.meta = sum(metas[i] for i in index)
+            self.envelope = sum(rows[i][0] for i in index)
         self.files = _by_pooled_chars((path, chars, count, 0) for path, chars, count in self.pooled)
-        self.meta = meta
-        self.envelope = sum(tally.envelope for tally in self.tallies)
 
 
-def _text_key(call: Call):
-    """Calls with one key returned the same text; 0 (a Call made elsewhere) shares with none."""
-    return call.text_key or ("call", call.number)
+def _tally(sections) -> tuple:
+    """What one call's sections add up to, whatever the ranking: (envelope, meta
+    chars, (path, chars) of each file section, (path, chars, sections) per path
+    in first-seen order). _kernel.c tally is this loop."""
+    env = meta = 0
+    files = []
+    by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
+    for s in sections:
+        env += s.chars
+        if s.meta:
+            meta += s.chars
+            continue
+        files.append((s.path, s.chars))
+        slot = by_path.setdefault(s.path, [0, 0])
+        slot[0] += s.chars
+        slot[1] += 1
+    return env, meta, tuple(files), tuple((path, *slot) for path, slot in by_path.items())
 
 
-class _Tally:
-    """What one call's sections add up to, whatever the ranking."""
-
-    __slots__ = ("envelope", "files", "sections", "meta", "by_path")
-
-    def __init__(self, sections):
-        if native is not None:  # the loop below, in C (_kernel.c tally)
-            self.envelope, self.meta, self.files, self.by_path = native.tally(sections)
-            self.sections = len(self.files)
-            return
-        env = meta = 0
-        files = []
-        by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
-        for s in sections:
-            env += s.chars
-            if s.meta:
-                meta += s.chars
-                continue
-            files.append((s.path, s.chars))
-            slot = by_path.setdefault(s.path, [0, 0])
-            slot[0] += s.chars
-            slot[1] += 1
-        self.envelope, self.files, self.sections, self.meta = env, tuple(files), len(files), meta
-        self.by_path = tuple((path, *slot) for path, slot in by_path.items())
-
-    def ranked(self, rank, n) -> tuple[tuple[int, ...], int]:
-        """(chars credited by each ranked channel, sections used) under `rank`."""
-        if native is not None:  # the loop below, in C (_kernel.c ranked)
-            return native.ranked(self.by_path, rank, n)
-        by_rank = [0] * n
-        used_sections = 0
-        for path, chars, count in self.by_path:  # per file, not per section
-            winner = rank[path]
-            if winner is not None:
-                by_rank[winner] += chars
-                used_sections += count
-        return tuple(by_rank), used_sections
+def _ranked(by_path, rank, n) -> tuple[tuple[int, ...], int]:
+    """(chars credited by each ranked channel, sections used) of a tally's by_path
+    under `rank`. _kernel.c ranked is this loop."""
+    by_rank = [0] * n
+    used_sections = 0
+    for path, chars, count in by_path:  # per file, not per section
+        winner = rank[path]
+        if winner is not None:
+            by_rank[winner] += chars
+            used_sections += count
+    return tuple(by_rank), used_sections
 
 
 def _line_credit(sections, lines) -> tuple[int, int, tuple]:

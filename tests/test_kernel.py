@@ -218,13 +218,8 @@ from citeledger.core import accountant
 
 
 def pure_tally(sections) -> tuple:
-    """accountant._Tally's pure-Python loop, run with the kernel switched off."""
-    saved, accountant.native = accountant.native, None
-    try:
-        t = accountant._Tally(sections)
-        return (t.envelope, t.meta, t.files, t.by_path), t
-    finally:
-        accountant.native = saved
+    """accountant._tally: the pure-Python loop _kernel.c tally is."""
+    return accountant._tally(sections)
 
 
 @settings(max_examples=300)
@@ -233,16 +228,11 @@ def pure_tally(sections) -> tuple:
 def test_the_kernels_tally_and_ranking_are_the_pure_ones(response, trailer, meta, unit, ranks):
     made = kernel_sections(response, trailer, meta, unit)
     hand = tuple(Section(s.path, s.header, s.chars, s.text, meta=s.meta) for s in made)  # attrs-made: the getattr path
-    want, pure = pure_tally(made)
+    want = pure_tally(made)
     assert _kernel.tally(made) == _kernel.tally(hand) == want
     paths = list(dict.fromkeys(p for p, _, _ in want[3]))
     rank = {p: ranks[i % len(ranks)] for i, p in enumerate(paths)}
-    saved, accountant.native = accountant.native, None
-    try:
-        expected = pure.ranked(rank, 3)
-    finally:
-        accountant.native = saved
-    assert _kernel.ranked(want[3], rank, 3) == expected
+    assert _kernel.ranked(want[3], rank, 3) == accountant._ranked(want[3], rank, 3)
 
 
 @settings(max_examples=200)
@@ -250,7 +240,7 @@ def test_the_kernels_tally_and_ranking_are_the_pure_ones(response, trailer, meta
 def test_the_kernels_pooling_and_paths_are_the_pure_ones(responses, meta):
     calls = [kernel_sections(r, "\n> ", meta, "utf16") for r in responses]
     calls += [tuple(Section(s.path, s.header, s.chars, s.text, meta=s.meta) for s in c) for c in calls[:1]]
-    rows = [pure_tally(c)[0][3] for c in calls]
+    rows = [pure_tally(c)[3] for c in calls]
     pooled: dict = {}
     for by_path in rows:
         for path, chars, count in by_path:
@@ -320,8 +310,8 @@ def test_the_kernels_charges_are_the_pure_ones(responses, meta, ranks, repeat):
         pure = accountant._Charges(calls, pure_layout, rank, 2, off)
     finally:
         accountant.native = saved
-    assert (layout.pooled, layout.files, layout.meta, layout.envelope) == (
-        pure_layout.pooled, pure_layout.files, pure_layout.meta, pure_layout.envelope)
+    for field in ("rows", "index", "heads", "pooled", "files", "meta", "envelope"):
+        assert getattr(layout, field) == getattr(pure_layout, field), field
     assert (made.calls, made.used_by_rank, made.files) == (pure.calls, pure.used_by_rank, pure.files)
 
 
