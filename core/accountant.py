@@ -105,12 +105,12 @@ class Plan:
 
     __slots__ = ("_of", "_numbers", "_channels")
 
-    def __init__(self, rulesets=()):
+    def __init__(self):
+        # Each ruleset's part is worked out when it is first scored, so a
+        # failure to make its channels is that session's, as without a Plan.
         self._of: dict = {}  # ruleset -> _RulesetPlan (a Ruleset's hash is cached)
         self._numbers: dict = {}  # a stage key's values -> its number
         self._channels: dict = {}  # rule number -> the channel object
-        for ruleset in rulesets:
-            self.of(ruleset)
 
     def number(self, key) -> int:
         return self._numbers.setdefault(key, len(self._numbers))
@@ -159,21 +159,12 @@ class Shared:
         self.cuts = Cuts()
         self.plan = plan if plan is not None else Plan()
 
-    def keys_for(self, ruleset) -> dict:
-        """Every stage's number for `ruleset` (`Plan`)."""
-        return self.plan.of(ruleset).keys
-
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""
         found = self.results.get(key)  # get(): one hash of the key, not two
         if found is None:
             found = self.results[key] = make()
         return found
-
-
-def _channels_for(ruleset, memo: Shared) -> tuple:
-    """The ruleset's channel objects, one per distinct (name, options) in this call."""
-    return memo.plan.of(ruleset).channels
 
 
 def _readable(transcript: Transcript, reader):

@@ -97,7 +97,7 @@ def test_scoring_together_equals_scoring_alone(fixture):
 def test_a_plan_numbers_stage_keys_by_value():
     a, b = load_ruleset("default"), load_ruleset("default")  # equal, distinct objects
     c = variant("default", {"splitter.unit": "utf8"})
-    plan = accountant.Plan([a, b, c])
+    plan = accountant.Plan()
     pa, pb, pc = plan.of(a), plan.of(b), plan.of(c)
     assert pa is pb  # looked up by value
     d = variant("default", {"channels.symbol.ambiguity_limit": 2})
@@ -114,7 +114,7 @@ def test_one_plan_for_many_transcripts_equals_each_alone():
     """A Plan outlives one transcript (score_corpus hands it to every session): same scores."""
     rulesets = [load_ruleset(n) for n in ("default", "corrected", "ambiguity-2", "ambiguity-5",
                                           "ambiguity-off", "weak-owners", "prose-symbols", "utf8", "lines")]
-    plan = accountant.Plan(rulesets)
+    plan = accountant.Plan()
     for path in sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name):
         transcript = ClaudeStreamReader().read([str(path)], rulesets[0].reader.read_options())
         together = accountant.score_many(transcript, rulesets, plan)
