@@ -72,6 +72,23 @@ def test_claims_only_rollouts(tmp_path):
     assert not CodexReader().claims(str(tmp_path / "missing.jsonl"))
 
 
+@pytest.mark.parametrize("pad", [0, 4001, 4090, 5001, 100_000])  # odd: blank lines first
+def test_claims_read_the_first_record_whatever_its_length(tmp_path, pad):
+    # The first 4 KiB are read first; a first line longer than that is read on.
+    blank = b"\n\n" if pad % 2 else b""
+    meta = json.dumps({"type": "session_meta", "payload": {"instructions": "x" * pad}}).encode()
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_bytes(blank + meta + b"\n" + b'{"type": "response_item", "payload": {}}\n')
+    assert CodexReader().claims(str(rollout))
+    rollout.write_bytes(blank + meta)  # no newline after the only line
+    assert CodexReader().claims(str(rollout))
+    claude = tmp_path / "run.jsonl"
+    claude.write_bytes(blank + json.dumps({"type": "system", "cwd": "x" * pad}).encode() + b"\n")
+    assert not CodexReader().claims(str(claude))
+    rollout.write_bytes(meta[:-1] + b"\n")  # a truncated record opens no rollout
+    assert not CodexReader().claims(str(rollout))
+
+
 @pytest.mark.parametrize(
     "output, blocks, failed",
     [

@@ -47,6 +47,22 @@ def open_regular(path: str):
         raise
 
 
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file, as open_regular would read them.
+
+    For sniffing: discovery asks each reader about every file, and a file
+    object costs more than the read (raw os calls: about half the time).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: a FIFO never blocks the open
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file, not read")
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def reading(path: str, what: str):
     """Turn the ways a file can fail to open into one-line input errors."""

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, open_regular
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular, read_head
 from citeledger.core.readers.claude_stream import open_events
 from citeledger.core.readers.jsonl import decode_line
 from citeledger.core.readers.walker import EventWalker, js_truthy
@@ -31,8 +31,7 @@ def escape_project(path: str) -> str:
 def looks_interactive(path: str) -> bool:
     """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
     try:
-        with open_regular(path) as fh:
-            head = fh.read(4096)  # the first event names sessionId within its first few hundred bytes
+        head = read_head(path, 4096)  # the first event names sessionId within its first few hundred bytes
     except OSError:
         return False
     first = head.split(b"\n", 1)[0]

@@ -20,7 +20,7 @@ from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.jsstr import is_blank
 from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, open_regular, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, open_regular, read_head, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -99,6 +99,7 @@ def message_text(payload: dict) -> str:
 
 
 _SNIFF_LINE = 8 << 20  # bytes of one line read while sniffing (session_meta carries the instructions)
+_HEAD = 4096  # read first: a Claude transcript's first line nearly always fits
 
 
 class CodexReader:
@@ -115,7 +116,15 @@ class CodexReader:
         if not (os.path.isfile(path) and path.endswith(".jsonl")):
             return False
         try:
-            with open_regular(path) as fh:
+            head = read_head(path, _HEAD)
+            whole = len(head) < _HEAD  # the file ends inside the head: its last line is complete too
+            lines = head.split(b"\n")
+            for raw in lines if whole else lines[:-1]:
+                if raw.strip():
+                    return is_session_record(orjson.loads(raw))
+            if whole:
+                return False
+            with open_regular(path) as fh:  # no whole non-blank line in the head: read on
                 # Bounded reads: sniffing must not load a 200 MB line whole.
                 for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
                     if len(raw) == _SNIFF_LINE and not raw.endswith(b"\n"):
