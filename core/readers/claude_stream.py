@@ -69,12 +69,12 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
     found = lines = 0
     known = len(walker.warnings)
     with reading(path, "a transcript file (use --session for a project log)"):
+        feed = walker.feed
         for line in read_jsonl(path, walker.warnings, options.max_line_bytes, EVENT_KEYS):
             lines += 1
-            kind = line.value.get("type") if isinstance(line.value, dict) else None
+            kind = feed(path, line, parent)  # the event's type, read once
             if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event
                 found += 1
-            walker.feed(path, line, parent)
     skipped = len(walker.warnings) > known
     if found == 0 and (lines or skipped and alone):
         raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")
