@@ -153,35 +153,55 @@ class SymbolChannel:
         return None
 
     def effective(self, owners: Owners) -> frozenset:
-        if self.options.weak_owners == "credit":
-            return owners.strong | owners.weak
-        return owners.strong or owners.weak
+        return self._effective(owners, self.options.weak_owners)
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
         memo = envelope.memo
         opts = self.options
-        key = ("symbol", "cited", answer, opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
-        if key not in memo:
-            memo[key] = self.citations(answer)
-        cited = memo[key]
-        # Only the cited names' listings can credit or explain a file: an
-        # answer cites a few dozen of the hundreds of names the headers list.
-        wanted = frozenset(cited)
+        cited_key = ("symbol", "cited", answer, opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
+        found = memo.get(cited_key)
+        if found is None:
+            cited = self.citations(answer)
+            # Only the cited names' listings can credit or explain a file: an
+            # answer cites a few dozen of the hundreds of names the headers list.
+            found = memo[cited_key] = (cited, frozenset(cited))  # a frozenset hashes once
+        cited, wanted = found
         key = ("symbol", "listed", wanted)
-        if key not in memo:
-            memo[key] = self._listed(envelope, wanted)
-        listed = memo[key]
-        key = ("symbol", "owners", wanted, opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
-        if key not in memo:
-            memo[key] = self._owner_table(listed)
-        table = memo[key]
+        listed = memo.get(key)
+        if listed is None:
+            listed = memo[key] = self._listed(envelope, wanted)
+        table_key = ("symbol", "owners", wanted, opts.defining_kinds_only, self._defining, self._weak, opts.tag_names_define)
+        table = memo.get(table_key)
+        if table is None:
+            table = memo[table_key] = self._owner_table(listed)
+        owned = table.owned(cited)
+        # The findings depend on weak_owners only where a name has strong and
+        # weak owners, and on the cutoff only where some name reaches it:
+        # rulesets that differ in those alone share the findings otherwise.
+        weak_owners = opts.weak_owners if any(o.strong and o.weak for _, o in owned) else "lose"
         limit = self.options.ambiguity_limit
+        effective = [(name, owners, self._effective(owners, weak_owners)) for name, owners in owned]
+        if limit and not any(len(e) >= limit for _, _, e in effective):
+            limit = 0
+        key = ("symbol", "findings", cited_key, table_key, weak_owners, limit)
+        findings = memo.get(key)
+        if findings is None:
+            findings = memo[key] = self._findings(envelope.paths, cited, listed, effective, limit)
+        return findings
+
+    @staticmethod
+    def _effective(owners: Owners, weak_owners: str) -> frozenset:
+        if weak_owners == "credit":
+            return owners.strong | owners.weak
+        return owners.strong or owners.weak
+
+    def _findings(self, paths, cited, listed, effective, limit) -> dict[str, Finding]:
+        """A Finding per path from the cited names' effective owners, under the cutoff `limit`."""
         # One pass over the cited names in first-seen order: each file keeps
         # the first name that credits it, else the first near miss.
         credit: dict[str, tuple[str, int]] = {}
         miss: dict[str, tuple[str, str]] = {}
-        for name, owners in table.owned(cited):
-            effective = self.effective(owners)
+        for name, owners, effective in effective:
             over = limit and len(effective) >= limit
             for path in effective:
                 if path in credit:
@@ -198,7 +218,7 @@ class SymbolChannel:
         findings = {}
         # Findings are frozen: every file whose header lists no cited name shares one.
         unlisted = Finding(self.name, False, None, _NOT_DEFINED)
-        for path in envelope.paths:
+        for path in paths:
             if path in credit:
                 name, owned = credit[path]
                 also = f" and in {owned - 1} other file(s)" if owned > 1 else ""

@@ -90,28 +90,74 @@ def stage_key(name: str, ruleset, *extra) -> tuple:
     return STAGES[name].key(ruleset, *extra)
 
 
+class Plan:
+    """What scoring reads of each ruleset, worked out once per scoring call.
+
+    A ruleset's stage keys become small ints: each distinct key (its declared
+    fields' values, `Stage.key`) is numbered when first seen, so two rulesets
+    get one number exactly when every value the stage depends on is equal,
+    and a lookup hashes an int instead of patterns and options compared field
+    by field. The channel objects are made here too, one per distinct rule
+    (name, options). `score_corpus` makes one per call (core.corpus._plan)
+    and hands it to every session's `score_many`; a `Shared` made without one
+    makes its own. Nothing outlives the call that made it.
+    """
+
+    __slots__ = ("_of", "_numbers", "_channels")
+
+    def __init__(self):
+        # Each ruleset's part is worked out when it is first scored, so a
+        # failure to make its channels is that session's, as without a Plan.
+        self._of: dict = {}  # ruleset -> _RulesetPlan (a Ruleset's hash is cached)
+        self._numbers: dict = {}  # a stage key's values -> its number
+        self._channels: dict = {}  # rule number -> the channel object
+
+    def number(self, key) -> int:
+        return self._numbers.setdefault(key, len(self._numbers))
+
+    def of(self, ruleset) -> "_RulesetPlan":
+        found = self._of.get(ruleset)
+        if found is None:
+            found = self._of[ruleset] = _RulesetPlan(ruleset, self)
+        return found
+
+
+class _RulesetPlan:
+    """One ruleset's stage numbers, channel objects and channel names (`Plan.of`)."""
+
+    __slots__ = ("keys", "findings", "channels", "names", "line_level")
+
+    def __init__(self, ruleset, plan: Plan):
+        self.keys = {name: plan.number(stage.key(ruleset)) for name, stage in STAGES.items()}
+        known = channel_classes()
+        findings, channels = [], []
+        for rule in ruleset.channels:
+            number = plan.number(("rule", rule))  # by value: equal rules share a number
+            channel = plan._channels.get(number)
+            if channel is None:
+                channel = plan._channels[number] = known[rule.name](rule.options)
+            channels.append(channel)
+            findings.append(plan.number(STAGES["findings"].key(ruleset, rule)))
+        self.findings = tuple(findings)
+        self.channels = tuple(channels)
+        self.names = tuple(c.name for c in channels)
+        self.line_level = any(getattr(c, "line_level", False) for c in channels)
+
+
 class Shared:
-    """Work the rulesets scoring one transcript share, keyed by `stage_key`.
+    """Work the rulesets scoring one transcript share, keyed by stage numbers (`Plan`).
 
     Made by each `score_many` call, so nothing outlives the transcript it
     describes. `cuts` is keyed by content (the response text, the header
     line), shared by every ruleset that cuts alike.
     """
 
-    __slots__ = ("results", "cuts", "channels", "_keys")
+    __slots__ = ("results", "cuts", "plan")
 
-    def __init__(self):
+    def __init__(self, plan: Plan | None = None):
         self.results: dict = {}
         self.cuts = Cuts()
-        self.channels: dict = {}  # channel rule (name, options) -> the channel object
-        self._keys: dict = {}
-
-    def keys_for(self, ruleset) -> dict:
-        """Every stage's key for `ruleset`, worked out once per call (a Ruleset's hash is cached)."""
-        keys = self._keys.get(ruleset)
-        if keys is None:
-            keys = self._keys[ruleset] = {name: stage.key(ruleset) for name, stage in STAGES.items()}
-        return keys
+        self.plan = plan if plan is not None else Plan()
 
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""
@@ -119,18 +165,6 @@ class Shared:
         if found is None:
             found = self.results[key] = make()
         return found
-
-
-def _channels_for(ruleset, memo: Shared) -> tuple:
-    """The ruleset's channel objects, one per distinct (name, options) in this call."""
-    known = channel_classes()
-    out = []
-    for rule in ruleset.channels:  # a rule's hash is cached: cheap to look up
-        channel = memo.channels.get(rule)
-        if channel is None:
-            channel = memo.channels[rule] = known[rule.name](rule.options)
-        out.append(channel)
-    return tuple(out)
 
 
 def _readable(transcript: Transcript, reader):
@@ -360,43 +394,56 @@ def _line_credit(sections, lines) -> tuple[int, int, tuple]:
     return line_used, line_pinned, tuple(by_path.items())
 
 
-def score_many(transcript: Transcript, rulesets) -> tuple[SessionScore, ...]:
-    """The transcript scored under each ruleset, sharing what they have in common."""
-    shared = Shared()
+def score_many(transcript: Transcript, rulesets, plan: Plan | None = None) -> tuple[SessionScore, ...]:
+    """The transcript scored under each ruleset, sharing what they have in common
+    (`plan`: the scoring call's, when it scores more than this transcript)."""
+    shared = Shared(plan)
     return tuple(score(transcript, ruleset, shared) for ruleset in rulesets)
 
 
 def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> SessionScore:
     """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
     memo = shared or Shared()
+    results = memo.results
     reader, rules = ruleset.reader, ruleset.splitter
-    keys = memo.keys_for(ruleset)
-    responses, answer, source, has_answer, warnings = memo.get(keys["read"], lambda: _read(transcript, reader))
+    mine = memo.plan.of(ruleset)
+    keys = mine.keys
+    read = results.get(keys["read"])
+    if read is None:
+        read = results[keys["read"]] = _read(transcript, reader)
+    responses, answer, source, has_answer, warnings = read
     cuts = memo.get(keys["cut"], lambda: _cuts_of(responses, ruleset, memo))
     # Envelopes that differ only in their unit share one channel memo.
     channel_memo = memo.get(keys["sections"], dict)
-    envelope = memo.get(keys["envelope"], lambda: _envelope(cuts, rules, channel_memo, transcript.tool_uses, responses))
+    envelope = results.get(keys["envelope"])
+    if envelope is None:
+        envelope = results[keys["envelope"]] = _envelope(cuts, rules, channel_memo, transcript.tool_uses, responses)
     calls, paths = envelope.calls, envelope.paths
-    channels = _channels_for(ruleset, memo)
+    channels = mine.channels
     judged = []
-    for rule, channel in zip(ruleset.channels, channels):
-        def judge(channel=channel):
-            return check_findings(channel, channel.judge(answer, envelope), paths)
-
-        judged.append(memo.get(keys["findings"] + (rule,), judge))
+    for key, channel in zip(mine.findings, channels):
+        findings = results.get(key)
+        if findings is None:
+            findings = results[key] = check_findings(channel, channel.judge(answer, envelope), paths)
+        judged.append(findings)
     rank, verdicts = _verdicts(paths, judged, channels)
     n = len(channels)
-    lines = _LineLedger(channels, verdicts, ruleset)
-    layout = memo.get(keys["layout"], lambda: _Layout(calls))
+    lines = _LineLedger(channels, verdicts, ruleset) if mine.line_level else _NO_LINES
+    layout = results.get(keys["layout"])
+    if layout is None:
+        layout = results[keys["layout"]] = _Layout(calls)
     if lines.on:  # line credit depends on findings, not only on ranks
         charges = _Charges(calls, layout, rank, n, lines)
     else:
         # Rulesets that split alike and rank every file alike charge alike.
-        charges = memo.get(keys["charges"] + (n, tuple(rank.values())), lambda: _Charges(calls, layout, rank, n, lines))
+        key = (keys["charges"], n, tuple(rank.values()))
+        charges = results.get(key)
+        if charges is None:
+            charges = results[key] = _Charges(calls, layout, rank, n, lines)
     return _SessionScore(  # every field, in SessionScore's order
         transcript.name,  # name
         ruleset.name,  # ruleset
-        tuple(c.name for c in channels),  # channels
+        mine.names,  # channels
         transcript.files,  # inputs
         charges.calls,  # calls
         tuple([  # files
@@ -449,7 +496,7 @@ class _LineLedger:
     """
 
     def __init__(self, channels, verdicts, ruleset):
-        self.on = any(getattr(c, "line_level", False) for c in channels)
+        self.on = channels is not None and any(getattr(c, "line_level", False) for c in channels)
         if not self.on:
             return
         self._measure = MEASURES[ruleset.splitter.unit]
@@ -468,3 +515,7 @@ class _LineLedger:
         if self._verdicts[section.path].credited:
             return line_cost(section.text, None, self._measure), 0
         return 0, 0
+
+
+# The ledger of every ruleset without a line-aware channel: off, holds nothing.
+_NO_LINES = _LineLedger(None, None, None)

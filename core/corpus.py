@@ -304,12 +304,17 @@ def _ref(root: str, root_is_file: bool, whole: SessionFiles, reader: str) -> Ses
 # ---------------------------------------------------------------- scoring
 
 
-def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...]], ...]:
-    """Rulesets grouped by reading options: (options, indexes of rulesets), first-seen order."""
+def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...], object], ...]:
+    """Rulesets grouped by reading options: (options, indexes of rulesets, the
+    accountant's Plan of the call), first-seen order. One Plan for the whole
+    call: the rulesets' stage keys and channel objects, worked out once."""
+    from citeledger.core.accountant import Plan
+
     plan: dict = {}
     for i, ruleset in enumerate(rulesets):
         plan.setdefault(ruleset.reader.read_options(), []).append(i)
-    return tuple((options, tuple(ix)) for options, ix in plan.items())
+    keys = Plan()
+    return tuple((options, tuple(ix), keys) for options, ix in plan.items())
 
 
 def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcome:
@@ -329,7 +334,7 @@ def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcom
         reader = readers()[ref.reader]()
     except KeyError:
         return SessionOutcome(ref, tuple(scores), f"no reader named {ref.reader!r} is installed", ())
-    for options, indexes in plan:
+    for options, indexes, keys in plan:
         try:
             transcript = reader.read(list(ref.files), options)
         except InputError as exc:
@@ -337,7 +342,7 @@ def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcom
         except RecursionError:
             return SessionOutcome(ref, (None,) * len(rulesets), f"{ref.files[0]}: nested too deeply", tuple(warnings))
         ref = attrs.evolve(ref, turns=transcript.turns)  # the reader's count, from this one read
-        for i, result in zip(indexes, score_many(transcript, [rulesets[i] for i in indexes])):
+        for i, result in zip(indexes, score_many(transcript, [rulesets[i] for i in indexes], keys)):
             scores[i] = result
             # A score's warnings are the transcript's plus what its ruleset
             # could not read (a byte order mark, say); each is listed once.

@@ -92,3 +92,47 @@ def test_scoring_together_equals_scoring_alone(fixture):
     alone = [accountant.score(transcript, r) for r in rulesets]
     for r, t, a in zip(rulesets, together, alone):
         assert t == a, r.name
+
+
+def test_a_plan_numbers_stage_keys_by_value():
+    a, b = load_ruleset("default"), load_ruleset("default")  # equal, distinct objects
+    c = variant("default", {"splitter.unit": "utf8"})
+    plan = accountant.Plan()
+    pa, pb, pc = plan.of(a), plan.of(b), plan.of(c)
+    assert pa is pb  # looked up by value
+    d = variant("default", {"channels.symbol.ambiguity_limit": 2})
+    pd = plan.of(d)
+    assert pd.channels[0] is pa.channels[0] and pd.channels[1] is not pa.channels[1]
+    assert pd.findings[0] == pa.findings[0] and pd.findings[1] != pa.findings[1]
+    for name in accountant.STAGES:
+        same = accountant.stage_key(name, a) == accountant.stage_key(name, c)
+        assert (pa.keys[name] == pc.keys[name]) == same, name
+    assert pa.findings == pc.findings  # findings do not depend on the unit
+
+
+def test_one_plan_for_many_transcripts_equals_each_alone():
+    """A Plan outlives one transcript (score_corpus hands it to every session): same scores."""
+    rulesets = [load_ruleset(n) for n in ("default", "corrected", "ambiguity-2", "ambiguity-5",
+                                          "ambiguity-off", "weak-owners", "prose-symbols", "utf8", "lines")]
+    plan = accountant.Plan()
+    for path in sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name):
+        transcript = ClaudeStreamReader().read([str(path)], rulesets[0].reader.read_options())
+        together = accountant.score_many(transcript, rulesets, plan)
+        for r, t in zip(rulesets, together):
+            assert t == accountant.score(transcript, r), (path.name, r.name)
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in REAL.glob("*.jsonl") if ".t" not in p.name))
+def test_symbol_findings_shared_across_cutoffs_and_weak_owners(fixture):
+    """The symbol channel shares one findings dict between rulesets whose cutoff no
+    name reaches or whose weak_owners no name tells apart: each is still exactly
+    what that ruleset alone finds."""
+    names = {"ambiguity_limit": (0, 1, 2, 3, 4, 5, 9), "weak_owners": ("lose", "credit")}
+    rulesets = [variant("default", {f"channels.symbol.{k}": v}) for k, vs in names.items() for v in vs]
+    rulesets += [variant("default", {"channels.symbol.ambiguity_limit": 2, "channels.symbol.weak_owners": "credit"})]
+    transcript = ClaudeStreamReader().read([str(REAL / fixture)], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets)
+    for r, t in zip(rulesets, together):
+        alone = accountant.score(transcript, r)
+        assert t == alone, r.name
+        assert [f.verdict.findings for f in t.files] == [f.verdict.findings for f in alone.files]
