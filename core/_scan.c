@@ -17,12 +17,14 @@
  *       dict prunes the value by it when the value is an object (kept whole
  *       otherwise); [spec] does so for every element of an array value.
  *   scan(buf, start, stop, number, max_line_bytes, schema, line_type)
- *       -> (items, number)
+ *       -> (items, number, handed_back)
  *       the lines of buf[start:stop] (the last may lack its "\n"), numbered
  *       from number + 1. Per line: nothing for a blank line (bytes.strip()
  *       empty once a UTF-8 BOM is removed); (number, None) for a line over
  *       max_line_bytes; line_type(number, value, bom) for a decoded line;
- *       (number, raw bytes) for the Python path to decode.
+ *       (number, raw bytes) for the Python path to decode. handed_back
+ *       counts the items that are not line_type (0: items is all Lines, and
+ *       the reader hands the list on as it is).
  *
  * tests/test_scan.py checks every item against the pure path on hostile
  * lines and files.
@@ -843,6 +845,7 @@ scan(PyObject *self, PyObject *args)
     if (items == NULL)
         goto done;
     State st = {0};
+    Py_ssize_t handed_back = 0;
     const unsigned char *data = buf.buf, *p = data + start, *end = data + stop;
     while (p < end) {
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -854,6 +857,7 @@ scan(PyObject *self, PyObject *args)
             break;
         }
         if (item != NULL) {
+            handed_back += Py_TYPE(item) != line_type;
             int r = PyList_Append(items, item);
             Py_DECREF(item);
             if (r < 0) {
@@ -868,7 +872,7 @@ done:
     PyBuffer_Release(&buf);
     if (items == NULL)
         return NULL;
-    return Py_BuildValue("(Nn)", items, number);
+    return Py_BuildValue("(Nnn)", items, number, handed_back);
 }
 
 static PyMethodDef methods[] = {

@@ -91,6 +91,25 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=N
     with the C scanner, objects hold only those (the rest is validated and
     skipped); without it, every key. Raises OSError if the file cannot be opened.
     """
+    if keys is not None and kernel.scan is not None:
+        for batch in read_batches(path, warnings, max_line_bytes, keys):
+            yield from batch
+        return
+    with open_regular(path) as stream:  # a FIFO is refused, never waited on
+        for number, raw in _raw_lines(stream, max_line_bytes):
+            line = _decoded(path, number, raw, warnings, max_line_bytes)
+            if line is not None:
+                yield line
+
+
+def read_batches(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=None) -> Iterator[list[Line]]:
+    """read_jsonl's lines a list at a time: a chunk's worth through the scanner, one line without.
+
+    For a reader that walks every line (open_events): a generator step per
+    chunk instead of two per line. A batch is handed over before any later
+    line is decoded, so a later line's warning still follows those the
+    caller adds for the lines before it.
+    """
     with open_regular(path) as stream:  # a FIFO is refused, never waited on
         if keys is not None and kernel.scan is not None:
             yield from _scanned(path, stream, warnings, max_line_bytes, keys.compiled())
@@ -98,7 +117,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=N
         for number, raw in _raw_lines(stream, max_line_bytes):
             line = _decoded(path, number, raw, warnings, max_line_bytes)
             if line is not None:
-                yield line
+                yield (line,)
 
 
 def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int) -> Line | None:
@@ -136,8 +155,8 @@ class Keys:
         return self._compiled
 
 
-def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> Iterator[Line]:
-    """read_jsonl through core/_scan.c: whole chunks of lines decoded in C.
+def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> Iterator[list[Line]]:
+    """read_batches through core/_scan.c: whole chunks of lines decoded in C.
 
     The same lines as _raw_lines (a line over the limit is never held whole:
     its bytes are dropped as they are read), the same values but for keys
@@ -168,21 +187,19 @@ def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> 
                 _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
             else:
                 pending += chunk[:nl]
-                found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
-                yield from _fallen_back(found, path, warnings, max_line_bytes)
+                found, number, handed_back = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
+                yield from _batches(found, handed_back, path, warnings, max_line_bytes)
             pending.clear()
             too_long = False
             start = nl + 1
         last = chunk.rfind(b"\n")
         if last >= start:
-            found, number = scan(chunk, start, last + 1, number, max_line_bytes, schema, Line)
-            for item in found:  # inline, not a generator per chunk: this is every line of a corpus
-                if type(item) is Line:
-                    yield item
-                else:
-                    line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
-                    if line is not None:
-                        yield line
+            found, number, handed_back = scan(chunk, start, last + 1, number, max_line_bytes, schema, Line)
+            if not handed_back:  # every line decoded in C: the list as it is
+                if found:
+                    yield found
+            else:
+                yield from _batches(found, handed_back, path, warnings, max_line_bytes)
         pending += chunk[last + 1:]
         if len(pending) > max_line_bytes:
             too_long = True
@@ -190,19 +207,30 @@ def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> 
     if too_long:
         _decoded(path, number + 1, None, warnings, max_line_bytes)  # the over-the-limit warning
     elif pending:
-        found, number = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
-        yield from _fallen_back(found, path, warnings, max_line_bytes)
+        found, number, handed_back = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
+        yield from _batches(found, handed_back, path, warnings, max_line_bytes)
 
 
-def _fallen_back(found: list, path: str, warnings: list, max_line_bytes: int) -> Iterator[Line]:
-    """The scanner's items as Lines: its own, and the raw ones decoded the pure way."""
+def _batches(found: list, handed_back: int, path: str, warnings: list, max_line_bytes: int) -> Iterator[list[Line]]:
+    """The scanner's items as batches of Lines: its own, and the raw ones decoded
+    the pure way, each only once the Lines before it have been handed over."""
+    if not handed_back:
+        if found:
+            yield found
+        return
+    run: list[Line] = []
     for item in found:
         if type(item) is Line:
-            yield item
-        else:
-            line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
-            if line is not None:
-                yield line
+            run.append(item)
+            continue
+        if run:
+            yield run
+            run = []
+        line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
+        if line is not None:
+            run.append(line)
+    if run:
+        yield run
 
 
 def _reason(exc: Exception, body: bytes) -> str:

@@ -10,7 +10,17 @@ from typing import Hashable, Optional
 
 from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
+from citeledger.core.sections import record_maker
 from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
+
+# Records are filled by the kernel's slot-filling maker (attrs' __init__, one
+# object.__setattr__ a field, was a tenth of walking); the classes themselves
+# on the pure path. Every argument positional, in field order.
+_Origin = record_maker(Origin)
+_ToolUse = record_maker(ToolUse)
+_ToolResponse = record_maker(ToolResponse)
+_ResultText = record_maker(ResultText)
+_AssistantText = record_maker(AssistantText)
 
 
 def js_truthy(value) -> bool:
@@ -26,15 +36,15 @@ _ABSENT = ("absent",)
 
 
 def js_map_key(block: dict, field: str):
-    """The key a JavaScript Map gives `block[field]`, or None if it matches nothing.
+    """The key a JavaScript Map gives `block[field]` (a string is its own key), or None if it matches nothing.
 
     Map keys compare by SameValueZero: true is not 1, null is not a missing
     key, 1 is 1.0; an array or object is a key only by identity, so an id read
     from JSON never finds one. Python's dict would conflate True with 1.
     """
     value = block.get(field, _ABSENT)
-    if type(value) is str:  # nearly every id: answered first
-        return ("string", value)
+    if type(value) is str:  # nearly every id: answered first, as itself (no other key is a str)
+        return value
     if value is _ABSENT:
         return _ABSENT
     if value is None:
@@ -47,7 +57,7 @@ def js_map_key(block: dict, field: str):
         except OverflowError:  # JSON.parse reads a huge integer as Infinity
             return ("number", float("inf") if value > 0 else float("-inf"))
     if isinstance(value, str):
-        return ("string", value)
+        return value
     return None
 
 
@@ -118,37 +128,51 @@ class EventWalker:
     def new_turn(self) -> None:
         self.turn += 1
 
-    def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> None:
+    def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> object:
+        """Walk one event; returns its `type` (None for a line that is no object).
+
+        Written for the common shapes (every event of a corpus comes through
+        here): decoded JSON holds exactly dicts, lists and strs, so the usual
+        checks come first and the warnings' branches only when they can apply.
+        """
         event = line.value
-        origin = Origin(file, line.number)
+        origin = _Origin(file, line.number)
         self._order += 1
         if line.bom:
             self.bom_lines.append(origin)
         if not isinstance(event, dict):
-            return
+            return None
         if parent_override is not None:
             event = dict(event, parent_tool_use_id=parent_override)
         kind = event.get("type")
         if kind == "result":
             result = event.get("result", _MISSING)
             if isinstance(result, str):
-                self.results.append(ResultText(result, origin))
+                self.results.append(_ResultText(result, origin))
             else:  # the reference ignores it silently: no answer from this event
                 self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
         message = event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
-        main_thread = event.get("parent_tool_use_id") is None
-        if kind == "user" and main_thread and _is_prompt(content):
-            self.prompts += 1
-            self.new_turn()
-        # Skipped as the reference skips them, but never silently.
-        if kind in ("assistant", "user"):
-            if not isinstance(message, dict):
-                self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
-            elif not isinstance(content, list) and not (kind == "user" and isinstance(content, str)):
-                self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
-        if not isinstance(content, list):
-            return
+        parent = event.get("parent_tool_use_id")
+        main_thread = parent is None
+        if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
+            if kind == "user" and main_thread and _is_prompt(content):
+                self.prompts += 1
+                self.new_turn()
+            # Skipped as the reference skips them, but never silently.
+            if kind in ("assistant", "user"):
+                if not isinstance(message, dict):
+                    self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
+                elif not (kind == "user" and isinstance(content, str)):
+                    self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+            return kind
+        if kind == "user" and main_thread:  # _is_prompt of a list, inline
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    break
+            else:
+                self.prompts += 1
+                self.new_turn()
         texts = []
         called = False
         # The headless reader's event rules (see the class docstring).
@@ -159,47 +183,55 @@ class EventWalker:
                 self.warn(origin, f"content block {index} is {js_type(block)}, not an object, ignored")
                 continue
             btype = block.get("type")
-            if btype == "tool_use" and not takes_uses:
-                self.warn(origin, f"tool_use in a {_kind_name(kind)} event, ignored (a headless run's come from assistant events)")
-            elif btype == "tool_result" and not takes_results:
-                self.warn(origin, f"tool_result in a {_kind_name(kind)} event, ignored (a headless run's come from user events)")
-            elif btype == "tool_use":
-                key = js_map_key(block, "id")
+            if btype == "tool_use":
+                if not takes_uses:
+                    self.warn(origin, f"tool_use in a {_kind_name(kind)} event, ignored (a headless run's come from assistant events)")
+                    continue
+                tool_id = block.get("id", _ABSENT)
+                key = tool_id if type(tool_id) is str else js_map_key(block, "id")  # js_map_key, its common case inline
+                name = block.get("name")
                 if key is not None:
                     if key in self.names:
                         first = self.names[key][1]
                         self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
-                                          f"its later results belong to this {block.get('name')!r}")
-                    self.names[key] = (block.get("name"), origin)
-                self._record_tool_use(block, event, origin)
+                                          f"its later results belong to this {name!r}")
+                    self.names[key] = (name, origin)
+                self._record_tool_use(block, name, tool_id, parent, origin)
                 called = True
             elif btype == "tool_result":
-                self._tool_result(block, event, origin)
+                if not takes_results:
+                    self.warn(origin, f"tool_result in a {_kind_name(kind)} event, ignored (a headless run's come from user events)")
+                    continue
+                self._tool_result(block, parent, origin)
             elif btype == "text":
-                texts.append(answer_block_text(block))
-        if kind == "assistant" and main_thread and texts:
-            self._texts.append(("".join(texts), self.turn, origin))
-        if called and main_thread and kind == "assistant":
-            # Marked after this event's own text: a message's text precedes its tool_use.
-            self._last_tool_use[self.turn] = len(self._texts)
+                text = block.get("text")
+                texts.append(text if type(text) is str else answer_block_text(block))
+        if kind == "assistant" and main_thread:
+            if texts:
+                self._texts.append(("".join(texts), self.turn, origin))
+            if called:
+                # Marked after this event's own text: a message's text precedes its tool_use.
+                self._last_tool_use[self.turn] = len(self._texts)
+        return kind
 
-    def _record_tool_use(self, block: dict, event: dict, origin: Origin) -> None:
-        name, tool_id, parent = block.get("name"), block.get("id"), event.get("parent_tool_use_id")
+    def _record_tool_use(self, block: dict, name, tool_id, parent, origin: Origin) -> None:
+        """One ToolUse (`tool_id` is block["id"], _ABSENT when missing)."""
         given = block.get("input")
         if not isinstance(given, dict):
             given = _NO_INPUT
         # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
-        self.tool_uses.append(ToolUse(
-            name if type(name) is str else "", tool_id if type(tool_id) is str else str(tool_id),
+        self.tool_uses.append(_ToolUse(
+            name if type(name) is str else "",
+            tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
             query if type(query) is str else None, file_path if type(file_path) is str else None,
             path if type(path) is str else None, pattern if type(pattern) is str else None,
         ))
 
-    def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
+    def _tool_result(self, block: dict, parent, origin: Origin) -> None:
         tool_id = block.get("tool_use_id")
-        key = js_map_key(block, "tool_use_id")
+        key = tool_id if type(tool_id) is str else js_map_key(block, "tool_use_id")
         known = self.names.get(key) if key is not None else None
         if known is None:
             self.warnings.append(
@@ -209,35 +241,42 @@ class EventWalker:
         name, use_origin = known
         if not (isinstance(name, str) and self.explore_tool in name):
             return
-        if js_truthy(block.get("is_error")):
+        error = block.get("is_error")
+        if error is not None and error is not False and js_truthy(error):
             return
-        if key in self._answered:
-            first = self._answered[key]
+        first = self._answered.get(key)
+        if first is None:
+            self._answered[key] = origin
+        else:
             self.warn(origin, f"another explore result for tool_use id {tool_id!r} (first at {first.file}:{first.line}); "
                               "counted again, as the reference does")
-        self._answered.setdefault(key, origin)
         content = block.get("content", _MISSING)
-        if content is None or content is _MISSING:
-            self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
-        elif not isinstance(content, (str, list)):
-            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
-        parent = event.get("parent_tool_use_id")
-        self.responses.append(
-            ToolResponse(
-                content_blocks(content),
-                str(tool_id),
-                origin,
-                parent if isinstance(parent, str) else None,
-                use_origin,
-                self._order,
-            )
-        )
+        if type(content) is list:  # content_blocks, its common case inline
+            blocks = []
+            for item in content:
+                text = item.get("text") if type(item) is dict else None
+                blocks.append(text if type(text) is str else item_text(item))
+            blocks = tuple(blocks)
+        else:
+            if content is None or content is _MISSING:
+                self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
+            elif not isinstance(content, (str, list)):
+                self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
+            blocks = content_blocks(content)
+        self.responses.append(_ToolResponse(
+            blocks,
+            tool_id if type(tool_id) is str else str(tool_id),
+            origin,
+            parent if isinstance(parent, str) else None,
+            use_origin,
+            self._order,
+        ))
 
     def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
         texts = []
         for index, (text, turn, origin) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
-            texts.append(AssistantText(text, turn, after, origin))
+            texts.append(_AssistantText(text, turn, after, origin))
         return Transcript(
             name=name,
             files=files,

@@ -1,0 +1,315 @@
+"""The event walker as it was before its fast paths (commit 72e6cd0), frozen.
+
+core/readers/walker.py's EventWalker was rewritten for speed (records filled
+by the kernel's maker, the common shapes' checks first, helpers inlined);
+tests/test_walker.py checks, over generated and fixture sessions, that it
+gives the same Transcript as this one. Not maintained: a change of the
+reading rules changes walker.py and, if it must, this copy with it.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Optional
+
+from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
+from citeledger.core.jsstr import is_blank
+from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
+
+
+def js_truthy(value) -> bool:
+    """JavaScript truthiness: unlike Python, [] and {} are true."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and value != value:  # NaN
+        return False
+    return bool(value)
+
+
+_ABSENT = ("absent",)
+
+
+def js_map_key(block: dict, field: str):
+    """The key a JavaScript Map gives `block[field]`, or None if it matches nothing.
+
+    Map keys compare by SameValueZero: true is not 1, null is not a missing
+    key, 1 is 1.0; an array or object is a key only by identity, so an id read
+    from JSON never finds one. Python's dict would conflate True with 1.
+    """
+    value = block.get(field, _ABSENT)
+    if type(value) is str:  # nearly every id: answered first
+        return ("string", value)
+    if value is _ABSENT:
+        return _ABSENT
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        try:
+            return ("number", float(value))
+        except OverflowError:  # JSON.parse reads a huge integer as Infinity
+            return ("number", float("inf") if value > 0 else float("-inf"))
+    if isinstance(value, str):
+        return ("string", value)
+    return None
+
+
+def item_text(item) -> str:
+    """One tool_result content item's contribution to the response text (spec section 1).
+
+    An item's `text`, when present and not null, goes through JavaScript's
+    String(): 12345 -> "12345", ["a", "b"] -> "a,b", {} -> "[object Object]".
+    """
+    if isinstance(item, dict):
+        text = item.get("text")
+        if type(text) is str:  # nearly every item: answered first
+            return text
+        if text is not None:
+            return js_string(text)
+    if isinstance(item, str):
+        return item
+    return js_stringify(item)
+
+
+def content_blocks(content) -> tuple[str, ...]:
+    """A tool_result's text, one string per item: null/absent gives none, another value its JSON."""
+    if isinstance(content, str):
+        return (content,)
+    if isinstance(content, list):
+        return tuple(item_text(item) for item in content)
+    if content is None or content is _MISSING:
+        return ()
+    return (js_stringify(content),)
+
+
+def answer_block_text(block: dict) -> str:
+    """A text block's part of an assistant event's text: its `text` when truthy, through String()."""
+    text = block.get("text")
+    if type(text) is str:
+        return text
+    return js_string(text) if js_truthy(text) else ""
+
+
+class EventWalker:
+    """Accumulates one session's explore responses and answer candidates.
+
+    `headless` selects the reference's stream-json reader rules (spec section
+    1): tool_use blocks only from `assistant` events with a truthy message,
+    tool_result blocks only from `user` events. Otherwise (interactive logs)
+    every event whose message.content is a list is walked, whatever its type.
+    """
+
+    def __init__(self, explore_tool: str = "codegraph_explore", headless: bool = False):
+        self.explore_tool = explore_tool
+        self.headless = headless
+        self.names: dict[Hashable, object] = {}
+        self.responses: list[ToolResponse] = []
+        self.results: list[ResultText] = []
+        self.warnings: list[InputWarning] = []
+        self.bom_lines: list[Origin] = []
+        self._texts: list[tuple[str, Optional[str], int, Origin]] = []
+        self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
+        self._answered: dict = {}  # tool_use key -> Origin of its first explore result
+        self.turn = 0
+        self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
+        self._order = -1  # position of the event being fed, in reading order
+        self.prompts = 0  # main-thread user prompts (an interactive log's turns)
+
+    def warn(self, origin: Origin, message: str) -> None:
+        self.warnings.append(InputWarning(origin.file, origin.line, message))
+
+    def new_turn(self) -> None:
+        self.turn += 1
+
+    def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> None:
+        event = line.value
+        origin = Origin(file, line.number)
+        self._order += 1
+        if line.bom:
+            self.bom_lines.append(origin)
+        if not isinstance(event, dict):
+            return
+        if parent_override is not None:
+            event = dict(event, parent_tool_use_id=parent_override)
+        kind = event.get("type")
+        if kind == "result":
+            result = event.get("result", _MISSING)
+            if isinstance(result, str):
+                self.results.append(ResultText(result, origin))
+            else:  # the reference ignores it silently: no answer from this event
+                self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
+        message = event.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        main_thread = event.get("parent_tool_use_id") is None
+        if kind == "user" and main_thread and _is_prompt(content):
+            self.prompts += 1
+            self.new_turn()
+        # Skipped as the reference skips them, but never silently.
+        if kind in ("assistant", "user"):
+            if not isinstance(message, dict):
+                self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
+            elif not isinstance(content, list) and not (kind == "user" and isinstance(content, str)):
+                self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+        if not isinstance(content, list):
+            return
+        texts = []
+        called = False
+        # The headless reader's event rules (see the class docstring).
+        takes_uses = not self.headless or kind == "assistant"
+        takes_results = not self.headless or kind == "user"
+        for index, block in enumerate(content):
+            if not isinstance(block, dict):
+                self.warn(origin, f"content block {index} is {js_type(block)}, not an object, ignored")
+                continue
+            btype = block.get("type")
+            if btype == "tool_use" and not takes_uses:
+                self.warn(origin, f"tool_use in a {_kind_name(kind)} event, ignored (a headless run's come from assistant events)")
+            elif btype == "tool_result" and not takes_results:
+                self.warn(origin, f"tool_result in a {_kind_name(kind)} event, ignored (a headless run's come from user events)")
+            elif btype == "tool_use":
+                key = js_map_key(block, "id")
+                if key is not None:
+                    if key in self.names:
+                        first = self.names[key][1]
+                        self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
+                                          f"its later results belong to this {block.get('name')!r}")
+                    self.names[key] = (block.get("name"), origin)
+                self._record_tool_use(block, event, origin)
+                called = True
+            elif btype == "tool_result":
+                self._tool_result(block, event, origin)
+            elif btype == "text":
+                texts.append(answer_block_text(block))
+        if kind == "assistant" and main_thread and texts:
+            self._texts.append(("".join(texts), self.turn, origin))
+        if called and main_thread and kind == "assistant":
+            # Marked after this event's own text: a message's text precedes its tool_use.
+            self._last_tool_use[self.turn] = len(self._texts)
+
+    def _record_tool_use(self, block: dict, event: dict, origin: Origin) -> None:
+        name, tool_id, parent = block.get("name"), block.get("id"), event.get("parent_tool_use_id")
+        given = block.get("input")
+        if not isinstance(given, dict):
+            given = _NO_INPUT
+        # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
+        query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
+        self.tool_uses.append(ToolUse(
+            name if type(name) is str else "", tool_id if type(tool_id) is str else str(tool_id),
+            parent if type(parent) is str else None, origin, self._order,
+            query if type(query) is str else None, file_path if type(file_path) is str else None,
+            path if type(path) is str else None, pattern if type(pattern) is str else None,
+        ))
+
+    def _tool_result(self, block: dict, event: dict, origin: Origin) -> None:
+        tool_id = block.get("tool_use_id")
+        key = js_map_key(block, "tool_use_id")
+        known = self.names.get(key) if key is not None else None
+        if known is None:
+            self.warnings.append(
+                InputWarning(origin.file, origin.line, f"tool_result for unknown tool_use id {tool_id!r}")
+            )
+            return
+        name, use_origin = known
+        if not (isinstance(name, str) and self.explore_tool in name):
+            return
+        if js_truthy(block.get("is_error")):
+            return
+        if key in self._answered:
+            first = self._answered[key]
+            self.warn(origin, f"another explore result for tool_use id {tool_id!r} (first at {first.file}:{first.line}); "
+                              "counted again, as the reference does")
+        self._answered.setdefault(key, origin)
+        content = block.get("content", _MISSING)
+        if content is None or content is _MISSING:
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
+        elif not isinstance(content, (str, list)):
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
+        parent = event.get("parent_tool_use_id")
+        self.responses.append(
+            ToolResponse(
+                content_blocks(content),
+                str(tool_id),
+                origin,
+                parent if isinstance(parent, str) else None,
+                use_origin,
+                self._order,
+            )
+        )
+
+    def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
+        texts = []
+        for index, (text, turn, origin) in enumerate(self._texts):
+            after = index >= self._last_tool_use.get(turn, -1)
+            texts.append(AssistantText(text, turn, after, origin))
+        return Transcript(
+            name=name,
+            files=files,
+            responses=tuple(self.responses),
+            results=tuple(self.results),
+            assistant_texts=tuple(texts),
+            warnings=tuple(self.warnings),
+            bom_lines=tuple(self.bom_lines),
+            reader=reader,
+            tool_uses=tuple(self.tool_uses),
+            turns=max(turns, 1),
+        )
+
+
+_MISSING = object()
+_NO_INPUT: dict = {}
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern")  # ToolUse's input fields, in its order
+
+# Every key EventWalker.feed (and open_events) reads, per level: the C
+# scanner decodes only these (None: the value whole). A key read here but
+# missing there would be absent from every event, so tests/test_scan.py
+# compares whole Transcripts read both ways.
+EVENT_KEYS = Keys({
+    "type": None,
+    "result": None,
+    "parent_tool_use_id": None,
+    "message": {
+        "content": [{
+            "type": None,
+            "id": None,
+            "name": None,
+            "input": dict.fromkeys(_INPUT_FIELDS),
+            "tool_use_id": None,
+            "is_error": None,
+            "content": None,  # item_text and js_stringify need the whole of it
+            "text": None,
+        }],
+    },
+})
+
+
+def js_type(value) -> str:
+    """How a warning names a JSON value's type."""
+    if value is _MISSING:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _kind_name(kind) -> str:
+    return repr(kind) if isinstance(kind, str) else f"untyped ({js_type(kind)})"
+
+
+def _is_prompt(content) -> bool:
+    """A user event that is a person's prompt, not a tool_result carrier."""
+    if isinstance(content, str):
+        return not is_blank(content)
+    if isinstance(content, list):
+        # A loop, not any(<generator>): this runs for every main-thread user event.
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                return False
+        return True
+    return False
