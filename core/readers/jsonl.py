@@ -46,40 +46,73 @@ def decode_line(raw: bytes) -> object:
         return json.loads(text, parse_constant=_reject_constant)
 
 
-def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
-    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit."""
-    number = 0
-    pending = bytearray()
+def _runs(stream, max_line_bytes: int) -> Iterator[tuple[bytes, int, int] | None]:
+    """The stream's lines as runs of whole lines, (buffer, start, end), read in bounded chunks.
+
+    A run is a chunk's lines up to its last newline, or one line begun in
+    earlier chunks (without its newline), or the file's last line when it has
+    none. None stands for one line that grew past `max_line_bytes` across
+    chunks: its bytes are dropped as they are read, never held whole. A line
+    inside a run may still be over the limit: the reader of the run checks.
+    A line begun in earlier chunks comes as the working bytearray itself (a
+    copy of every chunk-crossing line cost a tenth of reading): read it
+    before asking for the next run, which reuses it.
+    """
+    pending = bytearray()  # the start of a line that continues in the next chunk
     too_long = False
     while True:
         chunk = stream.read(_CHUNK)
         if not chunk:
             break
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            if nl == -1:
-                if not too_long:
-                    pending += chunk[start:]
-                    if len(pending) > max_line_bytes:
-                        too_long = True
-                        pending.clear()
-                break
-            number += 1
-            if too_long:
-                yield number, None
-            else:
-                pending += chunk[start:nl]
+        nl = chunk.find(b"\n")
+        if nl == -1:
+            if not too_long:
+                pending += chunk
                 if len(pending) > max_line_bytes:
-                    yield number, None
-                else:
-                    yield number, bytes(pending)
+                    too_long = True
+                    pending.clear()
+            continue
+        start = 0
+        if pending or too_long:  # the line begun in earlier chunks ends at nl
+            if too_long:
+                yield None
+            else:
+                pending += chunk[:nl]
+                yield pending, 0, len(pending)
             pending.clear()
             too_long = False
             start = nl + 1
-    if pending or too_long:
-        number += 1
-        yield number, None if too_long else bytes(pending)
+        last = chunk.rfind(b"\n")
+        if last >= start:
+            yield chunk, start, last + 1
+        pending += chunk[last + 1:]
+        if len(pending) > max_line_bytes:
+            too_long = True
+            pending.clear()
+    if too_long:
+        yield None
+    elif pending:
+        yield pending, 0, len(pending)
+
+
+def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit."""
+    number = 0
+    for run in _runs(stream, max_line_bytes):
+        if run is None:
+            number += 1
+            yield number, None
+            continue
+        buffer, start, end = run
+        if type(buffer) is bytearray:  # a chunk-crossing line: _runs reuses its bytearray
+            buffer = bytes(buffer)
+        while start < end:
+            nl = buffer.find(b"\n", start, end)
+            if nl == -1:  # a run's last line without its newline
+                nl = end
+            number += 1
+            yield number, None if nl - start > max_line_bytes else buffer[start:nl]
+            start = nl + 1
 
 
 def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=None) -> Iterator[Line]:
@@ -156,58 +189,20 @@ class Keys:
 
 
 def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> Iterator[list[Line]]:
-    """read_batches through core/_scan.c: whole chunks of lines decoded in C.
+    """read_batches through core/_scan.c: each run of lines (`_runs`) decoded in C.
 
-    The same lines as _raw_lines (a line over the limit is never held whole:
-    its bytes are dropped as they are read), the same values but for keys
-    the schema drops; a line the scanner hands back raw is decoded by
-    _decoded, as without the scanner, so its value or warning is the same.
+    The same lines as _raw_lines, the same values but for keys the schema
+    drops; a line the scanner hands back raw is decoded by _decoded, as
+    without the scanner, so its value or warning is the same.
     """
     scan = kernel.scan.scan
     number = 0
-    pending = bytearray()  # the start of a line that continues in the next chunk
-    too_long = False
-
-    while True:
-        chunk = stream.read(_CHUNK)
-        if not chunk:
-            break
-        nl = chunk.find(b"\n")
-        if nl == -1:
-            if not too_long:
-                pending += chunk
-                if len(pending) > max_line_bytes:
-                    too_long = True
-                    pending.clear()
+    for run in _runs(stream, max_line_bytes):
+        if run is None:
+            number += 1
+            _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
             continue
-        start = 0
-        if pending or too_long:  # the line begun in earlier chunks ends at nl
-            if too_long:
-                number += 1
-                _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
-            else:
-                pending += chunk[:nl]
-                found, number, handed_back = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
-                yield from _batches(found, handed_back, path, warnings, max_line_bytes)
-            pending.clear()
-            too_long = False
-            start = nl + 1
-        last = chunk.rfind(b"\n")
-        if last >= start:
-            found, number, handed_back = scan(chunk, start, last + 1, number, max_line_bytes, schema, Line)
-            if not handed_back:  # every line decoded in C: the list as it is
-                if found:
-                    yield found
-            else:
-                yield from _batches(found, handed_back, path, warnings, max_line_bytes)
-        pending += chunk[last + 1:]
-        if len(pending) > max_line_bytes:
-            too_long = True
-            pending.clear()
-    if too_long:
-        _decoded(path, number + 1, None, warnings, max_line_bytes)  # the over-the-limit warning
-    elif pending:
-        found, number, handed_back = scan(pending, 0, len(pending), number, max_line_bytes, schema, Line)
+        found, number, handed_back = scan(*run, number, max_line_bytes, schema, Line)
         yield from _batches(found, handed_back, path, warnings, max_line_bytes)
 
 
