@@ -175,19 +175,19 @@ class Diagnosed:
     def add(self, outcome, arm: str = "") -> None:
         from citeledger.report.diagnostics import join_warnings
 
-        ref, score = outcome.ref, outcome.scores[0]
+        ref, score, diag = outcome.ref, outcome.scores[0], outcome.extra
         if score is None:
             return
-        paths = self.sidecars.for_session(ref.files)
-        if not paths:
+        # The worker that scored the session looked for its sidecars (join()):
+        # a scored session without a join had none.
+        if diag is None:
             label = arm or getattr(ref, "arm", None) or ""
             self.without[label] = self.without.get(label, 0) + 1
             return
-        for path in paths:
+        for path in diag.sidecars:
             self.sidecars._load(path)  # once per sidecar: its warnings, and the list of sidecars used
-        if outcome.extra is not None:
-            self.sessions.append(outcome.extra)
-            self.join_warnings += join_warnings(outcome.extra)
+        self.sessions.append(diag)
+        self.join_warnings += join_warnings(diag)
 
     def warnings(self) -> list:
         return [*self.sidecars.warnings, *self.join_warnings]
