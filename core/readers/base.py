@@ -27,6 +27,20 @@ def session_name(paths: Sequence[str]) -> str:
     return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
+def _regular_fd(path: str) -> int:
+    """A descriptor of `path` opened without blocking, or an OSError saying what else it is."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device or socket"
+            raise OSError(errno.EINVAL, f"not a regular file ({kind}), not read")
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def open_regular(path: str):
     """Open `path` for binary reading, refusing anything but a regular file.
 
@@ -34,12 +48,8 @@ def open_regular(path: str):
     is opened without blocking, checked, and refused with an OSError whose
     message says what it is. Never waits.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fd = _regular_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device or socket"
-            raise OSError(errno.EINVAL, f"not a regular file ({kind}), not read")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -53,11 +63,8 @@ def read_head(path: str, size: int) -> bytes:
     For sniffing: discovery asks each reader about every file, and a file
     object costs more than the read (raw os calls: about half the time).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: a FIFO never blocks the open
+    fd = _regular_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, "not a regular file, not read")
         return os.read(fd, size)
     finally:
         os.close(fd)
