@@ -152,9 +152,6 @@ class SymbolChannel:
             return weak if how in self._weak else strong
         return None
 
-    def effective(self, owners: Owners) -> frozenset:
-        return self._effective(owners, self.options.weak_owners)
-
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
         memo = envelope.memo
         opts = self.options
