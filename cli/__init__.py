@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 
-from citeledger.core import __version__, kernel_name
+from citeledger.core import __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
         "2 usage, input or ruleset error; 3 internal error.",
     )
-    parser.add_argument("--version", action=_Version, help="show the version and which compiled modules run, and exit")
+    parser.add_argument("--version", action=_Version, help="show the version, the Python and the libraries that run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parser.set_defaults(subparsers=sub.choices)
@@ -54,8 +54,30 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"citeledger {__version__} ({kernel_name()})")
+        print(f"citeledger {__version__} ({runtime()})")
         parser.exit()
+
+
+def runtime() -> str:
+    """The Python and the installed version of each library citeledger requires, for a bug report.
+
+    The names come from the installed distribution's own requirements
+    (pyproject.toml), so the list cannot drift from what is declared.
+    """
+    import platform
+    import re
+    from importlib import metadata
+
+    parts = []
+    for requirement in metadata.requires("citeledger") or ():
+        if "extra ==" in requirement:  # the test extra is not what runs
+            continue
+        name = re.match(r"[A-Za-z0-9._-]+", requirement).group()
+        try:
+            parts.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{name} missing")
+    return f"{platform.python_implementation()} {platform.python_version()}; " + ", ".join(parts)
 
 
 class Terminated(BaseException):

@@ -25,3 +25,17 @@ def test_ci_runs_the_readmes_commands_on_the_oldest_and_newest_supported_python(
     assert sum(TEST == s for s in steps) == 2  # once in the loop, once for the default python3
     assert steps[-2].endswith(SETUP.split("&& ", 1)[1]) and steps[-2].startswith("rm -rf .venv && python3 -m venv .venv")
     assert steps[-1] == TEST
+
+
+def test_version_names_the_python_and_each_required_library_with_its_version():
+    import platform
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    out = subprocess.run([sys.executable, "-m", "citeledger.cli", "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.count("\n") == 1 and out.startswith("citeledger ")
+    assert f"{platform.python_implementation()} {platform.python_version()};" in out
+    for name in ("lark", "google-re2", "orjson", "pluggy", "attrs", "pyyaml"):
+        assert f"{name} {metadata.version(name)}" in out
