@@ -1,4 +1,4 @@
-"""The floor a sweep is measured against: read every .jsonl file under DIR and
+"""The floor a sweep is measured against: read every transcript (.jsonl) under DIR and
 JSON-decode every line with DECODER, nothing else (one process).
 
     python bench/floor.py DECODER DIR
@@ -34,9 +34,13 @@ def decoder(name: str):
 def floor(name: str, root: str) -> tuple[int, int]:
     loads, error = decoder(name)
     files = lines = 0
-    for dirpath, _, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        # The transcripts only, as bench/reference.mjs reads them: not the
+        # harness's explore-*.jsonl sidecars nor its t-*/ tree copies.
+        harness = any(f.startswith("run-") and f.endswith(".jsonl") for f in filenames)
+        dirnames[:] = sorted(d for d in dirnames if d != "node_modules" and not (harness and d.startswith("t-")))
         for f in filenames:
-            if not f.endswith(".jsonl"):
+            if not f.endswith(".jsonl") or (f.startswith("explore-")):
                 continue
             with open(os.path.join(dirpath, f), "rb") as fh:
                 data = fh.read()

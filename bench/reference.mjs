@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The reference a sweep replaces, as one node process: for every session under
 // DIR (stream-json segment groups run-x.jsonl, run-x.t2.jsonl, ...; an
-// interactive log with its <id>/subagents/*.jsonl), read, parse, collect the
+// interactive log with its <id>/subagents/*.jsonl, read under the interactive rules), read, parse, collect the
 // explore texts, find the final answer and compute the allocation (the
 // spec's computeAllocation), then render its text block. The work is
 // tests/oracle/reference.mjs's analyze + render (the spec transcribed).
@@ -15,18 +15,27 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const { analyze, render } = await import(join(here, '..', 'tests', 'oracle', 'reference.mjs'));
 
+// What codegraph's harness leaves beside its runs is not read: the
+// explore-<label>.jsonl diagnostics sidecars and the t-<label>/ tree copies
+// (core/layout.py), nor node_modules.
 function walk(dir, out) {
-  for (const name of readdirSync(dir).sort()) {
+  const names = readdirSync(dir).sort();
+  const harness = names.some((n) => n.startsWith('run-') && n.endsWith('.jsonl'));
+  for (const name of names) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) {
       if (name === 'subagents' && existsSync(dirname(p) + '.jsonl')) continue; // read with its log
+      if (name === 'node_modules' || (harness && name.startsWith('t-'))) continue;
       walk(p, out);
-    } else if (name.endsWith('.jsonl')) {
+    } else if (name.endsWith('.jsonl') && !/^explore-.+\.jsonl$/.test(name)) {
       out.push(p);
     }
   }
   return out;
 }
+
+// An interactive log is named after its session id (a UUID); it is read under the interactive rules.
+const INTERACTIVE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/;
 
 function sessions(root) {
   const groups = new Map();
@@ -39,19 +48,15 @@ function sessions(root) {
   const out = [];
   for (const [key, parts] of groups) {
     const files = parts.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
-    const sub = join(key, 'subagents');
-    if (existsSync(sub)) {
-      for (const f of readdirSync(sub).sort()) if (f.endsWith('.jsonl')) files.push(join(sub, f));
-    }
-    out.push(files);
+    out.push({ files, interactive: INTERACTIVE.test(basename(files[0])) });
   }
   return out;
 }
 
 let calls = 0, chars = 0, text = 0;
 const found = sessions(process.argv[2]);
-for (const files of found) {
-  const r = analyze(files);
+for (const { files, interactive } of found) {
+  const r = analyze(files, { interactive }); // interactive: analyze appends <id>/subagents/ itself
   calls += r.calls.length;
   chars += r.envelope;
   text += render(r).length;

@@ -1,7 +1,9 @@
 """Parse once, score many: scoring 10 rulesets vs scoring 1, on the bench corpus.
 
-    python bench/make_corpus.py bench/corpus/mid --sessions 600 --min-bytes 100000000   # once
+    python bench/make_corpus.py distinct bench/corpus/mid --sessions 2000   # once
     .venv/bin/python bench/rulesets.py bench/corpus/mid --repeat 3 --jobs 1 --out bench/results/rulesets
+
+(bench/run.py also times `sweep -j 1` under the same 10 rulesets, whole commands.)
 
 Times `score_corpus` (discovery excluded) under [default] and under 10
 rulesets (default and nine shipped alternatives), alternating the two so that

@@ -1,31 +1,43 @@
-"""Sweep benchmark: citeledger against the reference it replaces, in one run.
+"""Sweep benchmark: citeledger against the reference it replaces, on real-sized corpora, in one run.
 
-Builds (once) a small and a large corpus from the real fixtures under
-bench/corpus/ (git-ignored; bench/make_corpus.py: every title, header,
-response end and answer is tagged per session and copy, so no two texts are
-equal and no cache of repeated work can help), then measures, interleaved,
---repeat times, and reports the median of each:
+Builds (once; kept under bench/corpus/, git-ignored) the two corpora of
+bench/make_corpus.py:
 
-- floor: one process that reads every file and orjson-decodes every line;
-- reference: bench/reference.mjs, one node process doing the reference's
-  work (read, parse, explore texts, final answer, allocation, text block);
-- `citeledger sweep -q` with 1 job and with all cores;
-- the ratios: one job / floor (target <= 2.0), all cores / reference
-  (target <= 0.5), one job / reference;
-- peak RSS of the process tree (sampled from /proc) on both corpora, 1 job
-  and all cores (target: flat in corpus size).
+- distinct: real-sized sessions (about 31 KB a file, 1-5 explore calls, the
+  real mix of single, multi-turn, killed, no-explore and interactive
+  sessions), every text distinct, so no cache of work across sessions helps;
+- abpass: an A/B pass laid out as codegraph's harness leaves it, the same
+  questions asked over and over (codegraph's responses byte-identical across
+  repeats), with the explore-<arm>.jsonl sidecars.
 
-Times are wall seconds of whole commands (start-up included), the page cache
-warm. The machine may be shared: the runs alternate, so drift in its speed
-hits every command alike, and the median of the ratios is reported.
+Then, on each corpus, runs these commands interleaved --repeat times (so drift
+in the machine's speed hits them alike) and reports medians:
 
-    .venv/bin/python bench/run.py                          # 100 MB and 400 MB
-    .venv/bin/python bench/run.py --small-mb 20 --large-mb 80 --repeat 3
+- floor: one process that reads every transcript and orjson-decodes every line;
+- reference: bench/reference.mjs, one node process doing the reference's work
+  (read, parse, explore texts, final answer, allocation, text block);
+- `citeledger sweep -q` with 1 job, 2 jobs, and all cores when there are more;
+- `citeledger sweep -q -j 1` under 10 rulesets (bench/rulesets.py's TEN);
+
+and prints the ratios beside their targets (one job <= 2.0x floor; all cores
+<= 0.5x reference; one job / two jobs >= 1.7; 10 rulesets <= 2x one), the
+peak RSS of the process tree (sampled from /proc) on the whole corpus and on
+a quarter of it (flat in corpus size: the two should match), and whether
+`sweep --json` prints the same bytes with 1 job and with 2.
+
+Times are wall seconds of whole commands (start-up included), page cache
+warm, bytecode cached as an installed tool's is. The machine may be shared:
+the load average is printed at the start and the end.
+
+    .venv/bin/python bench/run.py                         # both corpora, default sizes
+    .venv/bin/python bench/run.py --sessions 2000 --passes 8 --repeat 3
+    .venv/bin/python bench/run.py --only distinct --out bench/results/run.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -39,25 +51,31 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import make_corpus  # noqa: E402
+from rulesets import TEN  # noqa: E402
 
 PYTHON = sys.executable
 CITELEDGER = [PYTHON, "-m", "citeledger.cli"]
 # Commands run as an installed tool runs: with its bytecode cached. An
 # environment that forbids writing .pyc files would charge every run the
-# compilation of every module (about 50 ms here), which no user pays twice.
+# compilation of every module, which no user pays twice.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
+TARGETS = {
+    "one job / floor": ("<=", 2.0),
+    "all cores / reference": ("<=", 0.5),
+    "one job / two jobs": (">=", 1.7),
+    "10 rulesets / one": ("<=", 2.0),
+}
 
-def corpus(path: Path, sessions: int, min_bytes: int) -> dict:
+
+def corpus(shape: str, path: Path, size: int, runs: int, seed: int) -> dict:
     marker = path / "corpus.json"
-    wanted = {"sessions": sessions, "min_bytes": min_bytes, "generator": 2}
+    wanted = {"shape": shape, "size": size, "runs": runs, "seed": seed, "generator": make_corpus.GENERATOR}
     if marker.exists() and json.loads(marker.read_text()).get("params") == wanted:
         return json.loads(marker.read_text())
-    if path.exists():
-        shutil.rmtree(path)
     t = time.perf_counter()
-    count, written = make_corpus.build(path, sessions, min_bytes)
-    info = {"params": wanted, "sessions": count, "bytes": written, "seconds": time.perf_counter() - t}
+    info = make_corpus.build(shape, path, size, runs, seed)
+    info.update(params=wanted, seconds=time.perf_counter() - t)
     marker.write_text(json.dumps(info))
     return info
 
@@ -81,11 +99,11 @@ def tree_rss_kb(pid: int) -> int:
     return total
 
 
-def measure(cmd: list[str]) -> dict:
-    """Wall time, the process's own peak RSS (ru_maxrss) and the sampled peak tree RSS."""
+def measure(cmd: list[str], stdout=None) -> dict:
+    """Wall time, CPU time of the process and its waited-for children, and the sampled peak tree RSS."""
     peak = [0]
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     done = threading.Event()
 
     def sample():
@@ -99,65 +117,123 @@ def measure(cmd: list[str]) -> dict:
     wall = time.perf_counter() - t
     done.set()
     sampler.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
-    cpu = usage.ru_utime + usage.ru_stime  # includes the waited-for pool workers
-    return {"seconds": wall, "cpu": cpu, "maxrss_mb": usage.ru_maxrss / 1024, "tree_rss_mb": peak[0] / 1024}
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited {code}")
+    return {"seconds": wall, "cpu": usage.ru_utime + usage.ru_stime, "tree_rss_mb": peak[0] / 1024}
+
+
+def digest(cmd: list[str]) -> tuple[str, int]:
+    out = subprocess.run(cmd, capture_output=True, env=ENV, check=False).stdout
+    return hashlib.sha256(out).hexdigest()[:16], len(out)
+
+
+def bench_corpus(name: str, root: Path, info: dict, args) -> dict:
+    d = str(root)
+    parts = sorted(str(p) for p in root.iterdir() if p.is_dir())
+    quarter = parts[: max(1, len(parts) // 4)]  # the same shapes, a quarter of the sessions
+    mb = info["bytes"] / 1e6
+    print(f"\n== {name}: {info['sessions']:,} sessions, {info['files']:,} transcript files, {mb:,.1f} MB "
+          f"({info['bytes'] / info['files'] / 1e3:.1f} KB a file); load average {os.getloadavg()[0]:.2f}")
+    sweep = CITELEDGER + ["sweep", "-q"]
+    commands = {
+        "floor": [PYTHON, str(HERE / "floor.py"), "orjson", d],
+        "reference": ["node", str(HERE / "reference.mjs"), d],
+        "one job": sweep + ["-j", "1", d],
+        "two jobs": sweep + ["-j", "2", d],
+    }
+    if args.jobs > 2:
+        commands[f"all cores ({args.jobs} jobs)"] = sweep + ["-j", str(args.jobs), d]
+    many = f"all cores ({args.jobs} jobs)" if args.jobs > 2 else "two jobs"
+    if name in args.rulesets_on:
+        commands["10 rulesets, one job"] = sweep + ["-j", "1", d] + [x for r in TEN for x in ("--ruleset", r)]
+    measure(commands["floor"])  # warms the page cache
+    measure(sweep + ["-j", "1", quarter[0]])  # writes the bytecode cache
+    runs: dict[str, list[dict]] = {k: [] for k in commands}
+    for _ in range(args.repeat):
+        for label, cmd in commands.items():
+            runs[label].append(measure(cmd))
+    med = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
+    for label in commands:
+        r = runs[label]
+        each = ", ".join(f"{x['seconds']:.2f}" for x in r)
+        print(f"  {label:24s} {med[label]:7.2f} s  ({each}); {mb / med[label]:6.1f} MB/s, "
+              f"{1e3 * med[label] / info['sessions']:.2f} ms a session, CPU {statistics.median(x['cpu'] for x in r):.2f} s, "
+              f"peak RSS {max(x['tree_rss_mb'] for x in r):.0f} MB")
+
+    def ratio(a, b, key="seconds"):  # the median of the per-round ratios: each round's runs are adjacent in time
+        return statistics.median(x[key] / y[key] for x, y in zip(runs[a], runs[b]))
+
+    # On a loaded machine wall time stretches with the load; CPU time barely
+    # does, so the ratios of single-process commands are shown in CPU time too.
+    cpu_ratios = {"one job / floor": ratio("one job", "floor", "cpu"),
+                  "one job / reference": ratio("one job", "reference", "cpu")}
+
+    ratios = {
+        "one job / floor": ratio("one job", "floor"),
+        "all cores / reference": ratio(many, "reference"),
+        "one job / two jobs": ratio("one job", "two jobs"),
+        "one job / reference": ratio("one job", "reference"),
+    }
+    if "10 rulesets, one job" in runs:
+        ratios["10 rulesets / one"] = ratio("10 rulesets, one job", "one job")
+        cpu_ratios["10 rulesets / one"] = ratio("10 rulesets, one job", "one job", "cpu")
+    for label, value in ratios.items():
+        cpu = f", CPU {cpu_ratios[label]:.2f}x" if label in cpu_ratios else ""
+        if label in TARGETS:
+            op, bound = TARGETS[label]
+            met = value <= bound if op == "<=" else value >= bound
+            print(f"  {label:24s} {value:7.2f}x wall{cpu}  (target {op} {bound}: {'met' if met else 'NOT met'})")
+        else:
+            print(f"  {label:24s} {value:7.2f}x wall{cpu}")
+    memory = {}
+    for jobs in (1, args.jobs):
+        small = measure(sweep + ["-j", str(jobs), *quarter])
+        large = max(x["tree_rss_mb"] for x in runs["one job" if jobs == 1 else many])
+        memory[jobs] = {"quarter": small["tree_rss_mb"], "whole": large}
+        print(f"  peak RSS -j {jobs}: a quarter ({len(quarter)} of {len(parts)} folders) {small['tree_rss_mb']:.0f} MB, "
+              f"whole {large:.0f} MB (all processes)")
+    one, two = (digest(CITELEDGER + ["sweep", "-q", "--json", "-j", str(j), d]) for j in (1, 2))
+    same = one == two
+    print(f"  sweep --json, -j 1 vs -j 2: {'byte-identical' if same else 'DIFFERENT'} "
+          f"({one[1]:,} bytes, sha256 {one[0]} / {two[0]})")
+    return {"corpus": info, "seconds": {k: [x["seconds"] for x in v] for k, v in runs.items()},
+            "cpu": {k: [x["cpu"] for x in v] for k, v in runs.items()}, "median": med, "ratios": ratios, "cpu_ratios": cpu_ratios,
+            "peak_rss_mb": memory, "identical_json_j1_j2": same}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--small-mb", type=float, default=100)
-    ap.add_argument("--large-mb", type=float, default=400)
-    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
-    ap.add_argument("--repeat", type=int, default=5, help="rounds of every timing; medians count (default: 5)")
+    ap.add_argument("--sessions", type=int, default=7800, help="sessions of the distinct corpus (default 7800)")
+    ap.add_argument("--passes", type=int, default=30, help="copies of the A/B pass (default 30)")
+    ap.add_argument("--runs", type=int, default=24, help="runs per arm and group in the A/B pass (default 24)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", choices=("distinct", "abpass"), help="one corpus only")
+    ap.add_argument("--rulesets-on", default="distinct",
+                    help="corpora (comma-separated, or 'none') timed under 10 rulesets too (default: distinct)")
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="all cores (default: this machine's)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of every timing; medians count (default: 3)")
+    ap.add_argument("--out", help="also write the figures as JSON to this file")
     ap.add_argument("--clean", action="store_true", help="remove bench/corpus at the end")
     args = ap.parse_args()
+    args.rulesets_on = set(args.rulesets_on.split(","))
 
-    built = {}
-    for name, mb in (("small", args.small_mb), ("large", args.large_mb)):
-        built[name] = corpus(HERE / "corpus" / name, 1, int(mb * 1e6))
-    small_dir, large_dir = str(HERE / "corpus" / "small"), str(HERE / "corpus" / "large")
-    large = built["large"]
-    mb = large["bytes"] / 1e6
     version = subprocess.run(CITELEDGER + ["--version"], capture_output=True, text=True, env=ENV).stdout.strip()
-    print(f"{version}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
-    print(f"corpus large: {large['sessions']} sessions, {mb:,.1f} MB; small: {built['small']['sessions']} sessions, "
-          f"{built['small']['bytes'] / 1e6:,.1f} MB (every text distinct)")
-
-    commands = {
-        "floor": [PYTHON, str(HERE / "floor.py"), "orjson", large_dir],
-        "reference": ["node", str(HERE / "reference.mjs"), large_dir],
-        "one job": CITELEDGER + ["sweep", large_dir, "-q", "-j", "1"],
-        f"all cores ({args.jobs} jobs)": CITELEDGER + ["sweep", large_dir, "-q", "-j", str(args.jobs)],
-    }
-    measure(commands["floor"])  # warms the page cache
-    measure(CITELEDGER + ["sweep", small_dir, "-q", "-j", "1"])  # writes the bytecode cache
-    runs: dict[str, list[dict]] = {k: [] for k in commands}
-    for _ in range(args.repeat):
-        for name, cmd in commands.items():
-            runs[name].append(measure(cmd))
-    med = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
-    many = f"all cores ({args.jobs} jobs)"
-    for name in commands:
-        r = runs[name]
-        each = ", ".join(f"{x['seconds']:.2f}" for x in r)
-        print(f"{name:22s} {med[name]:6.2f} s  ({each}), "
-              f"{mb / med[name]:,.0f} MB/s, peak RSS {statistics.median(x['tree_rss_mb'] for x in r):.0f} MB")
-
-    def ratio(a, b):  # the median of the per-round ratios: each round's runs are adjacent in time
-        return statistics.median(x["seconds"] / y["seconds"] for x, y in zip(runs[a], runs[b]))
-
-    print(f"one job / floor:         {ratio('one job', 'floor'):5.2f}x   (target <= 2.0)")
-    print(f"all cores / reference:   {ratio(many, 'reference'):5.2f}x   (target <= 0.5)")
-    print(f"one job / reference:     {ratio('one job', 'reference'):5.2f}x")
-    for jobs in (1, args.jobs):
-        small = [measure(CITELEDGER + ["sweep", small_dir, "-q", "-j", str(jobs)]) for _ in range(2)]
-        big = runs["one job" if jobs == 1 else many]
-        print(f"peak RSS -j {jobs}: small {max(x['tree_rss_mb'] for x in small):.0f} MB, "
-              f"large {max(x['tree_rss_mb'] for x in big):.0f} MB (all processes; max of the runs)")
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{version}; node {node}; Python {sys.version.split()[0]}; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.2f} at start; {args.repeat} rounds, medians")
+    results = {"version": version, "node": node, "cores": os.cpu_count(), "load_start": os.getloadavg()[0]}
+    for shape, size in (("distinct", args.sessions), ("abpass", args.passes)):
+        if args.only and shape != args.only:
+            continue
+        root = HERE / "corpus" / shape
+        info = corpus(shape, root, size, args.runs, args.seed)
+        results[shape] = bench_corpus(shape, root, info, args)
+    results["load_end"] = os.getloadavg()[0]
+    print(f"\nload average at the end: {results['load_end']:.2f}")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
     if args.clean:
         shutil.rmtree(HERE / "corpus")
 

@@ -2,12 +2,23 @@
 
     .venv/bin/python bench/stages.py DIR [--ruleset NAME]
 
-Stages, each timed with process_time over the whole corpus: discovery;
-reading (open, split lines, decode, walk events -> Transcript); cutting
-responses into sections (header parse, sizes); the channels' judgements;
-the rest of scoring (verdicts, pooling, records). Scoring runs through the
-accountant's own entry points; the stage split comes from timing
-the accountant's cutting (`_cuts_of`, `_envelope`) and the channels apart from `score_many` on the same transcripts.
+Every stage is timed (process_time, summed over the corpus) through core's
+public API only (`citeledger.core`: discover, calls_of, Envelope, score; the plugin
+registry's readers and channels), so the figures survive rewrites of the modules behind it:
+
+- discovery: `discover([DIR])` (walk, sniff, group, stat);
+- reading: each session's reader turns its files into a Transcript;
+- sections: `calls_of(responses, ruleset)`, the cut the accountant makes;
+- channels: each ranked channel judges the answer against the envelope of
+  those calls (set-up included: a channel object is made per session, as
+  scoring a session does);
+- scoring, whole: `score(transcript, ruleset)`, which repeats the two stages
+  above and adds verdicts, pooling and records; "the rest" is its time less
+  theirs (by difference).
+
+Start-up, the parent's merging and output are not in it (bench/run.py times
+whole commands). A stage the current API cannot time is reported as n/a with
+the reason, the others still run.
 """
 
 from __future__ import annotations
@@ -15,10 +26,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from citeledger.core import kernel_name
-from citeledger.core.accountant import Shared, _cuts_of, _envelope, final_answer, score_many
-from citeledger.core.corpus import discover
-from citeledger.core.plugins import channels as channel_classes, readers
+from citeledger import core
+from citeledger.core.plugins import channels, readers  # core.readers names the readers package too
 from citeledger.rules.loader import load_ruleset
 
 
@@ -30,45 +39,65 @@ def main() -> None:
     ruleset = load_ruleset(args.ruleset)
     clock = time.process_time
     t = clock()
-    refs, _ = discover([args.corpus])
-    stages = {"discovery": clock() - t}
+    refs, _ = core.discover([args.corpus])
+    took = {"discovery": clock() - t, "reading": 0.0, "sections": 0.0, "channels": 0.0, "scoring": 0.0}
+    missing: dict[str, str] = {}
     known = readers()
     options = ruleset.reader.read_options()
-    kinds = channel_classes()
-    chans = [kinds[rule.name](rule.options) for rule in ruleset.channels]
-    reading = cutting = judging = whole = 0.0
+    kinds = channels()
+    read = failed = 0
     for ref in refs:  # one session at a time, as a sweep holds them
         t = clock()
         try:
             tr = known[ref.reader]().read(list(ref.files), options)
-        except Exception:
+        except Exception:  # unreadable sessions count in discovery only
+            failed += 1
             continue
-        reading += clock() - t
+        took["reading"] += clock() - t
+        read += 1
         t = clock()
-        env = _envelope(_cuts_of(tr.responses, ruleset, Shared()), ruleset.splitter, {})
-        cutting += clock() - t
-        t = clock()
-        answer, _ = final_answer(tr.results, tr.assistant_texts, ruleset.reader.answer)
-        for ch in chans:
-            ch.judge(answer, env)
-        judging += clock() - t
-        del env
-        t = clock()
-        score_many(tr, [ruleset])  # all of scoring again, cutting and judging included
-        whole += clock() - t
-    stages["reading (lines, decode, walk)"] = reading
-    stages["sections (cut, headers, sizes)"] = cutting
-    stages["channels (citations, owners)"] = judging
-    total = stages["discovery"] + stages["reading (lines, decode, walk)"] + whole
-    print(f"{len(refs)} sessions, kernel: {kernel_name()}; CPU seconds, one process")
-    for name in ("discovery", "reading (lines, decode, walk)"):
-        print(f"  {name:46s} {stages[name]:6.3f} s  {100 * stages[name] / total:5.1f}%")
-    print(f"  {'scoring (score_many), of which:':46s} {whole:6.3f} s  {100 * whole / total:5.1f}%")
-    for name in ("sections (cut, headers, sizes)", "channels (citations, owners)"):
-        print(f"    {name:44s} {stages[name]:6.3f} s")
-    rest = whole - stages["sections (cut, headers, sizes)"] - stages["channels (citations, owners)"]
-    print(f"    {'the rest (verdicts, pooling, records)':44s} {rest:6.3f} s  (by difference; timings vary run to run)")
-    print(f"  {'total':46s} {total:6.3f} s")
+        result = core.score(tr, ruleset)
+        took["scoring"] += clock() - t
+        if "sections" not in missing:
+            try:
+                t = clock()
+                calls = core.calls_of(tr.responses, ruleset)
+                took["sections"] += clock() - t
+            except Exception as exc:
+                missing["sections"] = missing["channels"] = f"{type(exc).__name__}: {exc}"
+                continue
+        if "channels" not in missing:
+            try:
+                t = clock()
+                paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+                env = core.Envelope(tuple(calls), paths, {}, tr.tool_uses, tr.responses)
+                for rule in ruleset.channels:
+                    kinds[rule.name](rule.options).judge(result.answer, env)
+                took["channels"] += clock() - t
+            except Exception as exc:
+                missing["channels"] = f"{type(exc).__name__}: {exc}"
+    total = took["discovery"] + took["reading"] + took["scoring"]
+    print(f"{len(refs)} sessions ({read} read, {failed} unreadable) under {args.corpus}, ruleset {args.ruleset}; "
+          f"CPU seconds, one process")
+
+    def line(label, value, indent=2, share=True):
+        pct = f"  {100 * value / total:5.1f}%" if share and total else ""
+        per = f"  {1e6 * value / max(1, len(refs)):6.0f} µs a session"
+        print(f"{' ' * indent}{label:44s} {value:7.3f} s{pct}{per}")
+
+    line("discovery", took["discovery"])
+    line("reading (lines, decode, walk)", took["reading"])
+    line("scoring (score), of which:", took["scoring"])
+    for name, label in (("sections", "sections (cut, headers, sizes)"), ("channels", "channels (set-up, citations, owners)")):
+        if name in missing:
+            print(f"    {label:42s}     n/a  ({missing[name]})")
+        else:
+            line(label, took[name], 4, share=False)
+    if not missing:
+        rest = took["scoring"] - took["sections"] - took["channels"]
+        line("the rest (verdicts, pooling, records)", rest, 4, share=False)
+        print("    (the rest by difference; timings vary run to run)")
+    line("total", total)
 
 
 if __name__ == "__main__":
