@@ -42,6 +42,12 @@ class PathChannel:
     def __init__(self, options: PathOptions):
         self.options = options
 
+    @classmethod
+    def evidence_label(cls, verdict) -> str:
+        # The reference's text block labels a path credit with the channel alone:
+        # the file's own path stands beside it.
+        return cls.name
+
     def normalise(self, path: str) -> str:
         if self.options.backslashes_to_slashes:
             path = path.replace("\\", "/")

@@ -4,17 +4,147 @@
 searched by path (`Grep`/`Glob` with a `path` naming it), in a later
 assistant message of the same thread after the explore call that returned
 it, was used even if the answer never names it. Evidence: the tool call
-(tool, id, the path as the agent wrote it). Matching an absolute path to a
-returned relative one is by suffix (core.reads.returned_file). Never in
-`default`: ranked after path and symbol in `reactions`, so the ladder shows
-what "uncited but read" adds to the reference's lower bound.
+(tool, id, the path as the agent wrote it). Never in `default`: ranked after
+path and symbol in `reactions`, so the ladder shows what "uncited but read"
+adds to the reference's lower bound.
+
+The rule, defined once here: a *read* is a tool use that names one file (a
+`Read` by its `file_path`, a search by its `path`), matched to a returned
+file by suffix (`returned_file`). Reads are placed against the explore calls
+of their own thread (a subagent is a thread of its own:
+`parent_tool_use_id`), by position in reading order (`call_positions`,
+`reads_by_call`). The channel credits from this placement; the recall-miss
+report (report/reads.py) gets the same placement through the channel's
+`call_reads(envelope)`, so the list and the credit always agree.
 """
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, reads_by_call, reads_of
+from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl
+
+
+@attrs.frozen
+class Read:
+    """A tool use naming one file (as the agent wrote it, usually absolute)."""
+
+    tool: str
+    id: str
+    target: str
+    thread: Optional[str]
+    order: int
+    origin: Origin
+    search: bool  # a Grep/Glob `path`: may name a directory, not a file
+
+    @property
+    def evidence(self) -> str:
+        return f"{self.tool} {self.id} {self.target}"
+
+
+@attrs.frozen
+class CallReads:
+    """What the agent read in one explore call's thread after the call."""
+
+    call: int  # Call.number
+    thread: Optional[str]
+    order: int  # the position of the call's tool_result
+    # (path, first read naming it) for each file THIS call returned that a
+    # later read of its thread named, in the order of the reads.
+    returned: tuple[tuple[str, Read], ...]
+    # Files read that no explore call of the session returned, each read
+    # listed under the latest call of its thread before it (so once).
+    misses: tuple[Read, ...]
+
+
+def _normal(path: str) -> str:
+    path = path.replace("\\", "/")
+    return path[2:] if path.startswith("./") else path
+
+
+def reads_of(tool_uses: Iterable[ToolUse], read_tools: Sequence[str], search_tools: Sequence[str]) -> tuple[Read, ...]:
+    """Every tool use that names a file, in reading order."""
+    out = []
+    for use in tool_uses:
+        if use.name in read_tools and use.file_path:
+            out.append(Read(use.name, use.id, use.file_path, use.thread, use.order, use.origin, False))
+        elif use.name in search_tools and use.path:
+            out.append(Read(use.name, use.id, use.path, use.thread, use.order, use.origin, True))
+    return tuple(out)
+
+
+def returned_file(target: str, paths: Iterable[str]) -> Optional[str]:
+    """The returned path `target` names: equal, or `target` ends with "/" + it.
+
+    An absolute `/tmp/proj/express/lib/router/index.js` names the returned
+    `lib/router/index.js`. When several returned paths fit (`app.py` and
+    `src/flask/app.py`), the longest is the file: the other is only a suffix.
+    """
+    target = _normal(target)
+    best = None
+    for path in paths:
+        p = _normal(path)
+        if (target == p or target.endswith("/" + p)) and (best is None or len(p) > len(_normal(best))):
+            best = path
+    return best
+
+
+def names_a_file(read: Read) -> bool:
+    """A Read always names a file; a search path only when its last segment has an extension."""
+    if not read.search:
+        return True
+    last = _normal(read.target).rstrip("/").rsplit("/", 1)[-1]
+    return last.rfind(".") > 0
+
+
+def call_positions(calls: Sequence[Call], responses: Sequence[ToolResponse]) -> dict[int, tuple[Optional[str], int]]:
+    """Call number -> (thread, position of its tool_result). A call's origin is its response's."""
+    by_origin = {r.origin: r for r in responses}
+    out = {}
+    for call in calls:
+        r = by_origin.get(call.origin)
+        if r is not None:
+            out[call.number] = (r.parent_tool_use_id, r.order)
+    return out
+
+
+def reads_by_call(calls: Sequence[Call], responses: Sequence[ToolResponse], reads: Sequence[Read],
+                  paths: Sequence[str]) -> tuple[CallReads, ...]:
+    """For each call (that its response places), the reads of its thread after it.
+
+    Reads before a thread's first call follow no call: they credit nothing
+    and are no recall miss.
+    """
+    positions = call_positions(calls, responses)
+    named = [(read, returned_file(read.target, paths)) for read in reads]
+    by_thread: dict[Optional[str], list[tuple[int, int]]] = {}
+    for number, (thread, order) in positions.items():
+        by_thread.setdefault(thread, []).append((order, number))
+    latest: dict[int, list[Read]] = {n: [] for n in positions}  # misses by the call they follow
+    for read, path in named:
+        if path is not None or not names_a_file(read):
+            continue
+        owner = None
+        for order, number in sorted(by_thread.get(read.thread, ())):
+            if order >= read.order:
+                break
+            owner = number
+        if owner is not None:
+            latest[owner].append(read)
+    out = []
+    for call in calls:
+        if call.number not in positions:
+            continue
+        thread, order = positions[call.number]
+        mine = set(s.path for s in call.sections if not s.meta)
+        returned: dict[str, Read] = {}
+        for read, path in named:
+            if path in mine and read.thread == thread and read.order > order:
+                returned.setdefault(path, read)
+        out.append(CallReads(call.number, thread, order, tuple(returned.items()), tuple(latest[call.number])))
+    return tuple(out)
 
 
 @attrs.frozen
@@ -32,11 +162,15 @@ class ReadAfterChannel:
     def __init__(self, options: ReadAfterOptions):
         self.options = options
 
+    def call_reads(self, envelope: Envelope) -> tuple[CallReads, ...]:
+        """What the agent read after each explore call of the envelope (the reads report's rows)."""
+        reads = reads_of(envelope.tool_uses, self.options.read_tools, self.options.search_tools)
+        return reads_by_call(envelope.calls, envelope.responses, reads, envelope.paths)
+
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
         # The answer plays no part: the evidence is what the agent did.
-        reads = reads_of(envelope.tool_uses, self.options.read_tools, self.options.search_tools)
         first: dict[str, tuple] = {}  # path -> (order of the read, read, call number)
-        for placed in reads_by_call(envelope.calls, envelope.responses, reads, envelope.paths):
+        for placed in self.call_reads(envelope):
             for path, read in placed.returned:
                 if path not in first or read.order < first[path][0]:
                     first[path] = (read.order, read, placed.call)

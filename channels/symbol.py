@@ -246,6 +246,30 @@ class SymbolChannel:
                 return Finding(self.name, False, name, f"symbol `{name}`: {why}")
         return Finding(self.name, False, None, _NOT_DEFINED)
 
+    # ---- evidence rendering (core.channel.Channel); the text label is the default one
+
+    # An inline code span of the answer as the page marks it; the ruleset's
+    # code_span option is not at hand when a report is drawn from JSON.
+    _MARKED_SPAN = re.compile(r"`[^`\n]+`")
+
+    @classmethod
+    def evidence_spans(cls, answer: str, evidence: str) -> list[tuple[int, int]]:
+        """A symbol counts where it stands in backticks, when it stands in any; else anywhere
+        (a ruleset that reads prose symbols)."""
+        import bisect  # here, as the page is the only caller
+
+        from citeledger.core import find_evidence
+
+        found = find_evidence(answer, evidence)
+        spans = [m.span() for m in cls._MARKED_SPAN.finditer(answer)]  # sorted, non-overlapping
+        starts = [a for a, _ in spans]
+        inside = []
+        for f in found:  # the code span starting last before the occurrence is the only one that can hold it
+            k = bisect.bisect_left(starts, f[0]) - 1
+            if k >= 0 and f[1] < spans[k][1]:
+                inside.append(f)
+        return inside or found
+
 
 def _has_anchor(pattern) -> bool:
     """Whether `pattern` asserts a line or string start or end, or looks around (word boundaries are fine)."""

@@ -11,13 +11,12 @@ The names below are core's public API: channels, rules, reports and the
 command line import them from `citeledger.core`, not from its modules.
 """
 
-from citeledger.core.channel import Channel, Envelope, Finding
+from citeledger.core.channel import Channel, Envelope, Finding, find_evidence
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.globs import glob_pattern, path_matcher
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
 from citeledger.core.readers.base import ReadOptions, SessionFiles
-from citeledger.core.reads import CallReads, Read, reads_by_call, reads_of, returned_file
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
@@ -62,12 +61,12 @@ def __getattr__(name):
 
 __all__ = sorted(
     [
-        "AssistantText", "Call", "CallReads", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
+        "AssistantText", "Call", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
-        "Origin", "Read", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
+        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
         "SourceLine", "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "glob_pattern",
-        "hookimpl", "is_blank", "js_trim", "path_matcher", "line_cost", "percent", "ratio", "reads_by_call",
-        "reads_of", "returned_file", "shipped_lines", "thousands", "to_fixed", "utf16_len",
+        "find_evidence", "hookimpl", "is_blank", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
+        "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,
     ]
 )

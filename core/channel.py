@@ -9,6 +9,7 @@ answer and the `Envelope`, and holds its findings to the contract
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Mapping, Optional, Protocol
 
 import attrs
@@ -84,6 +85,48 @@ class Channel(Protocol):
 
     def judge(self, answer: str, envelope: Envelope) -> Mapping[str, Finding]:
         """A Finding for every path in `envelope.paths`."""
+
+    # Optional: how the channel's credits are shown. Reports call these
+    # through the registry (core.plugins.evidence_label / evidence_spans);
+    # a channel without them gets the defaults named.
+
+    @classmethod
+    def evidence_label(cls, verdict) -> str:
+        """The text block's label of a file this channel credited (`verdict.evidence`
+        is the Finding's). Default: "<name> `<evidence>`"."""
+
+    @classmethod
+    def evidence_spans(cls, answer: str, evidence: str) -> list[tuple[int, int]]:
+        """Where in the answer a credit's evidence stands: the HTML page's citation
+        marks. Default: every occurrence, `find_evidence(answer, evidence)`."""
+
+
+_WORD = r"[A-Za-z0-9_$]"
+
+
+def evidence_pattern(evidence: str) -> re.Pattern:
+    """The evidence as it may stand in an answer.
+
+    White space inside it matches any run of white space (a quote's evidence
+    is whitespace-normalised); a trailing "…" (a shortened quote) matches its
+    prefix; an end that is a word character matches only where the answer has
+    no word character next to it (`utils.js` is not found in `myutils.jsx`).
+    """
+    text = evidence.strip()
+    shortened = text.endswith("…")
+    if shortened:
+        text = text[:-1].rstrip()
+    body = r"\s+".join(re.escape(part) for part in text.split())
+    if re.match(_WORD, text):
+        body = rf"(?<!{_WORD})" + body
+    if text and re.match(_WORD, text[-1]) and not shortened:
+        body += rf"(?!{_WORD})"
+    return re.compile(body)
+
+
+def find_evidence(answer: str, evidence: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-empty occurrence of `evidence` in `answer` (evidence_pattern)."""
+    return [m.span() for m in evidence_pattern(evidence).finditer(answer) if m.end() > m.start()]
 
 
 class ChannelContractError(UserError):

@@ -3,8 +3,8 @@
 Discovery (`discover`) walks files and directories in sorted order and asks
 the readers (core/readers/base.py's contract) what is theirs:
 
-- which files a reader claims (`claims(path)`; third-party readers first, then
-  claude-interactive, then claude-stream, which claims any .jsonl);
+- which files a reader claims (`claims(path)`, asked in the readers' claim
+  order: core.plugins.readers, by each reader's `priority`);
 - how a reader's files group into sessions (`sessions`: claude-stream's
   `run-x.jsonl`, `run-x.t2.jsonl`, ... in segment order), and which folders
   belong to a session and are not walked (`part_of_session`: an interactive
@@ -32,15 +32,11 @@ import attrs
 
 from citeledger.core.errors import InputError, UserError
 from citeledger.core.globs import path_matcher
-from citeledger.core.layout import arm_and_run, is_sidecar, skipped_dir
+from citeledger.core.layout import arm_and_run, is_sidecar, segment, skipped_dir
 from citeledger.core.plugins import readers
 from citeledger.core.readers.base import SessionFiles, part_of_session, session_of, sessions_of
-from citeledger.core.readers.claude_stream import segment
 from citeledger.core.scores import SessionScore
 from citeledger.core.transcript import InputWarning, pickle_by_fields
-
-STREAM = "claude-stream"
-INTERACTIVE = "claude-interactive"
 
 
 @pickle_by_fields
@@ -75,15 +71,8 @@ class SessionOutcome:
 
 
 def reader_order() -> list[tuple[str, type]]:
-    """Third-party readers first (by name), then the built-in interactive, then stream.
-
-    claude-stream claims any .jsonl file, so it is asked last; the interactive
-    reader claims its logs by layout or first event before it.
-    """
-    known = readers()
-    builtin = (INTERACTIVE, STREAM)
-    extra = sorted((n, c) for n, c in known.items() if n not in builtin)
-    return extra + [(n, known[n]) for n in builtin if n in known]
+    """(name, reader class) in the claim order (core.plugins.readers: by `priority`)."""
+    return list(readers().items())
 
 
 def claim(path: str, order=None) -> Optional[str]:
@@ -196,9 +185,9 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
     for path in paths:
         if path in files:
             continue
-        # A file named but claimed by no reader is read as stream-json, whose
-        # reader says in one line why it is not a transcript.
-        this = claim(path, order) or (STREAM if STREAM in dict(order) else None)
+        # A file named but claimed by no reader goes to the last one asked
+        # (the catch-all), which says in one line why it is not a transcript.
+        this = claim(path, order) or (order[-1][0] if order else None)
         if this is None:
             raise InputError(path, "no installed reader claims this file")
         if name is not None and this != name:
@@ -426,8 +415,11 @@ def score_corpus(
             yield outcome
         return
     window = 4 * jobs
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor  # here: importing it costs a one-job run 7 ms
 
+    # Children alive before the pool are not its workers: stop_pool leaves them be.
+    before = frozenset(multiprocessing.active_children())
     pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets, extra))
     try:
         pending: collections.deque = collections.deque()
@@ -445,27 +437,27 @@ def score_corpus(
                 progress(len(outcomes))
             yield from outcomes
     except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
-        stop_pool(pool)
+        stop_pool(pool, before)
         raise
     pool.shutdown(wait=True)
 
 
-def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor") -> None:
+def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor", before=frozenset()) -> None:
     """End a pool's workers at once: cancel queued work, terminate what runs.
 
     shutdown() alone would first finish every chunk already submitted (up to
     4 per worker), and leave workers running if this process were killed.
+    The workers are this process's children started since `before` (the
+    children alive when the pool was made), through multiprocessing's public
+    `active_children`: a worker being started when a signal lands is one too.
     """
     import multiprocessing
 
-    # The pool's workers, and any child started but not yet registered with
-    # it (a signal can land while a worker is being started).
-    processes = {id(p): p for p in (getattr(pool, "_processes", None) or {}).values()}
-    processes.update((id(p), p) for p in multiprocessing.active_children())
-    for process in processes.values():
+    processes = [p for p in multiprocessing.active_children() if p not in before]
+    for process in processes:
         process.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes.values():
+    for process in processes:
         process.join(timeout=5)
         if process.is_alive():
             process.kill()

@@ -32,6 +32,17 @@ CHECKOUT_MARKERS = frozenset({
 NEVER_WALKED = frozenset({"node_modules", ".git", ".hg", ".svn", "__pycache__"})
 SIDECAR = re.compile(r"^explore-.+\.jsonl$")
 
+SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
+
+
+def segment(path: str) -> tuple[str, int]:
+    """(base name, turn) of a segment file: run-x.t2.jsonl -> ("run-x", 2); run-x.jsonl -> ("run-x", 1)."""
+    m = SEGMENT.match(os.path.basename(path))
+    if not m:
+        return os.path.basename(path), 1
+    return m["base"], int(m["turn"]) if m["turn"] else 1
+
+
 # Session base names (a segment file's name without .tN.jsonl).
 _HEADLESS = re.compile(r"^run-headless-(?P<label>.+?)(?:-(?P<run>\d+))?$")
 _RUN = re.compile(r"^run-(?P<label>.+)-(?P<run>\d+)$")

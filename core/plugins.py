@@ -1,9 +1,9 @@
-"""The plugin registry: built-in and installed channels and readers.
+"""The plugin registry: installed channels and readers, built-in or not.
 
-Built-ins are a default-plugins list, as pytest and llm keep theirs; a
-third-party package registers through an entry-point group. Core names the
-built-in modules as strings and never imports them itself: the channels
-package sits above core.
+Every plugin, citeledger's own included, is a module named under an
+entry-point group (`citeledger.channels`, `citeledger.readers`) of an
+installed distribution: citeledger's own are in its pyproject.toml, so a
+built-in registers exactly as a third party's does, and core names none.
 """
 
 from __future__ import annotations
@@ -18,17 +18,7 @@ from citeledger.core.errors import UserError
 
 CHANNEL_GROUP = "citeledger.channels"
 READER_GROUP = "citeledger.readers"
-
-DEFAULT_PLUGINS = (
-    "citeledger.channels.path",
-    "citeledger.channels.symbol",
-    "citeledger.channels.line_range",
-    "citeledger.channels.quote",
-    "citeledger.channels.read_after",
-    "citeledger.core.readers.claude_stream",
-    "citeledger.core.readers.claude_interactive",
-    "citeledger.core.readers.codex",
-)
+GROUPS = (CHANNEL_GROUP, READER_GROUP)
 
 
 class PluginError(UserError):
@@ -37,13 +27,9 @@ class PluginError(UserError):
 
 @functools.lru_cache(maxsize=1)
 def manager() -> pluggy.PluginManager:
-    import importlib
-
     pm = pluggy.PluginManager("citeledger")
     pm.add_hookspecs(hookspecs)
-    for name in DEFAULT_PLUGINS:
-        pm.register(importlib.import_module(name), name=name)
-    for group in (CHANNEL_GROUP, READER_GROUP):  # third-party plugins
+    for group in GROUPS:
         pm.load_setuptools_entrypoints(group)
     return pm
 
@@ -81,7 +67,50 @@ def check_channel(cls) -> None:
         raise PluginError(f"channel plugin {cls.name!r}: has no judge(answer, envelope) method")
 
 
+def priority(cls) -> int:
+    """A reader's place in the claim order: higher is asked first (0 when it says none)."""
+    value = getattr(cls, "priority", 0)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise PluginError(f"reader plugin {cls.name!r}: priority must be an int")
+    return value
+
+
 @functools.lru_cache(maxsize=1)
 def readers() -> dict[str, type]:
-    """Reader classes by name."""
-    return _collect(manager().hook.citeledger_register_readers)
+    """Reader classes by name, in the order discovery asks them to claim a file.
+
+    Higher `priority` first, then by name: a reader that claims any file of
+    an extension (a catch-all) says a low priority so every other reader is
+    asked before it. The last one is the catch-all.
+    """
+    found = _collect(manager().hook.citeledger_register_readers)
+    return dict(sorted(found.items(), key=lambda item: (-priority(item[1]), item[0])))
+
+
+# ------------------------------------------------------ evidence, as the channel renders it
+
+
+def _channel_method(name: str, method: str):
+    """A channel class's own rendering method, or None (the channel is not installed or has none)."""
+    cls = channels().get(name)
+    return getattr(cls, method, None) if cls is not None else None
+
+
+def evidence_label(verdict) -> str:
+    """How the text block labels a credit: the crediting channel's `evidence_label`, else
+    "<channel> `<evidence>`". `verdict` has `channel` (not None) and `evidence` (a Verdict or a Finding)."""
+    own = _channel_method(verdict.channel, "evidence_label")
+    return own(verdict) if own is not None else default_evidence_label(verdict)
+
+
+def default_evidence_label(verdict) -> str:
+    return f"{verdict.channel} `{verdict.evidence}`"
+
+
+def evidence_spans(channel: str, answer: str, evidence: str) -> list[tuple[int, int]]:
+    """Where in `answer` the evidence of a `channel` credit stands (the HTML's citation marks):
+    the channel's `evidence_spans`, else every occurrence (core.channel.find_evidence)."""
+    from citeledger.core.channel import find_evidence
+
+    own = _channel_method(channel, "evidence_spans")
+    return list(own(answer, evidence)) if own is not None else find_evidence(answer, evidence)

@@ -63,7 +63,7 @@ class FileRow:
     share: float  # codegraph's: final chars / response chars
     chars: int  # citeledger's charge for the file's sections in this call
     envelope_share: float  # chars / the call's envelope
-    cited: bool  # credited (rendered files) or cited by path (never rendered)
+    cited: bool  # credited (rendered files), or credited from the answer alone (never rendered)
     channel: Optional[str]
     evidence: Optional[str]
 
@@ -154,16 +154,23 @@ def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: 
     return tuple(joins)
 
 
-def _cited_by_path(ruleset, answer: str, never_rendered: Iterable[str], returned: Sequence[str]) -> dict:
-    """path -> Finding for files never rendered, judged by the ruleset's path channel."""
+def _cited_anyway(ruleset, answer: str, never_rendered: Iterable[str], returned: Sequence[str]) -> dict:
+    """path -> crediting Finding for files never rendered, as the ruleset's channels judge
+    them with no section of theirs: in rank order, the first credit wins (the verdict rule)."""
     from citeledger.core import channels
 
-    options = ruleset.options_for("path")
-    paths = tuple(dict.fromkeys([*returned, *never_rendered]))
-    if options is None or not answer:
+    if not answer or not never_rendered:
         return {}
-    findings = channels()["path"](options).judge(answer, Envelope((), paths))
-    return {p: findings[p] for p in never_rendered}
+    installed = channels()
+    paths = tuple(dict.fromkeys([*returned, *never_rendered]))
+    envelope = Envelope((), paths)
+    found: dict = {}
+    for rule in ruleset.channels:
+        findings = installed[rule.name](rule.options).judge(answer, envelope)
+        for p in never_rendered:
+            if p not in found and findings[p].credited:
+                found[p] = findings[p]
+    return found
 
 
 def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str],
@@ -176,7 +183,7 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
     calls = {c.number: c for c in calls_of(_responses(transcript, ruleset), ruleset)}
     skipped_paths = [f.path for j in joins if j.report for f in j.report.files
                      if f.render is None and f.path not in verdicts]
-    by_path = _cited_by_path(ruleset, score.answer if score.has_answer else "", skipped_paths, tuple(verdicts))
+    anyway = _cited_anyway(ruleset, score.answer if score.has_answer else "", skipped_paths, tuple(verdicts))
     rows = []
     for j in joins:
         if j.report is None:
@@ -193,9 +200,9 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
             if verdict is not None:  # returned by some call of the session: its verdict
                 cited, channel, evidence = verdict.credited, verdict.channel, verdict.evidence
             else:
-                finding = by_path.get(f.path)
-                cited = bool(finding and finding.credited)
-                channel, evidence = ("path", finding.evidence) if cited else (None, None)
+                finding = anyway.get(f.path)
+                cited = finding is not None
+                channel, evidence = (finding.channel, finding.evidence) if cited else (None, None)
             chars = charged.get(f.path, 0)
             rows.append(FileRow(
                 score.name, arm, j.call, f.path, f.rank, f.score, f.score / total_score if total_score else 0.0,

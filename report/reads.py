@@ -1,31 +1,43 @@
 """What the agent read after each explore call: returned files it opened, and
 files it opened that no explore returned (the retrieval tool's recall misses).
 
-Shown beside the read_after channel (rulesets that rank it, e.g. `reactions`);
-the placement rules are core.reads', so this list and the channel's credit
-always agree.
+Shown beside a ranked channel that places reads against the explore calls
+(one with a `call_reads(envelope)` method: read_after, in rulesets such as
+`reactions`). The placement is the channel's own, so this list and the
+channel's credit always agree; report reaches it through core's registry.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from citeledger.core import calls_of, reads_by_call, reads_of
+import attrs
+
+from citeledger.core import Envelope, calls_of, channels
 
 
-def call_reads(transcript, ruleset) -> Optional[tuple]:
-    """core.CallReads per call, or None when the ruleset does not rank read_after."""
-    if "read_after" not in ruleset.channel_names:
+@attrs.frozen
+class PlacedReads:
+    """The reads one channel placed, call by call (its `call_reads` rows)."""
+
+    channel: str
+    calls: tuple
+
+
+def call_reads(transcript, ruleset) -> Optional[PlacedReads]:
+    """The first ranked channel's reads per call, or None when no ranked channel places reads."""
+    installed = channels()
+    rule = next((r for r in ruleset.channels if hasattr(installed.get(r.name), "call_reads")), None)
+    if rule is None:
         return None
-    options = ruleset.options_for("read_after")
     responses = transcript.responses
     if ruleset.reader.bom == "unreadable" and transcript.bom_lines:
         lost = set(transcript.bom_lines)
         responses = tuple(r for r in responses if r.origin not in lost and r.tool_use_origin not in lost)
     calls = calls_of(responses, ruleset)
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-    reads = reads_of(transcript.tool_uses, options.read_tools, options.search_tools)
-    return reads_by_call(calls, responses, reads, paths)
+    envelope = Envelope(calls, paths, tool_uses=transcript.tool_uses, responses=responses)
+    return PlacedReads(rule.name, tuple(installed[rule.name](rule.options).call_reads(envelope)))
 
 
 def _read(read) -> dict:
@@ -33,18 +45,18 @@ def _read(read) -> dict:
             "file": read.origin.file, "line": read.origin.line}
 
 
-def reads_dict(placed) -> list[dict]:
+def reads_dict(placed: PlacedReads) -> list[dict]:
     return [
         {"call": c.call, "thread": c.thread,
-         "read_after": [dict(_read(r), returned=p) for p, r in c.returned],
+         placed.channel: [dict(_read(r), returned=p) for p, r in c.returned],
          "recall_misses": [_read(r) for r in c.misses]}
-        for c in placed
+        for c in placed.calls
     ]
 
 
-def render_reads(placed) -> str:
-    lines = ["Reads after explore calls (read_after; a subagent is its own thread):"]
-    for c in placed:
+def render_reads(placed: PlacedReads) -> str:
+    lines = [f"Reads after explore calls ({placed.channel}; a subagent is its own thread):"]
+    for c in placed.calls:
         thread = f", subagent {c.thread}" if c.thread else ""
         lines.append(f"  call {c.call}{thread}:")
         if not c.returned and not c.misses:

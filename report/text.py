@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citeledger.core.jsstr import percent, thousands
+from citeledger.core.plugins import evidence_label
 from citeledger.core.scores import SessionScore, ratio
 
 TOP_FILES = 12
@@ -12,11 +13,8 @@ NOTE = "  note: relative metric — attribution is by citation, so compare build
 
 
 def label(verdict) -> str:
-    if verdict.channel is None:
-        return "—"
-    if verdict.channel == "path":
-        return "path"
-    return f"{verdict.channel} `{verdict.evidence}`"
+    """The file's credit as its channel renders it (core.plugins.evidence_label); "—" for none."""
+    return "—" if verdict.channel is None else evidence_label(verdict)
 
 
 def counted(n: int, word: str) -> str:
@@ -25,8 +23,8 @@ def counted(n: int, word: str) -> str:
 
 
 def floor_channel(score: SessionScore) -> str:
-    """The first-ranked channel, whose share alone is the lower bound ("path" under default)."""
-    return score.channels[0] if score.channels else "path"
+    """The first-ranked channel, whose share alone is the lower bound (a ruleset ranks at least one)."""
+    return score.channels[0]
 
 
 def render_text(score: SessionScore) -> str:

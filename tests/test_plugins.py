@@ -1,11 +1,15 @@
-"""The plugin contract: built-ins are the default-plugins list; broken plugins are refused in one line."""
+"""The plugin contract: built-ins come from this distribution's entry points, as a third
+party's do; readers are asked in priority order; a channel renders its own evidence;
+broken plugins are refused in one line."""
 
 from __future__ import annotations
+
+import contextlib
 
 import attrs
 import pytest
 
-from citeledger.core import plugins
+from citeledger.core import Finding, Verdict, plugins
 
 
 def test_builtin_channels_and_readers_are_registered():
@@ -120,3 +124,113 @@ def test_a_channel_that_breaks_the_findings_contract_stops_in_one_line(tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2
     assert len(err) == 1 and err[0].startswith("citeledger: error: ") and message in err[0]
+
+
+class _Module:
+    """A plugin module registering the given channel and reader classes."""
+
+    def __init__(self, channels=(), readers=()):
+        self.channel_classes, self.reader_classes = channels, readers
+
+    @plugins.hookspecs.hookimpl
+    def citeledger_register_channels(self, register):
+        for cls in self.channel_classes:
+            register(cls)
+
+    @plugins.hookspecs.hookimpl
+    def citeledger_register_readers(self, register):
+        for cls in self.reader_classes:
+            register(cls)
+
+
+@contextlib.contextmanager
+def installed(**classes):
+    pm = plugins.manager()
+    pm.register(_Module(**classes), name="test-module")
+    plugins.channels.cache_clear()
+    plugins.readers.cache_clear()
+    try:
+        yield
+    finally:
+        pm.unregister(name="test-module")
+        plugins.channels.cache_clear()
+        plugins.readers.cache_clear()
+
+
+def _reader(name, **attributes):
+    return type(name, (), {"name": name, "claims": lambda self, path: False, "read": None, **attributes})
+
+
+def test_readers_are_asked_in_priority_order_then_by_name():
+    builtin = list(plugins.readers())
+    # claude-stream claims any .jsonl: the catch-all, asked last; the interactive reader before it.
+    assert builtin[-2:] == ["claude-interactive", "claude-stream"]
+    with installed(readers=(_reader("zz-eager", priority=5), _reader("aa-plain"), _reader("mid", priority=-15))):
+        order = list(plugins.readers())
+    assert order[0] == "zz-eager"
+    assert order.index("aa-plain") < order.index("codex")  # both priority 0: by name
+    assert order.index("claude-interactive") < order.index("mid") < order.index("claude-stream")
+
+
+def test_discovery_follows_the_registry_order(tmp_path):
+    from citeledger.core.corpus import claim
+
+    log = tmp_path / "x.jsonl"
+    log.write_text('{"type": "system"}\n')
+    assert claim(str(log)) == "claude-stream"
+    eager = _reader("eager", priority=1, claims=lambda self, path: path.endswith(".jsonl"))
+    with installed(readers=(eager,)):
+        assert claim(str(log)) == "eager"
+
+
+def test_a_reader_priority_must_be_an_int():
+    with installed(readers=(_reader("odd", priority="high"),)):
+        with pytest.raises(plugins.PluginError, match="'odd': priority must be an int"):
+            plugins.readers()
+
+
+@attrs.frozen
+class _NoOptions:
+    pass
+
+
+class _Plain:
+    name = "plain"
+    Options = _NoOptions
+
+    def judge(self, answer, envelope):
+        return {}
+
+
+class _Own(_Plain):
+    name = "own"
+
+    @classmethod
+    def evidence_label(cls, verdict):
+        return f"<{verdict.evidence}>"
+
+    @classmethod
+    def evidence_spans(cls, answer, evidence):
+        return [(0, 1)]
+
+
+def _verdict(channel, evidence):
+    return Verdict("lib/a.js", channel, evidence, (Finding(channel, True, evidence, "why"),))
+
+
+def test_a_channel_renders_its_own_evidence_through_the_registry():
+    from citeledger.report.html.citations import occurrences
+    from citeledger.report.text import label
+
+    answer = "see `etag` and etag"
+    with installed(channels=(_Plain, _Own)):
+        assert label(_verdict("own", "etag")) == "<etag>"
+        assert occurrences(answer, "own", "etag") == [(0, 1)]
+        # Without the methods: "<name> `<evidence>`", and every occurrence.
+        assert label(_verdict("plain", "etag")) == "plain `etag`"
+        assert occurrences(answer, "plain", "etag") == [(5, 9), (15, 19)]
+    # The built-ins: path shows its name alone, symbol marks its code spans.
+    assert label(_verdict("path", "lib/a.js")) == "path"
+    assert label(_verdict("symbol", "etag")) == "symbol `etag`"
+    assert occurrences(answer, "symbol", "etag") == [(5, 9)]
+    assert label(Verdict("lib/a.js", None, None, ())) == "—"

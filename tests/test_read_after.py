@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import EXPLORE, response, section, write_jsonl
-from citeledger.core import reads_by_call, reads_of
+from citeledger.channels.read_after import reads_by_call, reads_of
 from citeledger.core.accountant import score
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset

@@ -15,6 +15,11 @@ from citeledger.core.errors import InputError, UserError
 from citeledger.core.plugins import readers
 
 
+# `--session PATH` names a Claude Code interactive log (or its project folder):
+# the one command-line option tied to a format, so the one reader named here.
+SESSION_READER = "claude-interactive"
+
+
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
     parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
@@ -124,19 +129,21 @@ def read_session(files, session, ruleset, whole: bool = False):
     if session:
         if files:
             raise InputError(files[0], "give segment files or --session, not both")
-        return known["claude-interactive"]().read([session], options)
+        return known[SESSION_READER]().read([session], options)
     if not files:
         raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
     for f in files:
         if os.path.isdir(f):
             raise InputError(f, "is a directory (use --session for a Claude Code project log)")
-    # Other formats (Codex rollouts, plugins) first: claude-stream claims any .jsonl.
-    for name, cls in known.items():
-        if name not in ("claude-stream", "claude-interactive"):
-            reader = cls()
-            if all(reader.claims(f) for f in files):
-                return reader.read(list(files), options)
-    return known["claude-stream"]().read(list(files), options)
+    # FILEs are read by the first reader in the claim order (by priority) that
+    # claims them all, else by the last one (the catch-all), which says why not;
+    # an interactive log is given with --session.
+    order = [cls for name, cls in known.items() if name != SESSION_READER]
+    for cls in order:
+        reader = cls()
+        if all(reader.claims(f) for f in files):
+            return reader.read(list(files), options)
+    return order[-1]().read(list(files), options)
 
 
 def files_added(transcript, files) -> list[str]:

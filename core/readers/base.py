@@ -106,9 +106,18 @@ class Reader(Protocol):
     and `part_of_session` default to "every claimed file is a session of its
     own" (see `sessions_of`, `session_of`, `part_of_session` below, which
     discovery and the commands call). `read` sets `Transcript.turns`.
+
+    `priority` places the reader in the claim order (core.plugins.readers):
+    readers are asked, highest first (ties by name), whether a file is
+    theirs; the first that claims it reads it. A reader that claims by
+    content or layout keeps the default 0; one that claims every file of an
+    extension says a negative priority, so it is asked after them. The last
+    reader asked also reads a file given by name that none claims, and says
+    why it cannot.
     """
 
     name: ClassVar[str]
+    priority: ClassVar[int] = 0
 
     def claims(self, path: str) -> bool:
         """True if `path` (a file or directory) is this reader's format."""

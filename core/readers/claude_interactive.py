@@ -125,6 +125,7 @@ def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]
 
 class ClaudeInteractiveReader:
     name = "claude-interactive"
+    priority = -10
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a

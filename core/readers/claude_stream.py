@@ -7,25 +7,16 @@ session, read in order; each segment is one turn.
 from __future__ import annotations
 
 import os
-import re
 from typing import Sequence
 
 from citeledger.core.hookspecs import hookimpl
+from citeledger.core.layout import segment  # the harness's segment names: run-x.t2.jsonl
 from citeledger.core.readers.jsonl import read_batches
 from citeledger.core.transcript import InputWarning, Transcript
 from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, reading, session_name
 from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
-SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
-
-
-def segment(path: str) -> tuple[str, int]:
-    """(base name, turn) of a segment file: run-x.t2.jsonl -> ("run-x", 2); run-x.jsonl -> ("run-x", 1)."""
-    m = SEGMENT.match(os.path.basename(path))
-    if not m:
-        return os.path.basename(path), 1
-    return m["base"], int(m["turn"]) if m["turn"] else 1
 
 
 def group_segments(paths: Sequence[str]) -> list[SessionFiles]:
@@ -86,6 +77,7 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
 
 class ClaudeStreamReader:
     name = "claude-stream"
+    priority = -20
 
     def claims(self, path: str) -> bool:
         # A dangling symlink is claimed too, so a sweep reports it unreadable

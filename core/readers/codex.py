@@ -104,6 +104,7 @@ _HEAD = 4096  # read first: a Claude transcript's first line nearly always fits
 
 class CodexReader:
     name = "codex"
+    priority = 0
 
     def claims(self, path: str) -> bool:
         """A .jsonl file whose first record is a Codex session record (docs/codex.md).

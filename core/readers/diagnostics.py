@@ -138,8 +138,7 @@ def sidecar_for(files) -> Optional[str]:
     """The harness's sidecar of a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
     or `run-headless-<label>.jsonl` (labels as core/layout.py reads them), in the
     run's directory (or above bench-readme's `run<i>/` folder); None when there is none."""
-    from citeledger.core.layout import arm_and_run
-    from citeledger.core.readers.claude_stream import segment
+    from citeledger.core.layout import arm_and_run, segment
 
     if not files:
         return None
