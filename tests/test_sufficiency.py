@@ -253,3 +253,23 @@ def test_shell_rule(command, kind, path):
 def test_same_file():
     assert same_file("/repo/lib/a.js", "lib/a.js") and same_file("lib\\a.js", "./lib/a.js")
     assert not same_file("", "a.js") and not same_file("xlib/a.js", "lib/a.js")
+
+
+SHELL_COMMANDS = [
+    "sed -n 100,200p lib/x.js", "cat 'lib/a b.js'", 'cd /r && sudo  head -n 5 "src/app.py" | wc -l',
+    "cat <<EOF > lib/x.js", "cat lib/x.js > out.txt", "grep -r foo lib 2>/dev/null", "tail -f 100",
+    "echo x; ls", "lsof", "$(cat VERSION.txt)", "cat README\ncat lib/x.js", "`nl -ba ./lib/y.py`",
+    "awk '{print $1}' data/x.csv", "ls -la\u00a0src", "cat\u3000lib/z.js", "x=1 >\u00a0y", "find . -name '*.py'",
+    "bat --style=plain '100' lib/q.ts", "egrep -n 'a|b' lib/x.js", "less +G lib/x.js; cat lib/y.js",
+]
+
+
+def test_shell_rule_equals_the_oracles_bash_intent():
+    script = ("import { bashIntent } from " + json.dumps(ORACLE.as_uri()) + ";"
+              "const cmds = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(cmds.map(bashIntent)));")
+    done = subprocess.run(["node", "--input-type=module", "-e", script.replace("require('fs')", "(await import('node:fs'))")],
+                          input=json.dumps(SHELL_COMMANDS), capture_output=True, text=True, check=True)
+    for command, want in zip(SHELL_COMMANDS, json.loads(done.stdout)):
+        got = shell_intent(command)
+        assert (got.kind, got.path if got.kind == "read" else None) == (want["kind"], want.get("path")), command
