@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl
+from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl, normal_path
 
 
 @attrs.frozen
@@ -59,11 +59,6 @@ class CallReads:
     misses: tuple[Read, ...]
 
 
-def _normal(path: str) -> str:
-    path = path.replace("\\", "/")
-    return path[2:] if path.startswith("./") else path
-
-
 def reads_of(tool_uses: Iterable[ToolUse], read_tools: Sequence[str], search_tools: Sequence[str]) -> tuple[Read, ...]:
     """Every tool use that names a file, in reading order."""
     out = []
@@ -82,11 +77,11 @@ def returned_file(target: str, paths: Iterable[str]) -> Optional[str]:
     `lib/router/index.js`. When several returned paths fit (`app.py` and
     `src/flask/app.py`), the longest is the file: the other is only a suffix.
     """
-    target = _normal(target)
+    target = normal_path(target)
     best = None
     for path in paths:
-        p = _normal(path)
-        if (target == p or target.endswith("/" + p)) and (best is None or len(p) > len(_normal(best))):
+        p = normal_path(path)
+        if (target == p or target.endswith("/" + p)) and (best is None or len(p) > len(normal_path(best))):
             best = path
     return best
 
@@ -95,7 +90,7 @@ def names_a_file(read: Read) -> bool:
     """A Read always names a file; a search path only when its last segment has an extension."""
     if not read.search:
         return True
-    last = _normal(read.target).rstrip("/").rsplit("/", 1)[-1]
+    last = normal_path(read.target).rstrip("/").rsplit("/", 1)[-1]
     return last.rfind(".") > 0
 
 

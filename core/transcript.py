@@ -8,7 +8,7 @@ frozen: a parsed corpus is shared by every ruleset that scores it.
 from __future__ import annotations
 
 import operator
-from typing import Optional
+from typing import Hashable, Optional
 
 import attrs
 
@@ -90,6 +90,23 @@ class ToolUse:
     file_path: Optional[str] = None  # Read's input.file_path
     path: Optional[str] = None  # Grep's / Glob's input.path
     pattern: Optional[str] = None  # Grep's / Glob's input.pattern
+    # For "what the agent did next" (core/sufficiency.py):
+    key: Hashable = None  # the id as a JavaScript Map key (1 is not "1"), see walker.js_map_key
+    message: Hashable = None  # its event's message.id as a key when truthy, else None
+    assistant: bool = False  # from an `assistant` event (an interactive log's other events can hold tool_use)
+    command: Optional[str] = None  # Bash's input.command
+    notebook_path: Optional[str] = None  # NotebookRead's input.notebook_path
+
+
+@frozen
+class ExploreAnswer:
+    """A `user` event's successful tool_result for a tool_use an `assistant`
+    event named *_codegraph_explore* before it: the response text the
+    sufficiency block judges (core/sufficiency.py), by its tool_use id's key."""
+
+    key: Hashable
+    blocks: tuple[str, ...]  # joined with nothing, as for allocation
+    origin: Origin
 
 
 @frozen
@@ -133,3 +150,8 @@ class Transcript:
     # Turns as the reader's format counts them (segments, user prompts, turn
     # contexts): 1 is a single-question session.
     turns: int = 1
+    # The sufficiency block's inputs: explore answers in reading order, and
+    # every thread (None: main) in the order it first appears in an
+    # `assistant` event whose content is a list.
+    explore_answers: tuple[ExploreAnswer, ...] = ()
+    threads: tuple[Optional[str], ...] = ()

@@ -49,3 +49,30 @@ def write_jsonl(path: Path, rows) -> Path:
 
 def session(tmp_path: Path, calls, answer=None, name="run", **kw) -> Path:
     return write_jsonl(tmp_path / f"{name}.jsonl", events(calls, answer, **kw))
+
+
+def use(tid, name, input=None, *, thread=None, message=None) -> dict:
+    """An assistant event holding one tool_use (`message`: its message.id; None leaves it out)."""
+    msg = {"content": [{"type": "tool_use", "id": tid, "name": name, "input": {} if input is None else input}]}
+    if message is not None:
+        msg["id"] = message
+    event = {"type": "assistant", "message": msg}
+    if thread is not None:
+        event["parent_tool_use_id"] = thread
+    return event
+
+
+def answer_to(tid, text, *, thread=None, is_error=False) -> dict:
+    """A user event holding one tool_result for `tid`."""
+    block = {"type": "tool_result", "tool_use_id": tid, "content": [{"type": "text", "text": text}]}
+    if is_error:
+        block["is_error"] = True
+    event = {"type": "user", "message": {"content": [block]}}
+    if thread is not None:
+        event["parent_tool_use_id"] = thread
+    return event
+
+
+def explored(tid, query, text, *, thread=None, message=None) -> list[dict]:
+    """An explore call and its answer."""
+    return [use(tid, EXPLORE, {"query": query}, thread=thread, message=message), answer_to(tid, text, thread=thread)]

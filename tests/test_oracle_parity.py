@@ -79,3 +79,57 @@ def test_interactive_log_equals_the_oracle_stitching(log, capsys):
     assert printed(["--session", log], capsys) == oracle([log], "--interactive")
     for view in VIEWS:
         assert printed(["--session", log, *view], capsys) == oracle([log], "--interactive", *view), view
+
+
+# The sufficiency half (sufficiency.md): the block after the allocation block
+# and the JSON's `sufficiency`, on every shipped fixture session.
+def sufficiency_of(argv, capsys) -> tuple[str, dict]:
+    text = printed([*argv, "--sufficiency"], capsys)
+    data = json.loads(printed([*argv, "--sufficiency", "--json"], capsys))
+    return text, data["sufficiency"]
+
+
+@pytest.mark.parametrize("files", SESSIONS, ids=lambda f: Path(f[0]).name)
+def test_sufficiency_block_and_json_equal_the_oracle(files, capsys):
+    text, data = sufficiency_of(files, capsys)
+    assert text == oracle(files, "--sufficiency")
+    assert data == json.loads(oracle(files, "--sufficiency", "--json"))["sufficiency"]
+
+
+@pytest.mark.parametrize("log", INTERACTIVE, ids=lambda p: p.name)
+def test_interactive_sufficiency_equals_the_oracle(log, capsys):
+    text, data = sufficiency_of(["--session", log], capsys)
+    assert text == oracle([log], "--interactive", "--sufficiency")
+    assert data == json.loads(oracle([log], "--interactive", "--sufficiency", "--json"))["sufficiency"]
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# Every run of the pass and corpus fixtures (first segments; `explore-*.jsonl` are
+# codegraph outputs and t-*/ trees test data, no transcripts), and the pass's
+# interactive log with its subagent.
+SHIPPED = [
+    {"files": segments(p), "interactive": False}
+    for tree in ("pass", "corpus") for p in sorted((FIXTURES / tree).rglob("*.jsonl"))
+    if re.match(r"(run-|r\d)", p.name) and not re.search(r"\.t\d+\.jsonl$", p.name)
+    and not any(part.startswith("t-") for part in p.parts)
+] + [
+    {"files": [str(p)], "interactive": True}
+    for p in sorted((FIXTURES / "pass" / "interactive-home").rglob("*.jsonl")) if "subagents" not in p.parts
+]
+
+
+def test_shipped_sessions_sufficiency_equals_the_oracle():
+    from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
+    from citeledger.core.sufficiency import sufficiency
+    from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
+
+    assert len(SHIPPED) >= 50 and SHIPPED[-1]["interactive"]
+    batch = [{**s, "sufficiency": True} for s in SHIPPED]
+    done = subprocess.run(["node", str(ORACLE / "reference.mjs"), "--batch"], input=json.dumps(batch),
+                          capture_output=True, text=True, check=True)
+    for s, want in zip(SHIPPED, json.loads(done.stdout)):
+        reader = ClaudeInteractiveReader() if s["interactive"] else ClaudeStreamReader()
+        judged = sufficiency(reader.read(s["files"]))
+        block = want["text"][want["text"].index("Explore sufficiency"):]
+        assert render_sufficiency(judged) == block, s
+        assert sufficiency_dict(judged) == want["json"]["sufficiency"], s

@@ -6,6 +6,8 @@ from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
 from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
+from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
+from citeledger.core.sufficiency import sufficiency
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
@@ -29,6 +31,11 @@ def add_parser(sub) -> None:
     add_session_inputs(p)
     add_diagnostics_options(p, automatic=False)
     p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
+    p.add_argument(
+        "--sufficiency", action="store_true",
+        help="add the reference's explore sufficiency block after the allocation block: each answered "
+        "explore call bucketed by the agent's next act in its thread (--json: a `sufficiency` object)",
+    )
     add_html_option(p)
     p.set_defaults(run=run)
 
@@ -40,15 +47,19 @@ def run(args) -> int:
     added = files_added(transcript, args.files)
     result = score(transcript, ruleset)
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
+    judged = sufficiency(transcript) if args.sufficiency else None
     if args.html:
         write_file(args.html, session_page(session_dict(result, explain=True), result.answer))
     if args.json:
         data = session_dict(result, explain=True)
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
+        if judged is not None:
+            data["sufficiency"] = sufficiency_dict(judged)
         data.update(extra_data)
         write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
-        write_stdout(render_explain(result) + added_line(added) + extra_text)
+        block = "\n" + render_sufficiency(judged) if judged is not None else ""
+        write_stdout(render_explain(result) + added_line(added) + block + extra_text)
     report_warnings((*result.warnings, *extra_warnings), "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if result.warnings or extra_warnings or result.status != "scored" else EXIT_OK

@@ -15,6 +15,8 @@ from citeledger.cli.commands.common import (
     session_note,
 )
 from citeledger.report.jsonreport import json_bytes
+from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
+from citeledger.core.sufficiency import sufficiency
 
 
 def add_parser(sub) -> None:
@@ -41,6 +43,11 @@ def add_parser(sub) -> None:
         help="files that make up the true answer (repeatable; implies --envelope; ** any path, "
         "* within a directory, ? as the reference reads it: a regex quantifier): the answer set's share",
     )
+    p.add_argument(
+        "--sufficiency", action="store_true",
+        help="add the reference's explore sufficiency block after the allocation block: each answered "
+        "explore call bucketed by the agent's next act in its thread (--json: a `sufficiency` object)",
+    )
     add_html_option(p)
     p.set_defaults(run=run)
 
@@ -61,6 +68,7 @@ def run(args) -> int:
     if args.html:  # the page also says why, as explain does
         write_file(args.html, session_page({**session_dict(result, explain=True), **views}, result.answer))
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
+    judged = sufficiency(transcript) if args.sufficiency else None
     if args.json:
         data = session_dict(result)
         if args.session:
@@ -68,10 +76,14 @@ def run(args) -> int:
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
         data.update(views)
+        if judged is not None:
+            data["sufficiency"] = sufficiency_dict(judged)
         data.update(extra_data)
         write_stdout(json_bytes(data, indent=True) + b"\n")
     else:
         write_stdout(render_text(result) + added_line(added))
+        if judged is not None:  # beside allocation: the two are read together
+            write_stdout("\n" + render_sufficiency(judged))
         if view:
             write_stdout("\n" + render_envelope(view))
         if extra_text:

@@ -11,7 +11,10 @@ from typing import Hashable, Optional
 from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
 from citeledger.core.sections import record_maker
-from citeledger.core.transcript import AssistantText, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
+from citeledger.core.sufficiency import EXPLORE_TOOL
+from citeledger.core.transcript import (
+    AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript,
+)
 
 # Records are filled by the kernel's slot-filling maker (attrs' __init__, one
 # object.__setattr__ a field, was a tenth of walking); the classes themselves
@@ -121,6 +124,11 @@ class EventWalker:
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
         self.prompts = 0  # main-thread user prompts (an interactive log's turns)
+        # The sufficiency block's reading (sufficiency.md "Input"): tool names
+        # from assistant events only, explore answers from user events only.
+        self._acted: dict[Hashable, object] = {}
+        self.explore_answers: list[ExploreAnswer] = []
+        self._threads: dict[Optional[str], None] = {}
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -175,6 +183,10 @@ class EventWalker:
                 self.new_turn()
         texts = []
         called = False
+        message_key = None
+        if kind == "assistant":
+            self._threads.setdefault(parent if type(parent) is str else None)
+            message_key = _message_key(message, self._order)
         # The headless reader's event rules (see the class docstring).
         takes_uses = not self.headless or kind == "assistant"
         takes_results = not self.headless or kind == "user"
@@ -196,13 +208,13 @@ class EventWalker:
                         self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
                                           f"its later results belong to this {name!r}")
                     self.names[key] = (name, origin)
-                self._record_tool_use(block, name, tool_id, parent, origin)
+                self._record_tool_use(block, name, tool_id, parent, origin, key, message_key, kind == "assistant")
                 called = True
             elif btype == "tool_result":
                 if not takes_results:
                     self.warn(origin, f"tool_result in a {_kind_name(kind)} event, ignored (a headless run's come from user events)")
                     continue
-                self._tool_result(block, parent, origin)
+                self._tool_result(block, parent, origin, kind == "user")
             elif btype == "text":
                 text = block.get("text")
                 texts.append(text if type(text) is str else answer_block_text(block))
@@ -214,24 +226,31 @@ class EventWalker:
                 self._last_tool_use[self.turn] = len(self._texts)
         return kind
 
-    def _record_tool_use(self, block: dict, name, tool_id, parent, origin: Origin) -> None:
+    def _record_tool_use(self, block: dict, name, tool_id, parent, origin: Origin, key, message_key, assistant: bool) -> None:
         """One ToolUse (`tool_id` is block["id"], _ABSENT when missing)."""
         given = block.get("input")
-        if not isinstance(given, dict):
+        if not isinstance(given, dict):  # a defined outcome, not a warning: every field absent
             given = _NO_INPUT
+        if assistant:
+            self._acted[key] = name
         # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
+        command, notebook_path = given.get("command"), given.get("notebook_path")
         self.tool_uses.append(_ToolUse(
             name if type(name) is str else "",
             tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
             query if type(query) is str else None, file_path if type(file_path) is str else None,
             path if type(path) is str else None, pattern if type(pattern) is str else None,
+            key, message_key, assistant,
+            command if type(command) is str else None, notebook_path if type(notebook_path) is str else None,
         ))
 
-    def _tool_result(self, block: dict, parent, origin: Origin) -> None:
+    def _tool_result(self, block: dict, parent, origin: Origin, user: bool = False) -> None:
         tool_id = block.get("tool_use_id")
         key = tool_id if type(tool_id) is str else js_map_key(block, "tool_use_id")
+        if user and key is not None:
+            self._explore_answer(block, key, origin)
         known = self.names.get(key) if key is not None else None
         if known is None:
             self.warnings.append(
@@ -272,6 +291,16 @@ class EventWalker:
             self._order,
         ))
 
+    def _explore_answer(self, block: dict, key, origin: Origin) -> None:
+        """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""
+        name = self._acted.get(key)
+        if not (isinstance(name, str) and EXPLORE_TOOL in name):
+            return
+        error = block.get("is_error")
+        if error is not None and error is not False and js_truthy(error):
+            return
+        self.explore_answers.append(ExploreAnswer(key, content_blocks(block.get("content", _MISSING)), origin))
+
     def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
         texts = []
         for index, (text, turn, origin) in enumerate(self._texts):
@@ -288,12 +317,14 @@ class EventWalker:
             reader=reader,
             tool_uses=tuple(self.tool_uses),
             turns=max(turns, 1),
+            explore_answers=tuple(self.explore_answers),
+            threads=tuple(self._threads),
         )
 
 
 _MISSING = object()
 _NO_INPUT: dict = {}
-_INPUT_FIELDS = ("query", "file_path", "path", "pattern")  # ToolUse's input fields, in its order
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path")  # ToolUse's input fields, in its order
 
 # Every key EventWalker.feed (and open_events) reads, per level: the C
 # scanner decodes only these (None: the value whole). A key read here but
@@ -304,6 +335,7 @@ EVENT_KEYS = Keys({
     "result": None,
     "parent_tool_use_id": None,
     "message": {
+        "id": None,  # the message key (sufficiency)
         "content": [{
             "type": None,
             "id": None,
@@ -316,6 +348,18 @@ EVENT_KEYS = Keys({
         }],
     },
 })
+
+
+def _message_key(message: dict, order: int):
+    """An assistant event's message.id as the key JavaScript's `===` compares, or None when falsy.
+
+    Strings and numbers compare by value (1 is not "1"); an object or array
+    only equals itself, so only the blocks of its own event share it.
+    """
+    if "id" not in message or not js_truthy(message["id"]):
+        return None
+    key = js_map_key(message, "id")
+    return ("object", order) if key is None else key
 
 
 def js_type(value) -> str:

@@ -6,7 +6,7 @@
 // UTF-16 .length, ASCII \w and \b, JS multi-line ^/$, toFixed(1),
 // toLocaleString('en-US') and trim() come for free.
 //
-// Usage: node tests/oracle/reference.mjs [--json] [--envelope] [--answer GLOB ...] FILE [FILE ...]
+// Usage: node tests/oracle/reference.mjs [--json] [--envelope] [--sufficiency] [--answer GLOB ...] FILE [FILE ...]
 //        node tests/oracle/reference.mjs [...] --interactive SESSION.jsonl
 //        node tests/oracle/reference.mjs --batch < sessions.json   (see batch())
 //   FILEs are stream-json JSONL segments of one session, read in order, under
@@ -365,6 +365,7 @@ export function analyze(files, { interactive = false } = {}) {
     .map((p) => ({ ...p, ...verdicts.get(p.path) }));
 
   return {
+    sufficiency: analyzeSufficiency(events),
     envelope,
     used,
     used_by_path: usedByPath,
@@ -446,11 +447,160 @@ export function renderEnvelope(r, globs) {
 }
 
 // JSON view: the documented shape (per-call credited_sections is internal).
-export function toJSON(r) {
+export function toJSON(r, { sufficiency = false } = {}) {
+  const { sufficiency: judged, ...rest } = r;
   return {
-    ...r,
+    ...rest,
+    ...(sufficiency ? { sufficiency: judged } : {}),
     calls: r.calls.map(({ envelope, used, used_by_path, sections }) => ({ envelope, used, used_by_path, sections })),
   };
+}
+
+// ---------------------------------------------------------------------------
+// Explore sufficiency (/work/shared/spec/sufficiency.md): every answered
+// codegraph_explore call bucketed by the agent's next act in its thread.
+// Decisions for the spec's gaps (docs/decisions.md, "Sufficiency"): a name,
+// an input field or a parent_tool_use_id that is not a string counts as
+// absent ('' / 'main'); the block is written at the allocation block's base
+// indent.
+
+const BUCKETS = [
+  ['explore_again', 'explore again', 'insufficient: did not answer'],
+  ['read_returned', 'Read a file we returned', 'allocation: right file, wrong bytes'],
+  ['read_missed', 'Read a file we did not return', 'recall: file never surfaced'],
+  ['search', 'Grep/Glob', 'recall (weak): still hunting for the file'],
+  ['sufficient', 'moved on / answered', 'sufficient'],
+];
+const TRANSPARENT = new Set(['ToolSearch', 'TodoWrite']);
+const DELEGATING = new Set(['Agent', 'Task']);
+const RETURNED_RE = /^\*\*`([^`]+)`\*\*/gm;
+
+const str = (x) => (typeof x === 'string' ? x : '');
+
+// transcripts.md "Reading through the shell" (the harness's bashIntent).
+export function bashIntent(cmd) {
+  const write = cmd.includes('<<') || />\s*\S/.test(cmd);
+  if (!write) {
+    const m = cmd.match(/(?:^|[;&|`]|\$\()\s*(?:sudo\s+)?(?:cat|bat|head|tail|less|more|nl|sed|awk)\s+([^\n|;&]*)/);
+    if (m) {
+      const args = m[1].split(/\s+/).filter((a) => a && !a.startsWith('-') && !/^['"]?\d/.test(a));
+      const paths = args.filter((a) => a.includes('/') || a.includes('.'));
+      if (paths.length) return { kind: 'read', path: paths[paths.length - 1].replace(/^['"]/, '').replace(/['"]$/, '') };
+    }
+  }
+  if (/(?:^|[;&|`]|\$\()\s*(?:sudo\s+)?(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree)\b/.test(cmd)) return { kind: 'search' };
+  return { kind: null };
+}
+
+function sameFile(path, file) {
+  if (!path || !file) return false;
+  const a = norm(path), b = norm(file);
+  return a === b || a.endsWith('/' + b) || b.endsWith('/' + a);
+}
+
+function isFileAccess(a) {
+  if (['Read', 'NotebookRead', 'Grep', 'Glob'].includes(a.name)) return true;
+  return a.name === 'Bash' && bashIntent(str(a.input.command)).kind !== null;
+}
+
+function judgeRead(path, ctx) {
+  const base = norm(path).split('/').pop() || path;
+  if (ctx.returned.some((f) => sameFile(path, f))) return { bucket: 'read_returned', next: `Read ${base}` };
+  if (ctx.earlier.some((f) => sameFile(path, f))) return { bucket: 'read_returned', next: `Read ${base} (returned by an earlier explore)` };
+  const named = ctx.mentioned.some((m) => sameFile(path, m));
+  return { bucket: 'read_missed', next: `Read ${base}${named ? ' (named, not returned)' : ''}` };
+}
+
+function judge(b, ctx, threads) {
+  if (b.name.includes('codegraph')) return { bucket: 'explore_again', next: b.name.replace(/^mcp__[^_]+__/, '') };
+  if (b.name === 'Read' || b.name === 'NotebookRead') return judgeRead(str(b.input.file_path) || str(b.input.notebook_path), ctx);
+  if (b.name === 'Grep' || b.name === 'Glob') return { bucket: 'search', next: b.name };
+  if (b.name === 'Bash') {
+    const intent = bashIntent(str(b.input.command));
+    if (intent.kind === 'read') {
+      const v = judgeRead(intent.path, ctx);
+      return { bucket: v.bucket, next: `Bash ${v.next}` };
+    }
+    if (intent.kind === 'search') return { bucket: 'search', next: 'Bash search' };
+  }
+  if (DELEGATING.has(b.name)) {
+    const inner = (threads.get(b.id) || []).find((x) => !TRANSPARENT.has(x.name) && !DELEGATING.has(x.name));
+    if (!inner) return { bucket: 'sufficient', next: b.name };
+    const v = judge(inner, ctx, threads);
+    return { bucket: v.bucket, next: `${b.name} → ${v.next}` };
+  }
+  return { bucket: 'sufficient', next: b.name };
+}
+
+export function analyzeSufficiency(events) {
+  const threads = new Map(); // thread -> actions, in first-appearance order
+  const names = new Map();
+  const responses = new Map();
+  for (const ev of events) {
+    const blocks = contentBlocks(ev);
+    if (!blocks) continue;
+    const thread = typeof ev.parent_tool_use_id === 'string' ? ev.parent_tool_use_id : 'main';
+    if (ev.type === 'assistant') {
+      if (!threads.has(thread)) threads.set(thread, []);
+      const list = threads.get(thread);
+      for (const b of blocks) {
+        if (!isObj(b) || b.type !== 'tool_use') continue;
+        const name = str(b.name);
+        list.push({ id: b.id, name, input: isObj(b.input) ? b.input : {}, key: ev.message.id || `#${thread}-${list.length}` });
+        names.set(b.id, name);
+      }
+    } else if (ev.type === 'user') {
+      for (const b of blocks) {
+        if (!isObj(b) || b.type !== 'tool_result') continue;
+        const name = names.get(b.tool_use_id) || '';
+        if (name.includes('codegraph_explore') && !b.is_error) responses.set(b.tool_use_id, resultText(b.content));
+      }
+    }
+  }
+  const counts = Object.fromEntries(BUCKETS.map(([k]) => [k, 0]));
+  const calls = [];
+  let errors = 0, concurrent = 0;
+  for (const [thread, acts] of threads) {
+    const earlier = [];
+    acts.forEach((a, i) => {
+      if (!a.name.includes('codegraph_explore')) return;
+      if (!responses.has(a.id)) { errors++; return; }
+      const text = responses.get(a.id);
+      const returned = [...text.matchAll(RETURNED_RE)].map((m) => m[1]);
+      const mentioned = [...text.matchAll(PATH_DIR_RE)].map((m) => m[0]);
+      let verdict = { bucket: 'sufficient', next: '(final answer)' };
+      for (const b of acts.slice(i + 1)) {
+        if (b.key === a.key) { if (isFileAccess(b)) concurrent++; continue; }
+        if (TRANSPARENT.has(b.name)) continue;
+        verdict = judge(b, { returned, mentioned, earlier }, threads);
+        break;
+      }
+      earlier.push(...returned);
+      counts[verdict.bucket]++;
+      calls.push({ thread, query: str(a.input.query), files: returned.length, chars: text.length, ...verdict });
+    });
+  }
+  return { counts, answered: calls.length, errors, concurrent, calls };
+}
+
+export function renderSufficiency(s) {
+  if (s.answered === 0) {
+    return `Explore sufficiency: no answered codegraph_explore calls${s.errors ? ` (${s.errors} errored or never returned)` : ''}\n`;
+  }
+  const lines = [`Explore sufficiency — what the agent did NEXT (${counted(s.answered, 'answered call')}):`];
+  for (const [k, label, meaning] of BUCKETS) {
+    const n = s.counts[k];
+    lines.push(`  ${String(n).padStart(3)} ${((n / s.answered * 100).toFixed(0) + '%').padStart(4)}  ${label.padEnd(31)}${meaning}`);
+  }
+  s.calls.forEach((c, i) => {
+    const q = c.query.length > 46 ? c.query.slice(0, 45) + '…' : c.query;
+    lines.push(`  ${i + 1}.${c.thread !== 'main' ? ' [subagent]' : ''} "${q}" [${counted(c.files, 'file')}] → ${c.next}`);
+  });
+  const notes = [];
+  if (s.errors) notes.push(`${counted(s.errors, 'errored/unanswered call')} (not bucketed)`);
+  if (s.concurrent) notes.push(`${counted(s.concurrent, 'file-access call')} in the SAME message as an explore (not a reaction)`);
+  if (notes.length) lines.push(`  note: ${notes.join(' · ')}`);
+  return lines.join('\n') + '\n';
 }
 
 // ---------------------------------------------------------------------------
@@ -458,8 +608,8 @@ export function toJSON(r) {
 
 // The text a run prints: the allocation block, then the envelope view when
 // --envelope or any --answer GLOB was given.
-function printed(r, { envelope = false, answer = [] } = {}) {
-  const block = render(r);
+function printed(r, { envelope = false, answer = [], sufficiency = false } = {}) {
+  const block = render(r) + (sufficiency ? '\n' + renderSufficiency(r.sufficiency) : '');
   return envelope || answer.length > 0 ? block + '\n' + renderEnvelope(r, answer) : block;
 }
 
@@ -472,19 +622,20 @@ function batch() {
   const out = sessions.map((s) => {
     const opts = Array.isArray(s) ? { files: s } : s;
     const r = analyze(opts.files, opts);
-    return { text: printed(r, opts), json: toJSON(r) };
+    return { text: printed(r, opts), json: toJSON(r, opts) };
   });
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
 function main(argv) {
   if (argv.length === 1 && argv[0] === '--batch') return batch();
-  const opts = { json: false, envelope: false, interactive: false, answer: [], files: [] };
+  const opts = { json: false, envelope: false, interactive: false, sufficiency: false, answer: [], files: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') opts.json = true;
     else if (a === '--envelope') opts.envelope = true;
     else if (a === '--interactive') opts.interactive = true;
+    else if (a === '--sufficiency') opts.sufficiency = true;
     else if (a === '--answer') opts.answer.push(argv[++i]);
     else opts.files.push(a);
   }
@@ -493,7 +644,7 @@ function main(argv) {
     process.exit(2);
   }
   const r = analyze(opts.files, opts);
-  process.stdout.write(opts.json ? JSON.stringify(toJSON(r)) + '\n' : printed(r, opts));
+  process.stdout.write(opts.json ? JSON.stringify(toJSON(r, opts)) + '\n' : printed(r, opts));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

@@ -1,0 +1,79 @@
+"""What a shell command does for retrieval: codegraph's harness rule (bashIntent).
+
+One definition, shared by every report and source that asks whether a `Bash`
+call read a file (the sufficiency block now; a `bash_read` source later).
+The rule is the harness's, in transcripts.md "Reading through the shell":
+a heredoc or redirect is a write and never a read; a read is the first
+`cat`/`sed`/... at a command position whose arguments name a path; a search
+is `grep`/`rg`/`find`/`ls`/... at any command position.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import attrs
+
+from citeledger.core.jsstr import JS_WHITESPACE
+
+# "Spaces" are JavaScript's \s (the harness is JavaScript), not Python's.
+_S = "[" + re.escape(JS_WHITESPACE) + "]"
+# A command position: the start of the string, or after ; & | $( or a
+# backtick; then optional spaces and an optional `sudo `.
+_POSITION = r"(?:^|[;&|`]|\$\()" + _S + "*(?:sudo" + _S + "+)?"
+_WRITE = re.compile("<<|>" + _S + "*[^" + re.escape(JS_WHITESPACE) + "]")
+_READ = re.compile(_POSITION + "(?:cat|bat|head|tail|less|more|nl|sed|awk)" + _S + r"+([^\n|;&]*)")
+_SEARCH = re.compile(_POSITION + r"(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree)\b", re.ASCII)
+_NUMERIC = re.compile(r"['\"]?[0-9]")
+_SPLIT = re.compile(_S + "+")
+
+
+@attrs.frozen
+class ShellIntent:
+    """`kind` is "read" (with the `path` read), "search", or None (neither)."""
+
+    kind: Optional[str]
+    path: str = ""
+
+
+NEITHER = ShellIntent(None)
+SEARCH = ShellIntent("search")
+
+
+def shell_intent(command: str) -> ShellIntent:
+    """What `command` does: a read of one path, a search, or neither."""
+    if not _WRITE.search(command):
+        read = _READ.search(command)
+        if read is not None:  # only the first read command is tried
+            args = [a for a in _SPLIT.split(read.group(1)) if a and not a.startswith("-") and not _NUMERIC.match(a)]
+            paths = [a for a in args if "/" in a or "." in a]
+            if paths:
+                return ShellIntent("read", _unquote(paths[-1]))
+    return SEARCH if _SEARCH.search(command) else NEITHER
+
+
+def _unquote(arg: str) -> str:
+    """One quote character stripped at each end."""
+    if arg[:1] in ("'", '"'):
+        arg = arg[1:]
+    if arg[-1:] in ("'", '"'):
+        arg = arg[:-1]
+    return arg
+
+
+def normal_path(path: str) -> str:
+    """Backslashes to `/`, one leading `./` dropped."""
+    path = path.replace("\\", "/")
+    return path[2:] if path.startswith("./") else path
+
+
+def same_file(a: str, b: str) -> bool:
+    """The harness's same-file test: equal after normal_path, or one ends with "/" + the other.
+
+    An empty path names nothing.
+    """
+    if not a or not b:
+        return False
+    a, b = normal_path(a), normal_path(b)
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)

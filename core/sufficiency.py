@@ -1,0 +1,201 @@
+"""Explore sufficiency: what the agent did next after each answered explore call.
+
+The reference harness's companion to allocation (sufficiency.md): every
+answered `codegraph_explore` call is put in one bucket by the agent's next act
+in its own thread. "The agent's next act per thread" is `next_act` (one
+implementation: the concurrent/transparent skipping and the delegation rule);
+what a `Bash` command does is core/shell.py's rule. Core computes; the block
+and its JSON are report/sufficiency.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Hashable, Optional, Sequence
+
+import attrs
+
+from citeledger.core.jsstr import utf16_len
+from citeledger.core.shell import normal_path, same_file, shell_intent
+
+EXPLORE_TOOL = "codegraph_explore"  # a tool whose name contains it is an explore call
+MAIN = "main"  # the thread of events without parent_tool_use_id
+
+# Worst to best: the block's order.
+BUCKETS = ("explore_again", "read_returned", "read_missed", "search", "sufficient")
+TRANSPARENT = frozenset(("ToolSearch", "TodoWrite"))
+DELEGATIONS = frozenset(("Agent", "Task"))
+READ_TOOLS = frozenset(("Read", "NotebookRead"))
+SEARCH_TOOLS = frozenset(("Grep", "Glob"))
+FINAL_ANSWER = "(final answer)"
+
+# A returned file: a header at a JavaScript line start (after \n \r U+2028 U+2029).
+_RETURNED = re.compile("(?:^|(?<=[\n\r\u2028\u2029]))\\*\\*`([^`]+)`\\*\\*")
+# A file named anywhere in the response (ASCII \w): the harness's own pattern, not a
+# ruleset's, so no ruleset changes this metric.
+_MENTIONED = r"(?:[\w@.+-]+/)+[\w@.+-]+\.[A-Za-z]\w*"
+_SERVER_PREFIX = re.compile(r"^mcp__[^_]+__")
+_mentioned = None
+
+
+def _mentioned_pattern():
+    global _mentioned
+    if _mentioned is None:  # compiled on first use (RE2: linear in the response)
+        from citeledger.core.patterns import compile_linear
+
+        _mentioned = compile_linear(_MENTIONED, strict=True)
+    return _mentioned
+
+
+@attrs.frozen
+class Action:
+    """One tool_use of an assistant event, as the judge reads it."""
+
+    key: Hashable  # the tool_use id's key
+    name: str
+    message: Hashable  # message.id's key, or `#<thread>-<index>` when falsy
+    query: str = ""
+    file_path: str = ""
+    command: str = ""
+
+
+@attrs.frozen
+class SufficiencyCall:
+    """One answered explore call and the bucket its next act put it in."""
+
+    thread: str
+    query: str  # whole; the text block cuts it
+    files: int  # returned files (headers)
+    chars: int  # the response's length in UTF-16 units
+    bucket: str
+    next: str
+
+
+@attrs.frozen
+class Sufficiency:
+    counts: tuple[int, ...]  # per BUCKETS
+    answered: int
+    errors: int  # explore calls with no answer (errored or never returned)
+    concurrent: int  # file accesses in the same message as an explore
+    calls: tuple[SufficiencyCall, ...]
+
+    def count(self, bucket: str) -> int:
+        return self.counts[BUCKETS.index(bucket)]
+
+
+def actions_by_thread(transcript) -> dict[str, list[Action]]:
+    """Every assistant tool_use as an Action, per thread, threads in first-appearance order."""
+    threads: dict[str, list[Action]] = {}
+    for thread in transcript.threads:
+        threads.setdefault(MAIN if thread is None else thread, [])
+    for use in transcript.tool_uses:
+        if not use.assistant:
+            continue
+        thread = MAIN if use.thread is None else use.thread
+        acts = threads.setdefault(thread, [])
+        message = use.message if use.message is not None else f"#{thread}-{len(acts)}"
+        acts.append(Action(use.key, use.name, message, use.query or "", use.file_path or use.notebook_path or "",
+                           use.command or ""))
+    return threads
+
+
+def file_access(action: Action) -> bool:
+    """Read, NotebookRead, Grep, Glob, or a Bash the shell rule calls a read or a search."""
+    if action.name in READ_TOOLS or action.name in SEARCH_TOOLS:
+        return True
+    return action.name == "Bash" and shell_intent(action.command).kind is not None
+
+
+def next_act(acts: Sequence[Action], index: int) -> tuple[Optional[Action], int]:
+    """The action after acts[index] that decides, and the file accesses skipped as concurrent.
+
+    Actions of the same message are no reaction to it (skipped, file accesses
+    counted); transparent tools are skipped. None: nothing decides.
+    """
+    message = acts[index].message
+    concurrent = 0
+    for act in acts[index + 1:]:
+        if act.message == message:
+            concurrent += file_access(act)
+            continue
+        if act.name in TRANSPARENT:
+            continue
+        return act, concurrent
+    return None, concurrent
+
+
+def delegated_act(threads: dict[str, list[Action]], delegation: Action) -> Optional[Action]:
+    """The delegated thread's first act that is neither transparent nor a delegation."""
+    if type(delegation.key) is not str:  # threads are strings: no other id names one
+        return None
+    for act in threads.get(delegation.key, ()):
+        if act.name not in TRANSPARENT and act.name not in DELEGATIONS:
+            return act
+    return None
+
+
+def judge(act: Action, returned: Sequence[str], mentioned: Sequence[str], earlier: Sequence[str],
+          threads: dict[str, list[Action]]) -> tuple[str, str]:
+    """(bucket, next) for the deciding act."""
+    name = act.name
+    if "codegraph" in name:
+        return "explore_again", _SERVER_PREFIX.sub("", name, count=1)
+    if name in READ_TOOLS:
+        return _read(act.file_path, returned, mentioned, earlier)
+    if name in SEARCH_TOOLS:
+        return "search", name
+    if name == "Bash":
+        intent = shell_intent(act.command)
+        if intent.kind == "read":
+            bucket, nxt = _read(intent.path, returned, mentioned, earlier)
+            return bucket, "Bash " + nxt
+        if intent.kind == "search":
+            return "search", "Bash search"
+    if name in DELEGATIONS:
+        inner = delegated_act(threads, act)
+        if inner is None:
+            return "sufficient", name
+        bucket, nxt = judge(inner, returned, mentioned, earlier, threads)
+        return bucket, f"{name} → {nxt}"
+    return "sufficient", name
+
+
+def _read(path: str, returned: Sequence[str], mentioned: Sequence[str], earlier: Sequence[str]) -> tuple[str, str]:
+    base = normal_path(path).rsplit("/", 1)[-1] or path
+    if any(same_file(path, f) for f in returned):
+        return "read_returned", f"Read {base}"
+    if any(same_file(path, f) for f in earlier):
+        return "read_returned", f"Read {base} (returned by an earlier explore)"
+    named = any(same_file(path, m) for m in mentioned)
+    return "read_missed", f"Read {base}" + (" (named, not returned)" if named else "")
+
+
+def sufficiency(transcript) -> Sufficiency:
+    """The sufficiency of one session (sufficiency.md)."""
+    texts = {answer.key: answer.blocks for answer in transcript.explore_answers}  # a later answer replaces
+    threads = actions_by_thread(transcript)
+    counts = dict.fromkeys(BUCKETS, 0)
+    errors = concurrent = 0
+    calls = []
+    for thread, acts in threads.items():
+        earlier: list[str] = []
+        for index, act in enumerate(acts):
+            if EXPLORE_TOOL not in act.name:
+                continue
+            blocks = texts.get(act.key)
+            if blocks is None:
+                errors += 1
+                continue
+            text = "".join(blocks)
+            returned = [m.group(1) for m in _RETURNED.finditer(text)]
+            mentioned = _mentioned_pattern().findall(text)
+            deciding, skipped = next_act(acts, index)
+            concurrent += skipped
+            if deciding is None:
+                bucket, nxt = "sufficient", FINAL_ANSWER
+            else:
+                bucket, nxt = judge(deciding, returned, mentioned, earlier, threads)
+            earlier.extend(returned)
+            counts[bucket] += 1
+            calls.append(SufficiencyCall(thread, act.query, len(returned), utf16_len(text), bucket, nxt))
+    return Sufficiency(tuple(counts[b] for b in BUCKETS), len(calls), errors, concurrent, tuple(calls))
