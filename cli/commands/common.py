@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -36,19 +35,12 @@ def add_html_option(parser) -> None:
 def add_jobs_options(parser) -> None:
     from citeledger.core.corpus import default_jobs
 
-    parser.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
-                        help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
+    from citeledger.cli.limits import int_text, max_jobs
+
+    parser.add_argument("--jobs", "-j", type=int_text, default=0, metavar="N",
+                        help=f"worker processes, 0 to {max_jobs()} (default: all cores, here {default_jobs()}; "
+                        "never more than sessions); results do not depend on N")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes, 0 or more (0: all cores)")
-    return value
 
 
 def warn(warning) -> None:

@@ -14,6 +14,7 @@ from citeledger.rules.loader import load_ruleset
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
+from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import (
@@ -168,7 +169,7 @@ def run(args) -> int:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            for outcome in score_corpus(refs, rulesets, args.jobs, advance, extra=diagnosed.join()):
+            for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance, extra=diagnosed.join()):
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 warnings.extend(outcome.warnings)
                 turns.append(outcome.ref.turns)
