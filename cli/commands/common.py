@@ -116,7 +116,11 @@ def read_session(files, session, ruleset, whole: bool = False):
     if session:
         if files:
             raise InputError(files[0], "give segment files or --session, not both")
-        return known["claude-interactive"]().read([session], options)
+        try:
+            return known["claude-interactive"]().read([session], options)
+        except InputError:
+            _listable(session)  # no logs found because the directory cannot be listed: say that
+            raise
     if not files:
         raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
     for f in files:
@@ -129,6 +133,16 @@ def read_session(files, session, ruleset, whole: bool = False):
             if all(reader.claims(f) for f in files):
                 return reader.read(list(files), options)
     return known["claude-stream"]().read(list(files), options)
+
+
+def _listable(folder: str) -> None:
+    """An InputError naming `folder` and why, if it is a directory that cannot be listed."""
+    if os.path.isdir(folder):
+        try:
+            with os.scandir(folder) as entries:
+                next(entries, None)
+        except OSError as exc:
+            raise InputError(folder, f"cannot read directory: {exc.strerror or exc}") from None
 
 
 def files_added(transcript, files) -> list[str]:

@@ -98,7 +98,8 @@ class Outputs:
 
     def __enter__(self):
         if self.stdout_json or self.out:
-            self.spool = self._stack.enter_context(tempfile.TemporaryFile())
+            with _spooling():
+                self.spool = self._stack.enter_context(tempfile.TemporaryFile())
         if self.out:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
@@ -112,7 +113,8 @@ class Outputs:
 
     def record(self, record: dict) -> None:
         if self.spool is not None:
-            self.spool.write(jsonl(record))
+            with _spooling():
+                self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
 
@@ -121,7 +123,8 @@ class Outputs:
         if self.spool is None:
             return
         first = jsonl(header)
-        self.spool.seek(0)
+        with _spooling():
+            self.spool.seek(0)
         if self.stdout_json:
             write_stdout(first)
         if self.jsonl_file is not None:
@@ -131,6 +134,15 @@ class Outputs:
                 write_stdout(block)
             if self.jsonl_file is not None:
                 self.jsonl_file.write(block)
+
+
+@contextlib.contextmanager
+def _spooling():
+    """A failure of the records' temporary file (a full /tmp) names where it is."""
+    try:
+        yield
+    except OSError as exc:
+        raise UserError(f"{tempfile.gettempdir()}: cannot write a temporary file: {exc.strerror or exc}") from None
 
 
 def write_csv(path_or_stream, columns, rows) -> None:
