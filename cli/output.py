@@ -228,7 +228,7 @@ def _take_lock(path: str) -> int:
         os.lseek(fd, 0, os.SEEK_SET)
         os.write(fd, f"{os.getpid()}\n".encode())
     except OSError as exc:
-        os.close(fd)
+        _release(path, fd)
         raise _failed(lock, exc) from None
     return fd
 
