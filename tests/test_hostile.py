@@ -359,8 +359,12 @@ def test_a_sweep_never_starts_more_workers_than_sessions(tmp_path, monkeypatch, 
 
     asked = []
     real = sweep.score_corpus
-    monkeypatch.setattr(sweep, "score_corpus", lambda refs, rulesets, jobs, *a, **k: (
-        asked.append(jobs), (yield from real(refs, rulesets, jobs, *a, **k)))[1])
+
+    def score_corpus(refs, rulesets, jobs, *args, **kwargs):
+        asked.append(jobs)
+        return real(refs, rulesets, jobs, *args, **kwargs)
+
+    monkeypatch.setattr(sweep, "score_corpus", score_corpus)
     assert cli.main(["sweep", "-q", "--jobs", str(limits.max_jobs()), str(small_corpus(tmp_path, 2))]) == 0
     assert asked == [2]
 
