@@ -18,6 +18,7 @@ import threading
 
 from citeledger.core import __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
+from citeledger.cli.limits import check_options
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
 
@@ -153,6 +154,7 @@ def main(argv=None) -> int:
 
 def _run(args) -> int:
     try:
+        check_options(args)
         return args.run(args)
     except Terminated as exc:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)

@@ -2,15 +2,27 @@
 
 Every file goes to a temporary name in its own directory and is renamed over
 the target only when complete, so an interrupted run never leaves a
-half-written file, and two runs writing one file leave one of them whole. An
-`--out` directory is held by a lock file for the run: a second run into the
-same directory refuses at once instead of interleaving its files.
+half-written file, and two runs writing one file leave one of them whole.
+
+An `--out` directory is all-or-nothing per run: held by a lock for the run
+(a second run into it refuses at once), every file of the run is written
+into a fresh staging directory inside it, and only when the run ends without
+error is the set renamed into place, with signals held; a failure on the way
+puts the previous files back. A run that fails leaves nothing of itself.
+The lock is an flock, so a run killed outright (SIGKILL, the OOM killer)
+holds it no longer: the next run takes the directory over, says so, and
+removes what the dead run left.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
+import re
+import shutil
+import signal
 import sys
 import tempfile
 from typing import IO, Iterator, Union
@@ -18,6 +30,10 @@ from typing import IO, Iterator, Union
 from citeledger.core import UserError
 
 LOCK = ".citeledger.lock"
+STAGING = ".citeledger.new."  # a run's files until they are all written
+BACKUP = ".citeledger.old."  # the previous files while the new set is renamed in
+# A temporary file of atomic_open (`.NAME.XXXXXXXX.tmp`, mkstemp's 8 characters).
+_TMP = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
 
 Data = Union[bytes, str]
 
@@ -26,10 +42,39 @@ def _failed(path: str, exc: OSError) -> UserError:
     return UserError(f"{path}: cannot write: {exc.strerror or exc}")
 
 
+class _Staged:
+    """One --out directory being written: where its files go until the run ends."""
+
+    def __init__(self, out: str, stage: str):
+        self.out, self.stage = out, stage
+        self.written: dict[str, None] = {}  # paths relative to `out`, in writing order
+
+
+_STAGED: dict[str, _Staged] = {}  # absolute --out path -> its staging, for the run's duration
+
+
+def _staged_path(path: str) -> str:
+    """Where a file meant for `path` is written now: in its --out directory's staging, if any."""
+    full = os.path.abspath(path)
+    for out, staged in _STAGED.items():
+        if full.startswith(out + os.sep):
+            rel = os.path.relpath(full, out)
+            staged.written[rel] = None
+            target = os.path.join(staged.stage, rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            return target
+    return path
+
+
 @contextlib.contextmanager
 def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
-    """A file object whose contents replace `path` only when the block ends without error."""
-    folder = os.path.dirname(path) or "."
+    """A file object whose contents replace `path` only when the block ends without error
+    (inside an --out directory: when the whole run's files are swapped in)."""
+    try:
+        real = _staged_path(path)
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    folder = os.path.dirname(real) or "."
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
         # mkstemp makes the file owner-only; the output gets what open() would give it.
@@ -42,7 +87,7 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
         opts = {"encoding": "utf-8", "errors": "backslashreplace", "newline": ""} if text else {}
         with os.fdopen(fd, "w" if text else "wb", **opts) as fh:
             yield fh
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except OSError as exc:
         _discard(tmp)
         raise _failed(path, exc) from None
@@ -101,28 +146,185 @@ def write_stdout(data: Data) -> None:
         raise _failed("<stdout>", exc) from None
 
 
+def note(message: str) -> None:
+    print(f"citeledger: note: {message}", file=sys.stderr)
+
+
 @contextlib.contextmanager
 def output_dir(path: str) -> Iterator[str]:
-    """Create `path` if missing and hold it for this run (refusing a concurrent one)."""
+    """Create `path` if missing and hold it for this run (refusing a concurrent one).
+
+    Files written under `path` during the block (write_file, atomic_open,
+    write_images) go to a staging directory and are swapped in together when
+    the block ends without error; otherwise none of them is kept.
+    """
     if os.path.exists(path) and not os.path.isdir(path):
         raise UserError(f"{path}: --out names a file, not a directory")
+    created = not os.path.isdir(path)
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as exc:
         raise _failed(path, exc) from None
-    lock = os.path.join(path, LOCK)
+    full = os.path.abspath(path)
+    fd = None
     try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        raise UserError(
-            f"{path}: another citeledger run is writing into this directory "
-            f"(remove {LOCK} if no run is going on)"
-        ) from None
+        fd = _take_lock(path)
+        _clean_leftovers(path)
+        try:
+            stage = tempfile.mkdtemp(dir=path, prefix=STAGING)
+        except OSError as exc:
+            raise _failed(path, exc) from None
+        staged = _Staged(full, stage)
+        _STAGED[full] = staged
+        try:
+            yield path
+            _STAGED.pop(full, None)
+            _commit(path, staged)
+        finally:
+            _STAGED.pop(full, None)
+            shutil.rmtree(stage, ignore_errors=True)
+    except BaseException:
+        if fd is not None:
+            _release(path, fd)
+            fd = None
+        if created:  # a directory made for a run that failed: not left behind (if nothing else is in it)
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        raise
+    finally:
+        if fd is not None:
+            _release(path, fd)
+
+
+def _take_lock(path: str) -> int:
+    """Hold `path`'s lock file (an flock: released by the kernel however the holder ends)."""
+    lock = os.path.join(path, LOCK)
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
+        except OSError as exc:
+            raise _failed(path, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise UserError(f"{path}: another citeledger run is writing into this directory") from None
+            raise _failed(lock, exc) from None
+        try:
+            current = os.stat(lock)
+            mine = os.fstat(fd)
+            if (current.st_dev, current.st_ino) == (mine.st_dev, mine.st_ino):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # removed by the run that held it while this one waited: take the new one
+    try:
+        previous = os.read(fd, 64).decode("ascii", "replace").strip()
+        if previous:  # its holder ended without removing it: it no longer holds the flock
+            note(f"{path}: taking over from a run that ended without finishing "
+                 f"(process {previous[:20]} held {LOCK})")
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as exc:
+        _release(path, fd)
+        raise _failed(lock, exc) from None
+    return fd
+
+
+def _release(path: str, fd: int) -> None:
+    _discard(os.path.join(path, LOCK))  # removed while still held, so no one takes a stale file
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _clean_leftovers(path: str) -> None:
+    """Remove what a run killed in this directory left: staging and backup directories, temporary files.
+
+    Called with the lock held, so none of them belongs to a live run.
+    """
+    removed = 0
+    try:
+        names = os.listdir(path)
     except OSError as exc:
         raise _failed(path, exc) from None
+    for name in names:
+        where = os.path.join(path, name)
+        if name.startswith((STAGING, BACKUP)) and os.path.isdir(where) and not os.path.islink(where):
+            if name.startswith(BACKUP):
+                _restore(path, where)
+            shutil.rmtree(where, ignore_errors=True)
+            removed += 1
+        elif _TMP.fullmatch(name) and os.path.isfile(where):
+            _discard(where)
+            removed += 1
+    if removed:
+        note(f"{path}: removed {removed} temporary file{'s' if removed != 1 else ''} "
+             "left by a run that did not finish")
+
+
+def _restore(path: str, backup: str) -> None:
+    """A backup left by a run killed while swapping its files in: put back the files it moved aside
+    whose place is empty (the ones already replaced stay as the new run wrote them)."""
+    for folder, _, files in os.walk(backup):
+        for name in files:
+            old = os.path.join(folder, name)
+            target = os.path.join(path, os.path.relpath(old, backup))
+            if not os.path.lexists(target):
+                with contextlib.suppress(OSError):
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    os.rename(old, target)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGTERM, SIGHUP and SIGINT wait until the block ends (then are delivered)."""
+    held = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
     try:
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.close(fd)
-        yield path
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # no pthread_sigmask here
+        yield
+        return
+    try:
+        yield
     finally:
-        _discard(lock)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _commit(path: str, staged: _Staged) -> None:
+    """Rename the run's files from staging into `path`, the previous ones set aside
+    first; on any failure, every file is put back as it was."""
+    rels = [rel for rel in staged.written if os.path.isfile(os.path.join(staged.stage, rel))]
+    for rel in rels:  # what is in the way is found before anything moves
+        target = os.path.join(path, rel)
+        if os.path.isdir(target) and not os.path.islink(target):
+            raise _failed(target, OSError(errno.EISDIR, os.strerror(errno.EISDIR)))
+    try:
+        backup = tempfile.mkdtemp(dir=path, prefix=BACKUP)
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    done: list[tuple[str, bool, bool]] = []  # (rel, old set aside, new renamed in)
+    with _signals_held():
+        try:
+            for rel in rels:
+                target = os.path.join(path, rel)
+                aside = os.path.lexists(target)
+                if aside:
+                    os.makedirs(os.path.dirname(os.path.join(backup, rel)), exist_ok=True)
+                    os.rename(target, os.path.join(backup, rel))
+                done.append((rel, aside, False))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.rename(os.path.join(staged.stage, rel), target)
+                done[-1] = (rel, aside, True)
+        except OSError as exc:
+            for rel, aside, renamed in reversed(done):
+                target = os.path.join(path, rel)
+                with contextlib.suppress(OSError):
+                    if renamed:
+                        os.unlink(target)
+                    if aside:
+                        os.rename(os.path.join(backup, rel), target)
+            shutil.rmtree(backup, ignore_errors=True)
+            raise _failed(os.path.join(path, rel), exc) from None
+        shutil.rmtree(backup, ignore_errors=True)

@@ -73,9 +73,28 @@ def bootstrap_median_difference(
     b = np.asarray(base, dtype=float)
     n = np.asarray(new, dtype=float)
     # Drawn in one order (base then new) so the same seed gives the same interval.
-    b_star = np.median(b[rng.integers(0, len(b), size=(resamples, len(b)))], axis=1)
-    n_star = np.median(n[rng.integers(0, len(n), size=(resamples, len(n)))], axis=1)
+    b_star = _medians(rng, b, resamples)
+    n_star = _medians(rng, n, resamples)
     diffs = n_star - b_star
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(diffs, [tail, 1.0 - tail])  # type 7, as quantile() above
     return Interval(float(low), float(high), confidence, resamples, seed)
+
+
+DRAWS_PER_BLOCK = 1 << 20  # indices drawn at once: memory is this block, not resamples x n
+
+
+def _medians(rng, values, resamples: int):
+    """The medians of `resamples` resamples of `values`, drawn in blocks of rows.
+
+    The generator hands out the same stream whether the rows are drawn at once
+    or block by block, so the medians do not depend on the block size.
+    """
+    import numpy as np
+
+    rows = max(1, DRAWS_PER_BLOCK // len(values))
+    out = np.empty(resamples)
+    for start in range(0, resamples, rows):
+        stop = min(start + rows, resamples)
+        out[start:stop] = np.median(values[rng.integers(0, len(values), size=(stop - start, len(values)))], axis=1)
+    return out

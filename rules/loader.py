@@ -7,6 +7,7 @@ regular expression compiled (once) here. Errors name the file, line and key.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
@@ -20,14 +21,14 @@ import yaml
 from citeledger.core import UserError, channels as installed_channels, compile_linear
 
 from citeledger.rules import safety
-from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
+from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules, integer_range
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
 
 # Limits on an untrusted ruleset (docs/robustness.md). A shipped ruleset is
 # about 2 KB, 60 nodes, 4 levels deep, 1 extends.
-MAX_RULESET_BYTES = 1 << 20  # one file
-MAX_NODES = 100_000  # YAML nodes in one file after aliases are expanded
+MAX_RULESET_BYTES = 1 << 20  # one file, and a whole extends: chain together
+MAX_NODES = 100_000  # YAML nodes after aliases are expanded, in one file and in a whole chain
 MAX_DEPTH = 64  # nesting of YAML mappings and lists
 MAX_EXTENDS = 32  # files in one extends: chain
 EXCERPT = 60  # characters of a value quoted in an error
@@ -48,10 +49,15 @@ class RulesetError(UserError):
 
     def __init__(self, file: str, line: int, key: str, message: str):
         # A key or message built from the ruleset's own text is cut short.
-        key, message = _clip(str(key), 80), _clip(str(message), 400)
+        key, message = _clip(_one_line(str(key)), 80), _clip(_one_line(str(message)), 400)
         self.file, self.line, self.key, self.message = file, line, key, message
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {key + ': ' if key else ''}{message}")
+
+
+def _one_line(text: str) -> str:
+    """An error is one line: a line break inside a message (libyaml's own) becomes a space."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", text)
 
 
 class Located(dict):
@@ -98,16 +104,26 @@ def _construct_mapping(loader, node):
         line = key_node.start_mark.line + 1
         if not isinstance(key_node, yaml.ScalarNode):  # never construct (or print) a collection key
             raise RulesetError(loader.name, line, "", "keys must be strings")
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct(loader, key_node, line, "")
         if not isinstance(key, str):
             raise RulesetError(loader.name, line, excerpt(key), "keys must be strings")
         if position >= merged:
             if key in written:
                 raise RulesetError(loader.name, line, key, "duplicate key")
             written.add(key)
-        mapping[key] = loader.construct_object(value_node, deep=True)
+        mapping[key] = _construct(loader, value_node, line, key)
         mapping.lines[key] = line
     return mapping
+
+
+def _construct(loader, node, line: int, key: str):
+    """A node's value; an integer too long for Python to convert is a ruleset error, not a crash."""
+    try:
+        return loader.construct_object(node, deep=True)
+    except ValueError as exc:
+        if isinstance(exc, UserError):
+            raise
+        raise RulesetError(loader.name, line, key, "a number too long to read (more than 4,300 digits)") from None
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
@@ -129,21 +145,49 @@ def locate(name_or_path: str, relative_to: str = "") -> str:
     shipped = resources.files("citeledger.rulesets").joinpath(f"{name_or_path}.yaml")
     if shipped.is_file():
         return str(shipped)
+    for candidate in candidates:  # there, but not a file to read (/dev/zero, a FIFO, a directory)
+        kind = _kind(candidate)
+        if kind:
+            raise RulesetError(candidate, 0, "", f"not a regular file ({kind}), not read as a ruleset")
     raise RulesetError(
         relative_to or name_or_path, 0, "",
         f"no ruleset {excerpt(name_or_path)} (a path, or one of: {', '.join(shipped_names())})",
     )
 
 
-def _read_text(path: str) -> str:
-    """The file's text, at most MAX_RULESET_BYTES; never opens a FIFO or device."""
+def _kind(path: str) -> str:
+    """What `path` is when it exists but is not a regular file ("" otherwise)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")]
+    return next((name for test, name in kinds if test(mode)), "")
+
+
+class Budget:
+    """What is left of the ruleset limits for the files of one extends: chain:
+    every file read counts against the same bytes and nodes."""
+
+    def __init__(self):
+        self.bytes = MAX_RULESET_BYTES
+        self.nodes = MAX_NODES
+
+
+def _read_text(path: str, budget: "Budget | None" = None) -> str:
+    """The file's text, within what is left of the byte limit; never opens a FIFO or device."""
+    left = budget.bytes if budget else MAX_RULESET_BYTES
     try:
         with open(path, "rb", opener=_regular_only) as fh:
-            data = fh.read(MAX_RULESET_BYTES + 1)
+            data = fh.read(left + 1)
     except OSError as exc:
         raise RulesetError(path, 0, "", f"cannot read: {exc.strerror or exc}")
-    if len(data) > MAX_RULESET_BYTES:
-        raise RulesetError(path, 0, "", f"larger than the ruleset limit of {MAX_RULESET_BYTES:,} bytes")
+    if len(data) > left:
+        chain = " (the files of its extends: chain together)" if left < MAX_RULESET_BYTES else ""
+        raise RulesetError(path, 0, "", f"larger than the ruleset limit of {MAX_RULESET_BYTES:,} bytes{chain}")
+    if budget:
+        budget.bytes -= len(data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -159,9 +203,10 @@ def _regular_only(path, flags):
     return fd
 
 
-def check_shape(text: str, name: str) -> None:
+def check_shape(text: str, name: str, limit: int = MAX_NODES) -> int:
     """Refuse, from the event stream and before anything is built, YAML whose
-    aliases expand past MAX_NODES nodes or whose nesting passes MAX_DEPTH."""
+    aliases expand past `limit` nodes or whose nesting passes MAX_DEPTH;
+    returns the number of nodes after aliases are expanded."""
     sizes: dict[str, int] = {}
     stack: list[list] = [[0, None]]  # per open collection: nodes so far, its anchor
     for event in yaml.parse(text, Loader=_BASE_LOADER):
@@ -182,22 +227,32 @@ def check_shape(text: str, name: str) -> None:
         if anchor is not None:
             sizes[anchor] = count
         stack[-1][0] += count
-        if stack[-1][0] > MAX_NODES or count > MAX_NODES:
+        if stack[-1][0] > limit or count > limit:
+            if limit < MAX_NODES:
+                raise RulesetError(name, line, "", f"its extends: chain has more than {MAX_NODES:,} YAML nodes in total")
             raise RulesetError(
                 name, line, "", f"aliases expand to more than {MAX_NODES:,} YAML nodes (an alias bomb?)"
             )
+    return stack[0][0]
 
 
-def parse_yaml(text: str, name: str):
-    """YAML text as Located mappings and plain values, within the limits above."""
+def parse_yaml(text: str, name: str, budget: "Budget | None" = None):
+    """YAML text as Located mappings and plain values, within the limits above
+    (within what is left of them in `budget`, which the file's nodes then use up)."""
     try:
-        check_shape(text, name)
+        nodes = check_shape(text, name, budget.nodes if budget else MAX_NODES)
+        if budget:
+            budget.nodes -= nodes
         loader = _Loader(text)
         loader.name = name
         try:
             return loader.get_single_data()
         finally:
             loader.dispose()
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL): no mark, its own position
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else 0
+        what = f"character #x{exc.character:04x}: " if isinstance(exc.character, int) else ""
+        raise RulesetError(name, line, "", f"not valid YAML ({what}{exc.reason})")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise RulesetError(name, mark.line + 1 if mark else 0, "", f"not valid YAML ({exc.problem})")
@@ -207,8 +262,8 @@ def parse_yaml(text: str, name: str):
         raise RulesetError(name, 0, "", "nested too deeply")
 
 
-def _read(path: str) -> Located:
-    data = parse_yaml(_read_text(path), path)
+def _read(path: str, budget: "Budget | None" = None) -> Located:
+    data = parse_yaml(_read_text(path, budget), path, budget)
     if not isinstance(data, Located):
         raise RulesetError(path, 1, "", "a ruleset is a YAML mapping")
     if data and not set(data) & TOP_KEYS:
@@ -231,21 +286,23 @@ def merge(base: Located, override: Located) -> Located:
     return merged
 
 
-def load_tree(name_or_path: str, relative_to: str = "", seen: tuple = ()) -> Located:
-    """The merged YAML mapping of a ruleset and everything it extends."""
+def load_tree(name_or_path: str, relative_to: str = "", seen: tuple = (), budget: "Budget | None" = None) -> Located:
+    """The merged YAML mapping of a ruleset and everything it extends (the
+    limits on size and nodes bound the whole chain, checked file by file)."""
+    budget = budget or Budget()
     path = locate(name_or_path, relative_to)
     real = os.path.realpath(path)
     if real in seen:
         raise RulesetError(path, 0, "extends", "extends itself (a cycle)")
     if len(seen) >= MAX_EXTENDS:
         raise RulesetError(relative_to or path, 0, "extends", f"a chain of more than {MAX_EXTENDS} rulesets")
-    tree = _read(path)
+    tree = _read(path, budget)
     parent = tree.get("extends")
     if parent is None:
         return tree
     if not isinstance(parent, str):
         raise RulesetError(path, tree.line_of("extends"), "extends", "must be a ruleset name or path")
-    base = load_tree(parent, path, seen + (real,))
+    base = load_tree(parent, path, seen + (real,), budget)
     merged = merge(base, tree)
     merged.pop("extends", None)
     return merged
@@ -393,5 +450,18 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str):
         return float(value)
     if hint in (str, int, bool, float):
         _check_type(mapping, key, value, hint, prefix)
+        if hint is int:
+            _check_range(mapping, key, value, prefix)
+        if hint is float and not math.isfinite(value):
+            raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"must be a finite number, not {value}")
         return value
     return value
+
+
+def _check_range(mapping, key, value: int, prefix: str) -> None:
+    low, high = integer_range(prefix + key)
+    if not low <= value <= high:
+        shown = f"{value:,}" if value.bit_length() <= 64 else "a number of more than 19 digits"
+        raise RulesetError(
+            mapping.file, mapping.line_of(key), prefix + key, f"out of range: {shown} (an integer from {low:,} to {high:,})"
+        )

@@ -23,6 +23,30 @@ def one_of(*choices):
     return attrs.validators.in_(choices)
 
 
+# The range of every integer a ruleset may give (docs/robustness.md). The
+# loader checks it before building anything, so a value past it is one error
+# naming the key and its range instead of a crash or unbounded memory later.
+# Why each bound: a line is held in memory up to max_line_bytes; a context of
+# c credits 2c + 1 lines per quoted or cited line; lengths and ambiguity limits
+# only compare, bounded so no number reaches a native argument.
+RANGES = {
+    "reader.max_line_bytes": (1, 1 << 30),
+    "channels.symbol.min_length": (0, 10_000),
+    "channels.symbol.ambiguity_limit": (0, 1_000_000),
+    "channels.quote.min_length": (1, 10_000),
+    "channels.quote.context": (0, 1_000),
+    "channels.quote.ambiguity_limit": (0, 1_000_000),
+    "channels.line_range.context": (0, 1_000),
+}
+# An integer key not listed above (a plugin channel's option).
+INTEGER_RANGE = (-(2**31), 2**31 - 1)
+
+
+def integer_range(key: str) -> tuple[int, int]:
+    """The allowed range of the integer ruleset key `key` (dotted, e.g. channels.quote.context)."""
+    return RANGES.get(key, INTEGER_RANGE)
+
+
 # No field has a default: every value comes from the YAML (default.yaml holds
 # the reference's).
 

@@ -270,7 +270,7 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(tmp_path, signum
     time.sleep(0.2)
     alive = [w for w in workers if os.path.exists(f"/proc/{w}") and "zombie" not in open(f"/proc/{w}/status").read()]
     assert not alive
-    assert os.listdir(out) == [] or all(not n.endswith(".tmp") and n != ".citeledger.lock" for n in os.listdir(out))
+    assert not out.exists()  # made by the run, removed with everything else of it
 
 
 def test_an_unlistable_directory_is_listed_with_why(tmp_path, monkeypatch):
@@ -323,3 +323,328 @@ def test_render_tags_nested_past_the_recursion_limit_read_as_symbols(monkeypatch
     suffix = " — " + "focused (" * 20_000 + "run(function), x(method)" + ")" * 20_000
     parsed = header.parse_header("src/deep.js", suffix)
     assert [(s.name, s.kind) for s in parsed.symbols] == [("run", "function"), ("x", "method")]
+
+
+# ---------------------------------------------------------------- round three (issue 20): numbers, --out, errors
+
+from citeledger import cli  # noqa: E402
+from citeledger.cli import limits  # noqa: E402
+from citeledger.rules import loader  # noqa: E402
+from citeledger.rules.ruleset import RANGES  # noqa: E402
+
+
+def one_line(result) -> str:
+    lines = err(result).splitlines()
+    assert len(lines) == 1, err(result)
+    return lines[0]
+
+
+def small_corpus(root: Path, sessions: int = 2) -> Path:
+    for i in range(sessions):
+        make.write(root / f"q{i}/run.jsonl", make.stream([make.response([make.section("src/a.js")])], "see src/a.js"))
+    return root
+
+
+@pytest.mark.parametrize("value", ["10000", "99999999999999999999", "-1", "9" * 5000])
+def test_sweep_with_an_out_of_range_jobs_is_one_line_exit_2(tmp_path, value):
+    result = run("sweep", "-q", "--jobs", value, small_corpus(tmp_path))
+    line = one_line(result)
+    assert result.returncode == 2
+    assert line.startswith("citeledger: error: --jobs ") and f"to {limits.max_jobs()}" in line
+    assert len(line) < 200  # a 5,000-digit value is not echoed
+
+
+def test_a_sweep_never_starts_more_workers_than_sessions(tmp_path, monkeypatch, capsys):
+    from citeledger.cli.commands import sweep
+
+    asked = []
+    real = sweep.score_corpus
+
+    def score_corpus(refs, rulesets, jobs, *args, **kwargs):
+        asked.append(jobs)
+        return real(refs, rulesets, jobs, *args, **kwargs)
+
+    monkeypatch.setattr(sweep, "score_corpus", score_corpus)
+    assert cli.main(["sweep", "-q", "--jobs", str(limits.max_jobs()), str(small_corpus(tmp_path, 2))]) == 0
+    assert asked == [2]
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("--seed", "-1", "from 0 to 18,446,744,073,709,551,615"),
+    ("--seed", "18446744073709551616", "from 0 to 18,446,744,073,709,551,615"),
+    ("--resamples", "1000000000", "from 1 to 1,000,000"),
+    ("--resamples", "0", "from 1 to 1,000,000"),
+    ("--top", "-1", "from 0 to 10,000"),
+    ("--top", "1" + "0" * 40, "from 0 to 10,000"),
+    ("--confidence", "1", "between 0 and 1"),
+    ("--confidence", "nan", "between 0 and 1"),
+    ("--confidence", "-inf", "between 0 and 1"),
+])
+def test_compare_with_an_out_of_range_number_is_one_line_exit_2(tmp_path, option, value, shown):
+    corpus = small_corpus(tmp_path)
+    result = run("compare", "-q", f"{option}={value}", corpus, corpus)
+    line = one_line(result)
+    assert result.returncode == 2 and line.startswith(f"citeledger: error: {option} ") and shown in line
+
+
+def test_compare_at_the_resamples_limit_stays_within_the_memory_cap(tmp_path):
+    # Before: every resample's indices at once (1e7 on the pass fixture: 3.8 GB).
+    base, new = tmp_path / "base", tmp_path / "new"
+    for side, cited in ((base, "src/a.js"), (new, "src/b.js")):
+        for i in range(40):
+            make.write(side / f"g/run-{i}.jsonl", make.stream(
+                [make.response([make.section("src/a.js"), make.section("src/b.js")])], f"see {cited}"))
+    result = run("compare", "-q", "--resamples", str(limits.MAX_RESAMPLES), "--json", base, new)
+    assert result.returncode == 0, err(result)
+    group = next(json.loads(line) for line in result.stdout.splitlines() if b'"record":"group"' in line)
+    assert group["resamples"] == limits.MAX_RESAMPLES
+
+
+def test_the_bootstrap_does_not_depend_on_its_block_size(monkeypatch):
+    from citeledger.report import stats
+
+    base, new = [0.1, 0.5, 0.3, 0.9, 0.2, 0.4, 0.8], [0.6, 0.7, 0.2, 0.95, 0.5]
+    whole = stats.bootstrap_median_difference(base, new, label="g", seed=7, resamples=3001)
+    monkeypatch.setattr(stats, "DRAWS_PER_BLOCK", 11)  # blocks of one or two resamples
+    assert stats.bootstrap_median_difference(base, new, label="g", seed=7, resamples=3001) == whole
+
+
+def _ruleset_setting(path: Path, key: str, value) -> Path:
+    *parents, leaf = key.split(".")
+    lines, indent = ["extends: lines"], ""
+    for part in parents:
+        lines.append(f"{indent}{part}:")
+        indent += "  "
+    lines.append(f"{indent}{leaf}: {value}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("key", sorted(RANGES))
+def test_a_ruleset_key_past_its_range_is_refused_naming_key_and_range(tmp_path, key):
+    low, high = RANGES[key]
+    corpus = small_corpus(tmp_path / "c", 1)
+    for bad in (high + 1, low - 1, 2**63, 10**4000):
+        result = run("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, bad), corpus)
+        line = one_line(result)
+        assert result.returncode == 2, line
+        assert f"r.yaml:{key.count('.') + 2}: {key}: out of range" in line and f"from {low:,} to {high:,}" in line
+    ok = run("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, high), corpus)
+    assert ok.returncode == 0, err(ok)
+
+
+def test_max_line_bytes_of_2_to_the_63_is_refused_cleanly(tmp_path):
+    rs = tmp_path / "r.yaml"
+    rs.write_text("extends: default\nreader:\n  max_line_bytes: 9223372036854775808\n")
+    result = run("sweep", "-q", "--ruleset", rs, small_corpus(tmp_path / "c", 1))
+    assert result.returncode == 2
+    assert one_line(result) == (f"citeledger: error: {rs}:3: reader.max_line_bytes: out of range: "
+                                "9,223,372,036,854,775,808 (an integer from 1 to 1,073,741,824)")
+
+
+def test_a_ruleset_number_of_5000_digits_is_one_line(tmp_path):
+    rs = tmp_path / "r.yaml"
+    rs.write_text("extends: default\nreader:\n  max_line_bytes: " + "7" * 5000 + "\n")
+    result = run("sweep", "-q", "--ruleset", rs, small_corpus(tmp_path / "c", 1))
+    assert result.returncode == 2
+    assert one_line(result) == f"citeledger: error: {rs}:3: max_line_bytes: a number too long to read (more than 4,300 digits)"
+
+
+@pytest.mark.parametrize("what", ["/dev/zero", "/dev/stdin", "a directory", "a FIFO"])
+def test_extends_naming_something_that_is_not_a_file_is_refused_as_such(tmp_path, what):
+    target = {"a directory": tmp_path / "dir", "a FIFO": tmp_path / "fifo"}.get(what, what)
+    if what == "a directory":
+        target.mkdir()
+    elif what == "a FIFO":
+        os.mkfifo(target)
+    rs = tmp_path / "r.yaml"
+    rs.write_text(f"extends: {target}\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--ruleset", str(rs), str(small_corpus(tmp_path / "c", 1))],
+        stdin=subprocess.DEVNULL, capture_output=True, preexec_fn=_limit_memory, timeout=TIME,
+    )
+    kind = {"a directory": "a directory", "a FIFO": "a FIFO"}.get(what, "a character device")
+    assert result.returncode == 2
+    assert one_line(result) == f"citeledger: error: {target}: not a regular file ({kind}), not read as a ruleset"
+
+
+@pytest.mark.parametrize("text, where", [
+    ("name: x\x00\nextends: default\n", "r.yaml:1"),
+    ("extends: /proc/self/environ\n", "/proc/self/environ:1"),
+])
+def test_a_yaml_error_is_one_line(tmp_path, text, where):
+    rs = tmp_path / "r.yaml"
+    rs.write_text(text)
+    result = run("sweep", "-q", "--ruleset", rs, small_corpus(tmp_path / "c", 1))
+    line = one_line(result)
+    assert result.returncode == 2 and where in line and "not valid YAML (character #x0000" in line
+    assert "=" not in line.split("not valid YAML")[1]  # nothing of the environment echoed
+
+
+def test_an_extends_chain_counts_its_bytes_together_before_reading_the_next(tmp_path):
+    # Three files of 400 KB: each within the limit, together not. The last one
+    # is not YAML at all: refused for the total before it is parsed.
+    filler = "# " + "x" * 1000 + "\n"
+    (tmp_path / "c.yaml").write_text(": : not yaml [\n" + filler * 400)
+    (tmp_path / "b.yaml").write_text("extends: c.yaml\n" + filler * 400)
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\n" + filler * 400)
+    result = run("sweep", "-q", "--ruleset", tmp_path / "a.yaml", small_corpus(tmp_path / "corpus", 1))
+    assert result.returncode == 2
+    assert one_line(result) == (f"citeledger: error: {tmp_path / 'c.yaml'}: larger than the ruleset limit of "
+                                "1,048,576 bytes (the files of its extends: chain together)")
+
+
+def test_an_extends_chain_counts_its_nodes_together(tmp_path):
+    # Each file expands to about 60,000 nodes (aliases of a 1,000-item list): each within the limit, together not.
+    def nodes(key):
+        items = "".join(f"    - {i}\n" for i in range(1_000))
+        return f"{key}:\n  base: &b\n{items}  copies: [" + ", ".join(["*b"] * 59) + "]\n"
+
+    (tmp_path / "b.yaml").write_text("name: b\n" + nodes("x"))
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\n" + nodes("y"))
+    assert loader.check_shape((tmp_path / "a.yaml").read_text(), "a") < loader.MAX_NODES
+    with pytest.raises(loader.RulesetError, match=r"b\.yaml:\d+: its extends: chain has more than 100,000 YAML nodes"):
+        loader.load_tree(str(tmp_path / "a.yaml"))
+
+
+# --out: all or nothing
+
+
+def _previous_run(tmp_path) -> tuple[Path, Path, dict]:
+    corpus = small_corpus(tmp_path / "corpus")
+    out = tmp_path / "out"
+    assert run("sweep", "-q", "--out", out, corpus).returncode == 0
+    return corpus, out, {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+def _same_set(out: Path, before: dict) -> None:
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no lock, staging or .tmp
+
+
+def test_a_sweep_that_finds_a_directory_where_report_html_goes_keeps_the_previous_set(tmp_path):
+    corpus, out, before = _previous_run(tmp_path)
+    (out / "report.html").unlink()
+    (out / "report.html").mkdir()
+    del before["report.html"]
+    result = run("sweep", "-q", "--ruleset", "corrected", "--out", out, corpus)
+    assert result.returncode == 2
+    assert one_line(result) == f"citeledger: error: {out / 'report.html'}: cannot write: Is a directory"
+    (out / "report.html").rmdir()
+    _same_set(out, before)
+
+
+def test_a_sweep_that_runs_out_of_disk_writing_summary_keeps_the_previous_set(tmp_path, monkeypatch, capsys):
+    corpus, out, before = _previous_run(tmp_path)
+    from citeledger.cli import output
+
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+    def fdopen(fd, *args, **kwargs):
+        fh = real(fd, *args, **kwargs)
+        return Full(fh) if ".summary.txt." in os.readlink(f"/proc/self/fd/{fd}") else fh
+
+    monkeypatch.setattr(output.os, "fdopen", fdopen)
+    assert cli.main(["sweep", "-q", "--ruleset", "corrected", "--out", str(out), str(corpus)]) == 2
+    assert capsys.readouterr().err == f"citeledger: error: {out / 'summary.txt'}: cannot write: No space left on device\n"
+    _same_set(out, before)
+
+
+def test_a_full_disk_when_taking_the_out_lock_names_the_lock(tmp_path, monkeypatch, capsys):
+    from citeledger.cli import output
+
+    def write(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(output.os, "write", write)
+    out = tmp_path / "out"
+    assert cli.main(["sweep", "-q", "--out", str(out), str(small_corpus(tmp_path / "c"))]) == 2
+    assert capsys.readouterr().err == f"citeledger: error: {out / '.citeledger.lock'}: cannot write: No space left on device\n"
+    assert not out.exists()
+
+
+def test_a_sweep_terminated_while_rendering_html_keeps_the_previous_set(tmp_path, monkeypatch, capsys):
+    corpus, out, before = _previous_run(tmp_path)
+    from citeledger.cli.commands import sweep
+
+    def render(*args, **kwargs):
+        raise cli.Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(sweep, "sweep_page", render)
+    assert cli.main(["sweep", "-q", "--ruleset", "corrected", "--out", str(out), str(corpus)]) == 128 + signal.SIGTERM
+    _same_set(out, before)
+
+
+def test_a_sweep_into_a_directory_a_dead_run_left_takes_it_over_and_cleans_up(tmp_path):
+    corpus, out, before = _previous_run(tmp_path)
+    (out / ".citeledger.lock").write_text("2147483646\n")  # no such process
+    (out / ".sweep.jsonl.ab12_xyz.tmp").write_text("half")
+    (out / ".citeledger.new.q1w2e3").mkdir()
+    (out / ".citeledger.new.q1w2e3" / "summary.txt").write_text("half")
+    result = run("sweep", "-q", "--out", out, corpus)
+    assert result.returncode == 0
+    assert err(result).splitlines() == [
+        f"citeledger: note: {out}: taking over from a run that ended without finishing "
+        "(process 2147483646 held .citeledger.lock)",
+        f"citeledger: note: {out}: removed 2 temporary files left by a run that did not finish",
+    ]
+    _same_set(out, before)
+
+
+@pytest.mark.slow
+def test_a_sweep_after_a_kill_9_of_the_previous_one_runs_and_leaves_no_tmp(tmp_path):
+    many = tmp_path / "many"
+    for i in range(6):
+        make.many_paths(many / f"q{i}", sections=8_000, cited=2_000)
+    out = tmp_path / "out"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--jobs", "1", "--out", str(out), str(many)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_limit_memory,
+    )
+    deadline = time.monotonic() + TIME
+    while not any(n.startswith(".citeledger.new.") for n in (os.listdir(out) if out.exists() else [])):
+        assert time.monotonic() < deadline and first.poll() is None, "the first sweep ended before it was killed"
+        time.sleep(0.02)
+    time.sleep(0.3)
+    first.kill()
+    first.wait()
+    assert (out / ".citeledger.lock").exists()  # what a kill -9 leaves
+    second = run("sweep", "-q", "--out", out, many)
+    assert second.returncode == 0, err(second)
+    assert "taking over from a run that ended without finishing" in err(second)
+    assert not [n for n in os.listdir(out) if n.startswith(".")]  # no lock, staging or .tmp
+    records = [json.loads(line) for line in (out / "sweep.jsonl").read_bytes().splitlines()]
+    assert sum(r["record"] == "session" for r in records) == 6
+
+
+def test_score_session_on_a_directory_that_cannot_be_listed_says_permission_denied(tmp_path, monkeypatch, capsys):
+    # Root lists a chmod 000 directory, so the failure is injected.
+    locked = tmp_path / "project"
+    locked.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    real_listdir, real_scandir = os.listdir, os.scandir
+
+    def denied(real):
+        def call(path="."):
+            if os.fspath(path) == str(locked):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path)
+        return call
+
+    monkeypatch.setattr(os, "listdir", denied(real_listdir))
+    monkeypatch.setattr(os, "scandir", denied(real_scandir))
+    assert cli.main(["score", "--session", str(locked)]) == 2
+    assert capsys.readouterr().err == f"citeledger: error: {locked}: cannot read directory: Permission denied\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -41,19 +40,12 @@ def add_html_option(parser) -> None:
 def add_jobs_options(parser) -> None:
     from citeledger.core.corpus import default_jobs
 
-    parser.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
-                        help=f"worker processes (default: all cores, here {default_jobs()}); results do not depend on N")
+    from citeledger.cli.limits import int_text, max_jobs
+
+    parser.add_argument("--jobs", "-j", type=int_text, default=0, metavar="N",
+                        help=f"worker processes, 0 to {max_jobs()} (default: all cores, here {default_jobs()}; "
+                        "never more than sessions); results do not depend on N")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar on stderr")
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes, 0 or more (0: all cores)")
-    return value
 
 
 def warn(warning) -> None:
@@ -129,7 +121,11 @@ def read_session(files, session, ruleset, whole: bool = False):
     if session:
         if files:
             raise InputError(files[0], "give segment files or --session, not both")
-        return known[SESSION_READER]().read([session], options)
+        try:
+            return known[SESSION_READER]().read([session], options)
+        except InputError:
+            _listable(session)  # no logs found because the directory cannot be listed: say that
+            raise
     if not files:
         raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
     for f in files:
@@ -144,6 +140,16 @@ def read_session(files, session, ruleset, whole: bool = False):
         if all(reader.claims(f) for f in files):
             return reader.read(list(files), options)
     return order[-1]().read(list(files), options)
+
+
+def _listable(folder: str) -> None:
+    """An InputError naming `folder` and why, if it is a directory that cannot be listed."""
+    if os.path.isdir(folder):
+        try:
+            with os.scandir(folder) as entries:
+                next(entries, None)
+        except OSError as exc:
+            raise InputError(folder, f"cannot read directory: {exc.strerror or exc}") from None
 
 
 def files_added(transcript, files) -> list[str]:

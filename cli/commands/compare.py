@@ -17,6 +17,7 @@ from citeledger.core.readers.claude_stream import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.rules.loader import compile_pattern
 
+from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, workers
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
@@ -51,10 +52,13 @@ def add_parser(sub) -> None:
     p.add_argument("--key", default="parent",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default: %(default)s)")
-    p.add_argument("--top", type=int, default=3, metavar="K", help="files listed per group (default: %(default)s)")
+    p.add_argument("--seed", type=int_text, default=0, help=f"bootstrap seed, 0 to {MAX_SEED} (default: %(default)s)")
+    p.add_argument("--resamples", type=int_text, default=10_000,
+                   help=f"bootstrap resamples, 1 to {MAX_RESAMPLES:,} (default: %(default)s)")
+    p.add_argument("--confidence", type=float_text, default=0.95,
+                   help="interval confidence, between 0 and 1 (default: %(default)s)")
+    p.add_argument("--top", type=int_text, default=3, metavar="K",
+                   help=f"files listed per group, 0 to {MAX_TOP:,} (default: %(default)s)")
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
     add_corpus_options(p, "pick the ruleset (only the first is compared)")
     add_diagnostics_options(p, automatic=True)
@@ -137,7 +141,7 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
             return
     with progress_bar(len(refs), label, args.quiet) as advance:
         join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
-        for outcome in score_corpus(refs, rulesets[:1], args.jobs, advance, extra=join):
+        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=join):
             warnings.extend(outcome.warnings)
             added.extend(completed_files([outcome_inputs(outcome)], [path]))
             if diagnosed is not None:
@@ -191,12 +195,6 @@ def key_function(spec: str):
 
 
 def run(args) -> int:
-    if args.resamples < 1:
-        raise UserError("--resamples must be at least 1")
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1")
-    if args.top < 0:
-        raise UserError("--top must be 0 or more")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError(args.out, "--out names a file, not a directory")
     if not args.arms and len(args.passes) != 2:

@@ -13,6 +13,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserEr
 from citeledger.report.plot import delta_plot
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.report.html import sensitivity_page
+from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import COLUMNS, Sensitivity, render_text
 from citeledger.rules.variation import one_at_a_time
@@ -81,7 +82,7 @@ def run(args) -> int:
     turns: list[int] = []
     read: list[tuple] = []  # (root, files read) per session
     with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
-        for outcome in score_corpus(refs, rulesets, args.jobs, advance):
+        for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance):
             internal += bool(outcome.error and outcome.error.startswith("internal error"))
             unreadable += outcome.error is not None
             warnings.extend(outcome.warnings)

@@ -14,6 +14,7 @@ from citeledger.rules.loader import load_ruleset
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
+from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import (
@@ -97,7 +98,8 @@ class Outputs:
 
     def __enter__(self):
         if self.stdout_json or self.out:
-            self.spool = self._stack.enter_context(tempfile.TemporaryFile())
+            with _spooling():
+                self.spool = self._stack.enter_context(tempfile.TemporaryFile())
         if self.out:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
@@ -111,7 +113,8 @@ class Outputs:
 
     def record(self, record: dict) -> None:
         if self.spool is not None:
-            self.spool.write(jsonl(record))
+            with _spooling():
+                self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
 
@@ -120,7 +123,8 @@ class Outputs:
         if self.spool is None:
             return
         first = jsonl(header)
-        self.spool.seek(0)
+        with _spooling():
+            self.spool.seek(0)
         if self.stdout_json:
             write_stdout(first)
         if self.jsonl_file is not None:
@@ -130,6 +134,15 @@ class Outputs:
                 write_stdout(block)
             if self.jsonl_file is not None:
                 self.jsonl_file.write(block)
+
+
+@contextlib.contextmanager
+def _spooling():
+    """A failure of the records' temporary file (a full /tmp) names where it is."""
+    try:
+        yield
+    except OSError as exc:
+        raise UserError(f"{tempfile.gettempdir()}: cannot write a temporary file: {exc.strerror or exc}") from None
 
 
 def write_csv(path_or_stream, columns, rows) -> None:
@@ -168,7 +181,7 @@ def run(args) -> int:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            for outcome in score_corpus(refs, rulesets, args.jobs, advance, extra=diagnosed.join()):
+            for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance, extra=diagnosed.join()):
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 warnings.extend(outcome.warnings)
                 turns.append(outcome.ref.turns)

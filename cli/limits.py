@@ -1,0 +1,112 @@
+"""The range of every number a command-line option takes, checked before any work.
+
+Each range is stated in the option's error (one line, exit 2) and in
+docs/robustness.md. argparse only turns the text into a number; a number
+out of range is a UserError here, so the message is one line without the
+usage block, and a huge value (`--jobs 99999999999999999999`) never reaches
+the code that would use it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import attrs
+
+from citeledger.core.errors import UserError
+
+JOBS_PER_CORE = 4  # workers beyond a few per core only add memory and start-up time
+MAX_SEED = 2**64 - 1  # numpy's PCG64 takes any non-negative integer; 64 bits is plenty of seeds
+# Bootstrap resamples: each costs a median of each side; past a million the
+# interval's digits no longer move while the run takes minutes per group.
+MAX_RESAMPLES = 1_000_000
+MAX_TOP = 10_000  # files listed per group
+
+
+def max_jobs() -> int:
+    from citeledger.core.corpus import default_jobs
+
+    return JOBS_PER_CORE * default_jobs()
+
+
+@attrs.frozen
+class Range:
+    option: str
+    dest: str
+    low: float
+    high: float
+    # Whether the ends are allowed (--confidence excludes both).
+    closed: bool = True
+    note: str = ""
+
+    def check(self, value) -> None:
+        if value is None:
+            return
+        inside = (self.low <= value <= self.high) if self.closed else (self.low < value < self.high)
+        if isinstance(value, float) and math.isnan(value):
+            inside = False
+        if not inside:
+            raise UserError(f"{self.option} {_shown(value)}: out of range ({self.describe()})")
+
+    def describe(self) -> str:
+        if self.closed:
+            text = f"an integer from {self.low:,} to {self.high:,}"
+        else:
+            text = f"a number between {self.low:g} and {self.high:g}, both excluded"
+        return text + (f"; {self.note}" if self.note else "")
+
+
+def _shown(value) -> str:
+    """The value as the user wrote it, cut short: a 4,000-digit number is not echoed whole."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return "(a number of more than 19 digits)"
+    return str(value)
+
+
+def option_ranges() -> tuple[Range, ...]:
+    return (
+        Range("--jobs", "jobs", 0, max_jobs(), note=f"0: all cores; at most {JOBS_PER_CORE} per core"),
+        Range("--seed", "seed", 0, MAX_SEED),
+        Range("--resamples", "resamples", 1, MAX_RESAMPLES),
+        Range("--top", "top", 0, MAX_TOP),
+        Range("--confidence", "confidence", 0.0, 1.0, closed=False),
+    )
+
+
+def check_options(args) -> None:
+    """Refuse, before anything is read, a number given to an option out of its range."""
+    for rng in option_ranges():
+        rng.check(getattr(args, rng.dest, None))
+
+
+def workers(jobs: int, sessions: int) -> int:
+    """Worker processes for `sessions` sessions at --jobs `jobs` (0: all cores): never more than sessions."""
+    from citeledger.core.corpus import default_jobs
+
+    return max(1, min(jobs if jobs > 0 else default_jobs(), sessions))
+
+
+def int_text(text: str) -> int:
+    """argparse type for an integer option: digits only, and a bounded number of them,
+    so the text never meets Python's limit on converting long digit strings."""
+    stripped = text.strip()
+    digits = stripped[1:] if stripped[:1] in "+-" else stripped
+    if not digits.isdigit() or not digits.isascii():
+        raise ValueError(text)
+    if len(digits) > 30:
+        # Out of every range; a sentinel past every bound keeps the message about the range.
+        return -(10**31) if stripped.startswith("-") else 10**31
+    return int(stripped)
+
+
+int_text.__name__ = "int"  # argparse's message: "invalid int value: 'x'"
+
+
+def float_text(text: str) -> float:
+    """argparse type for a number option (`float` accepts `nan`, refused by the range check)."""
+    if len(text) > 100:
+        raise ValueError(text)
+    return float(text)
+
+
+float_text.__name__ = "float"
