@@ -50,7 +50,7 @@ MAX_DEPTH = 100
 MAX_MEM = 64 << 20
 # A larger program leaves the DFA too little of the budget: RE2 then falls back
 # to its slower NFA per call and logs to stderr. Refused at compile time.
-MAX_PROGRAM = 20_000
+MAX_PROGRAM = 2_000
 _LINE_ENDS = frozenset({0x0A, 0x0D, 0x2028, 0x2029})
 
 _OPTIONS = re2.Options()
