@@ -109,13 +109,22 @@ def test_catastrophic_patterns_run_on_re2_or_are_refused_at_load_time(tmp_path, 
         assert isinstance(token, LinearPattern), pattern
 
 
-@pytest.mark.parametrize("pattern", [r"(?<=-)\w+", r"(?:a(?=\w*!))+x", r"a(?=\w*!)", r"(\w+)\1", r"(?P<a>x)(?P=a)", r"(?>a+)b", r"a$"])
+@pytest.mark.parametrize("pattern", [r"(?<=-)\w+", r"(?:a(?=\w*!))+x", r"a(?=\w*!)", r"(\w+)\1", r"(?P<a>x)(?P=a)", r"a$"])
 def test_what_re2_cannot_run_is_refused_at_load_time(tmp_path, pattern):
     path = token_ruleset(tmp_path, pattern)
     with pytest.raises(RulesetError) as err:
         load_ruleset(path)
     assert (err.value.file, err.value.line, err.value.key) == (path, 4, "channels.symbol.token")
     assert "RE2 cannot run it" in str(err.value)
+
+
+@pytest.mark.parametrize("pattern", [r"(?>a+)b", r"a*+b"])
+def test_atomic_and_possessive_forms_are_refused(tmp_path, pattern):
+    # Python 3.11+ reads them (RE2 cannot run them); 3.10 does not (bad syntax).
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(token_ruleset(tmp_path, pattern))
+    assert err.value.key == "channels.symbol.token"
+    assert "RE2 cannot run it" in str(err.value) or "bad regular expression" in str(err.value)
 
 
 def test_a_refused_pattern_stops_the_cli_before_any_input_is_read(tmp_path, capsys):
