@@ -22,7 +22,7 @@ from importlib import resources
 
 import yaml
 
-from citeledger.core.patterns import NotLinear, compile_linear
+from citeledger.core import NotLinear, compile_linear
 
 
 class UnsafePattern(re.error):
