@@ -15,7 +15,7 @@ import attrs
 
 from citeledger.core import Envelope, Finding, hookimpl, shipped_lines
 
-from .lines import names_file
+from .lines import line_number, names_file
 
 GROUPS = ("path", "start", "end")
 
@@ -59,12 +59,18 @@ class LineRangeChannel:
         self.line_level = options.line_level  # the accountant's line-aware switch
 
     def citations(self, answer: str) -> list[RangeCitation]:
-        """Every range citation, in order of appearance."""
+        """Every range citation, in order of appearance.
+
+        A match whose start or end is not a line number (more than
+        lines.MAX_DIGITS digits) cites nothing.
+        """
         found = []
         for pattern in (self.options.path_first, self.options.lines_first):
             for m in pattern.finditer(answer):
-                start = int(m.group("start"))
-                end = int(m.group("end")) if m.group("end") else start
+                start = line_number(m.group("start") or "")
+                end = line_number(m.group("end")) if m.group("end") else start
+                if start is None or end is None:  # a digit run too long to be a line number
+                    continue
                 found.append((m.start(), RangeCitation(m.group(), m.group("path"), min(start, end), max(start, end))))
         return [c for _, c in sorted(found, key=lambda pc: pc[0])]
 

@@ -8,6 +8,17 @@ from typing import Iterable
 
 _SPACE = re.compile(r"\s+")
 
+# A line number written in an answer has at most this many digits; a longer
+# digit run is no line number (and never reaches Python's int/str limit).
+MAX_DIGITS = 12
+
+
+def line_number(text: str) -> int | None:
+    """The line number `text` writes (ASCII digits, at most MAX_DIGITS of them), else None."""
+    if not 0 < len(text) <= MAX_DIGITS or not text.isascii() or not text.isdigit():
+        return None
+    return int(text)
+
 
 def normalise_code(text: str) -> str:
     """Whitespace-normalised code: runs of white space become one space, ends trimmed."""

@@ -18,6 +18,9 @@ from citeledger.core import Envelope, Finding, hookimpl, needs_groups, shipped_l
 from .lines import normalise_code, window
 
 
+MAX_CONTEXT = 1000
+
+
 def _has_code_group(instance, attribute, pattern: re.Pattern) -> None:
     if "code" not in pattern.groupindex:
         raise ValueError(f"{attribute.name} needs a named group `code` (the block's body)")
@@ -35,8 +38,9 @@ class QuoteOptions:
     min_length: int = attrs.field(validator=attrs.validators.ge(1))
     fenced: bool = True
     inline: bool = True
-    # Lines credited either side of a quoted line.
-    context: int = attrs.field(default=0, validator=attrs.validators.ge(0))
+    # Lines credited either side of a quoted line, at most MAX_CONTEXT (each
+    # quoted line's window is built as a set of line numbers).
+    context: int = attrs.field(default=0, validator=[attrs.validators.ge(0), attrs.validators.le(MAX_CONTEXT)])
     # A quote found in this many files or more credits none of them; 0 turns it off.
     ambiguity_limit: int = attrs.field(default=0, validator=attrs.validators.ge(0))
     # false: a quote credits the whole file (file level only), no line numbers.

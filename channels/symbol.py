@@ -272,26 +272,12 @@ class SymbolChannel:
 
 
 def _has_anchor(pattern) -> bool:
-    """Whether `pattern` asserts a line or string start or end, or looks around (word boundaries are fine)."""
-    from re import _constants as codes, _parser
+    """Whether `pattern` asserts a line or string start or end, or looks around (word boundaries are fine).
 
-    def walk(items) -> bool:
-        for op, arg in items:
-            if op is codes.AT and arg not in (codes.AT_BOUNDARY, codes.AT_NON_BOUNDARY):
-                return True
-            if op in (codes.ASSERT, codes.ASSERT_NOT):  # a lookaround may see past its span
-                return True
-            for sub in arg if isinstance(arg, (list, tuple)) else (arg,):
-                if isinstance(sub, _parser.SubPattern) and walk(sub):
-                    return True
-                if isinstance(sub, (list, tuple)) and any(isinstance(x, _parser.SubPattern) and walk(x) for x in sub):
-                    return True
-        return False
-
-    try:
-        return walk(_parser.parse(pattern.pattern, pattern.flags & ~re.ASCII))
-    except Exception:  # unparseable here: assume the worst
-        return True
+    core.patterns works this out when it translates a pattern to RE2; a
+    pattern it did not translate is assumed to have one.
+    """
+    return getattr(pattern, "anchored", True)
 
 
 def _all(pattern: re.Pattern, text: str, group: int) -> list[str]:

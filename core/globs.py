@@ -13,7 +13,8 @@ def glob_pattern(glob: str) -> re.Pattern:
     parts = re.split(r"(\*\*|\*)", glob)
     body = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
     # On RE2 (linear time): in re, `**a**a**a…b` against a long path backtracks
-    # exponentially. RE2 runs every glob; re is the fallback should one not translate.
+    # exponentially. re runs only a glob RE2 cannot (a lone surrogate from a
+    # non-UTF-8 argument, which RE2's UTF-8 cannot tell apart).
     return compile_linear(rf"\A{body}\Z", re.S, single=True) or re.compile(rf"\A{body}\Z", re.S)
 
 

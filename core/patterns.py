@@ -1,52 +1,74 @@
 """Regular expressions that run in linear time, with Python `re` + ASCII semantics.
 
 Ruleset patterns are written in Python `re` syntax compiled with re.ASCII
-(JavaScript's \\w, \\b, \\d). `compile_linear` parses such a pattern with re's
-own parser and, when every construct has an exact RE2 equivalent, emits an
-RE2 pattern from the parse tree: character classes are spelled out as code
-point ranges (so \\s is re's [\\t\\n\\v\\f\\r ], `.` is "anything but \\n",
-ASCII-only case folding), anchors are translated by their flags. RE2
-(google-re2) guarantees time linear in the text. Constructs RE2 lacks
-(lookaround, backreferences, possessive and atomic forms, a non-multiline `$`,
-`\\B`), patterns that can match the empty string (re and RE2 step past an
-empty match differently) and classes that tell lone surrogates apart from
-other non-ASCII characters stay on `re`: the caller decides what to do with
-those (rules/ refuses catastrophic shapes at load time).
+(JavaScript's \\w, \\b, \\d). `translate` reads such a pattern with a small
+parser of its own (re's parser is private and differs across 3.10-3.13) and
+writes the RE2 pattern that matches exactly the same: character classes are
+spelled out as code point ranges (so \\s is re's [\\t\\n\\v\\f\\r ], `.` is
+"anything but \\n", ASCII-only case folding), anchors are translated by their
+flags. RE2 (google-re2, public API only) guarantees time linear in the text,
+and compiles with a memory budget. The parser keeps its own stack, so a
+pattern's nesting depth cannot exhaust Python's recursion; a pattern nested
+deeper than MAX_DEPTH is refused.
+
+Constructs RE2 lacks (lookarounds, backreferences, possessive and atomic
+forms, a non-multiline `$`), patterns that can match the empty string (re and
+RE2 step past an empty match differently) and classes that tell lone
+surrogates apart from other non-ASCII characters raise NotLinear: the caller
+refuses them.
+
+One lookbehind has an exact RE2 form: a line start, `(?<![^\\n\\r\\u2028\\u2029])`
+(any set of line ends that includes \\n). RE2's multiline `^` knows only \\n,
+so RE2 reads the text with the other line ends of the set turned into \\n;
+that is exact when every class of the pattern treats the whole set alike
+(checked at compile time).
 
 Offsets are code points, as with `re`. RE2 reads UTF-8, which has no lone
 surrogates; a text holding one is matched with each surrogate read as U+FFFD,
-which every RE2-run class treats alike (checked at compile time), and groups
-are sliced from the original text.
+which every RE2-run class treats alike (checked at compile time). Groups are
+always sliced from the original text.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-try:  # Python 3.11+
-    from re import _constants as C, _parser as P
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as C
-    import sre_parse as P
-
+import attrs
 import re2
-
-from citeledger.core import matcher
 
 MAX_CODE = 0x10FFFF
 _SURROGATES = (0xD800, 0xDFFF)
 _REPLACEMENT = 0xFFFD
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # RE2 refuses counted repetitions above 1000.
-_MAX_COUNT = 1000
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_NULL_SPAN = (-1, -1)
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.max_mem = 64 << 20  # room for large classes; RE2's own default is 8 MiB
+MAX_COUNT = 1000
+# Groups nested deeper than this are refused (RE2's own parser stops at 1000).
+MAX_DEPTH = 100
+# RE2's memory budget per pattern: the compiled program may take two thirds,
+# the rest is for the DFA that makes matching fast.
+MAX_MEM = 64 << 20
+# A larger program leaves the DFA too little of the budget: RE2 then falls back
+# to its slower NFA per call and logs to stderr. Refused at compile time.
+MAX_PROGRAM = 2_000
+_LINE_ENDS = frozenset({0x0A, 0x0D, 0x2028, 0x2029})
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = MAX_MEM
+_OPTIONS.log_errors = False  # a refused pattern is reported by the caller, not on stderr
 
 
 class NotLinear(Exception):
     """The pattern uses something RE2 cannot run exactly as re does."""
+
+
+class _Limit(NotLinear):
+    """Past a limit checked before re.compile sees the pattern (re's parser
+    recurses per group and reads counts of any length)."""
+
+
+class _Invalid(Exception):
+    """Syntax the parser does not know: re.compile says what is wrong."""
 
 
 def _intervals(spans) -> list[tuple[int, int]]:
@@ -62,7 +84,7 @@ def _intervals(spans) -> list[tuple[int, int]]:
 
 def _complement(spans) -> list[tuple[int, int]]:
     out, nxt = [], 0
-    for lo, hi in spans:
+    for lo, hi in _intervals(spans):
         if lo > nxt:
             out.append((nxt, lo - 1))
         nxt = hi + 1
@@ -82,21 +104,25 @@ def _fold(spans) -> list[tuple[int, int]]:
     return _intervals(list(spans) + extra)
 
 
-_DIGIT = [(48, 57)]
-_WORD = [(48, 57), (65, 90), (95, 95), (97, 122)]
-_SPACE = [(9, 13), (32, 32)]
-_CATEGORY = {
-    C.CATEGORY_DIGIT: _DIGIT, C.CATEGORY_NOT_DIGIT: _complement(_DIGIT),
-    C.CATEGORY_WORD: _WORD, C.CATEGORY_NOT_WORD: _complement(_WORD),
-    C.CATEGORY_SPACE: _SPACE, C.CATEGORY_NOT_SPACE: _complement(_SPACE),
-}
-
-
 def _contains(spans, code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in spans)
 
 
-def _class(spans) -> str:
+_DIGIT = [(48, 57)]
+_WORD = [(48, 57), (65, 90), (95, 95), (97, 122)]
+_SPACE = [(9, 13), (32, 32)]  # re.ASCII's \s includes \v, RE2's does not
+_CATEGORY = {
+    "d": _DIGIT, "D": _complement(_DIGIT),
+    "w": _WORD, "W": _complement(_WORD),
+    "s": _SPACE, "S": _complement(_SPACE),
+}
+_SIMPLE = {"a": 7, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
+_HEX = "0123456789abcdefABCDEF"
+_OCT = "01234567"
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "a": re.ASCII}
+
+
+def _class_text(spans) -> str:
     """An RE2 class for a set of code points, without surrogates (UTF-8 has none).
 
     A set must treat every lone surrogate as it treats U+FFFD, which stands in
@@ -117,188 +143,445 @@ def _class(spans) -> str:
     return "[" + "".join(pieces) + "]"
 
 
-class _Translator:
-    def __init__(self, names: dict[int, str]):
-        self.names = names
+@attrs.frozen
+class Translation:
+    """An RE2 pattern and what RE2 must be told about the text it reads."""
 
-    def sequence(self, items, flags: int) -> str:
-        return "".join(self.item(op, av, flags) for op, av in items)
+    text: str  # the RE2 pattern
+    min_width: int  # the shortest match's length
+    anchored: bool  # asserts a line or string start or end, or looks behind (\b, \B do not count)
+    line_ends: str  # line ends RE2 reads as "\n" (a line-start lookbehind's set beyond \n)
 
-    def chars(self, spans, flags: int) -> str:
-        return _class(_fold(spans) if flags & re.IGNORECASE else spans)
 
-    def item(self, op, av, flags: int) -> str:
-        if op is C.LITERAL:
-            return self.chars([(av, av)], flags)
-        if op is C.NOT_LITERAL:
-            own = _fold([(av, av)]) if flags & re.IGNORECASE else [(av, av)]
-            return _class(_complement(own))
-        if op is C.ANY:
-            return _class([(0, MAX_CODE)] if flags & re.DOTALL else _complement([(10, 10)]))
-        if op is C.IN:
-            return self.charset(av, flags)
-        if op is C.BRANCH:
-            return "(?:" + "|".join(self.sequence(alt, flags) for alt in av[1]) + ")"
-        if op is C.SUBPATTERN:
-            group, add, remove, body = av
-            inner = self.sequence(body, (flags | add) & ~remove)
-            if group is None:
-                return f"(?:{inner})"
-            name = self.names.get(group)
-            return f"(?P<{name}>{inner})" if name else f"({inner})"
-        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            low, high, body = av
-            if low > _MAX_COUNT or (high != C.MAXREPEAT and high > _MAX_COUNT):
-                raise NotLinear("a counted repetition above 1000")
-            inner = self.sequence(body, flags)
-            count = {(0, C.MAXREPEAT): "*", (1, C.MAXREPEAT): "+", (0, 1): "?"}.get((low, high))
-            if count is None:
-                count = f"{{{low},}}" if high == C.MAXREPEAT else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
-            return f"(?:{inner}){count}{'?' if op is C.MIN_REPEAT else ''}"
-        if op is C.AT:
-            return self.anchor(av, flags)
-        raise NotLinear(f"{str(op).lower()} has no RE2 equivalent")
+class _Frame:
+    """One open group: its finished alternatives and the items of the current one."""
 
-    def charset(self, items, flags: int) -> str:
-        spans: list[tuple[int, int]] = []
-        negate = False
-        for op, av in items:
-            if op is C.NEGATE:
-                negate = True
-            elif op is C.LITERAL:
-                spans.append((av, av))
-            elif op is C.RANGE:
-                spans.append(tuple(av))
-            elif op is C.CATEGORY and av in _CATEGORY:
-                spans.extend(_CATEGORY[av])
-            else:
-                raise NotLinear(f"class item {op}")
+    __slots__ = ("opening", "flags", "alternatives", "items", "lookbehind")
+
+    def __init__(self, opening: str, flags: int, lookbehind: bool = False):
+        self.opening, self.flags, self.lookbehind = opening, flags, lookbehind
+        self.alternatives: list[tuple[str, int]] = []
+        self.items: list[list] = []  # [text, min width, class spans or None]
+
+    def close_alternative(self) -> None:
+        self.alternatives.append(("".join(i[0] for i in self.items), sum(i[1] for i in self.items)))
+        self.items = []
+
+
+class _Parser:
+    """Python re syntax (3.10-3.13) to RE2, in one pass with an explicit stack."""
+
+    def __init__(self, text: str, flags: int, single: bool):
+        self.src, self.i, self.single = text, 0, single
+        self.classes: list[list[tuple[int, int]]] = []  # every class emitted, for the line-end check
+        self.anchored = False
+        self.multiline_anchor = False
+        self.non_boundary = False
+        self.line_ends: frozenset | None = None
+        self.flags = flags
+
+    # -------------------------------------------------------------- reading
+    def peek(self, k: int = 0) -> str:
+        j = self.i + k
+        return self.src[j] if j < len(self.src) else ""
+
+    def take(self) -> str:
+        if self.i >= len(self.src):
+            raise _Invalid("unexpected end")
+        c = self.src[self.i]
+        self.i += 1
+        return c
+
+    def digits(self, allowed: str, most: int) -> str:
+        out = ""
+        while len(out) < most and self.peek() and self.peek() in allowed:
+            out += self.take()
+        return out
+
+    # -------------------------------------------------------------- pieces
+    def chars(self, spans, flags: int) -> list:
         spans = _fold(spans) if flags & re.IGNORECASE else _intervals(spans)
-        return _class(_complement(spans) if negate else spans)
+        self.classes.append(spans)
+        return [_class_text(spans), 1, spans]
 
-    def anchor(self, at, flags: int) -> str:
-        if at is C.AT_BEGINNING:
-            return "(?m:^)" if flags & re.MULTILINE else r"\A"
-        if at is C.AT_BEGINNING_STRING:
-            return r"\A"
-        if at is C.AT_END and flags & re.MULTILINE:
-            return "(?m:$)"
-        if at is C.AT_END_STRING:
-            return r"\z"
-        if at is C.AT_BOUNDARY:
-            return r"\b"  # RE2's \b is ASCII, as re.ASCII's
-        raise NotLinear(f"anchor {at} has no exact RE2 equivalent")
+    def code_escape(self, c: str, in_class: bool) -> int | None:
+        """The code point of a character escape after `\\c`, or None if it is not one."""
+        if c in _SIMPLE:
+            return _SIMPLE[c]
+        if c == "b" and in_class:
+            return 8
+        if c in "xuU":
+            n = {"x": 2, "u": 4, "U": 8}[c]
+            h = self.digits(_HEX, n)
+            if len(h) != n:
+                raise _Invalid("bad hex escape")
+            code = int(h, 16)
+            if code > MAX_CODE:
+                raise _Invalid("bad escape")
+            return code
+        if c == "N":
+            if self.take() != "{":
+                raise _Invalid("bad \\N escape")
+            end = self.src.find("}", self.i)
+            if end == -1:
+                raise _Invalid("bad \\N escape")
+            name, self.i = self.src[self.i:end], end + 1
+            try:
+                return ord(unicodedata.lookup(name))
+            except KeyError:
+                raise _Invalid("bad character name") from None
+        if c == "0" or (in_class and c in _OCT):
+            code = int(c + self.digits(_OCT, 2), 8)
+            if code > 0o377:
+                raise _Invalid("octal escape out of range")
+            return code
+        if c in "123456789":
+            if c in "0123" and self.peek() in _OCT and self.peek() and self.peek(1) and self.peek(1) in _OCT:
+                code = int(c + self.take() + self.take(), 8)
+                if code > 0o377:
+                    raise _Invalid("octal escape out of range")
+                return code
+            raise NotLinear("a backreference has no RE2 equivalent")
+        if c.isascii() and c.isalnum():
+            raise _Invalid("bad escape")
+        return ord(c)
+
+    def class_item(self, flags: int):
+        """One class item's code point, or a category's spans."""
+        c = self.take()
+        if c != "\\":
+            return ord(c)
+        c = self.take()
+        if c in _CATEGORY:
+            return _CATEGORY[c]
+        code = self.code_escape(c, in_class=True)
+        if code is None:
+            raise _Invalid("bad class escape")
+        return code
+
+    def char_class(self, flags: int) -> list:
+        negate = self.peek() == "^"
+        if negate:
+            self.i += 1
+        spans: list[tuple[int, int]] = []
+        first = True
+        while True:
+            if not self.peek():
+                raise _Invalid("unterminated class")
+            if self.peek() == "]" and not first:
+                self.i += 1
+                break
+            first = False
+            lo = self.class_item(flags)
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                self.i += 1
+                hi = self.class_item(flags)
+                if isinstance(lo, list) or isinstance(hi, list) or hi < lo:
+                    raise _Invalid("bad range")
+                spans.append((lo, hi))
+            elif isinstance(lo, list):
+                spans.extend(lo)
+            else:
+                spans.append((lo, lo))
+        spans = _fold(spans) if flags & re.IGNORECASE else _intervals(spans)
+        if negate:
+            spans = _complement(spans)
+        self.classes.append(spans)
+        return [_class_text(spans), 1, spans]
+
+    def anchor(self, kind: str, flags: int) -> list:
+        if kind in "^$":
+            self.anchored = True
+            if flags & re.MULTILINE:
+                self.multiline_anchor = True
+                return [f"(?m:{kind})", 0, None]
+            if kind == "$":
+                raise NotLinear("re's $ also matches before a final newline; RE2 has no equivalent")
+            return [r"\A", 0, None]
+        if kind == "A":
+            self.anchored = True
+            return [r"\A", 0, None]
+        if kind == "Z":
+            self.anchored = True
+            return [r"\z", 0, None]
+        if kind == "B":
+            self.non_boundary = True  # re's \B never matches an empty string; RE2's does
+            return [r"\B", 0, None]
+        return [r"\b", 0, None]  # RE2's \b is ASCII, as re.ASCII's
+
+    def quantifier(self) -> tuple[int, int] | None:
+        """(min, max) of a quantifier at the cursor (max -1: unbounded), consumed; else None."""
+        c = self.peek()
+        if c == "*":
+            self.i += 1
+            return 0, -1
+        if c == "+":
+            self.i += 1
+            return 1, -1
+        if c == "?":
+            self.i += 1
+            return 0, 1
+        if c != "{" or self.peek(1) == "}":
+            return None
+        here = self.i
+        self.i += 1
+        lo = self.digits("0123456789", len(self.src))
+        hi = lo
+        if self.peek() == ",":
+            self.i += 1
+            hi = self.digits("0123456789", len(self.src))
+        if self.peek() != "}":
+            self.i = here
+            return None
+        self.i += 1
+        # Digit strings are compared by length first: no int() of an unbounded string.
+        for count in (lo, hi):
+            if len(count.lstrip("0")) > 4 or count and int(count) > MAX_COUNT:
+                raise _Limit(f"a counted repetition above {MAX_COUNT}")
+        low = int(lo) if lo else 0
+        high = int(hi) if hi else -1
+        if high != -1 and high < low:
+            raise _Invalid("min repeat greater than max repeat")
+        return low, high
+
+    # -------------------------------------------------------------- groups
+    def group_opening(self, stack: list) -> _Frame | None:
+        """After "(": the frame the group opens, or None for a flags group or comment."""
+        flags = stack[-1].flags
+        if self.peek() != "?":
+            return _Frame("(", flags)
+        self.i += 1
+        c = self.take()
+        if c == ":":
+            return _Frame("(?:", flags)
+        if c == "P":
+            c = self.take()
+            if c == "<":
+                end = self.src.find(">", self.i)
+                if end == -1:
+                    raise _Invalid("missing >")
+                name, self.i = self.src[self.i:end], end + 1
+                if not name.isidentifier():
+                    raise _Invalid("bad group name")
+                return _Frame(f"(?P<{name}>", flags)
+            if c == "=":
+                raise NotLinear("a backreference has no RE2 equivalent")
+            raise _Invalid("unknown extension")
+        if c == "#":
+            end = self.src.find(")", self.i)
+            if end == -1:
+                raise _Invalid("missing ), unterminated comment")
+            self.i = end + 1
+            return None
+        if c == "<" and self.peek() == "!":
+            self.i += 1
+            self.anchored = True
+            return _Frame("", flags, lookbehind=True)
+        if c in "=!<":
+            raise NotLinear("a lookaround has no RE2 equivalent")
+        if c in "(>":
+            raise NotLinear("conditional and atomic groups have no RE2 equivalent")
+        self.i -= 1
+        on = off = 0
+        while self.peek() and self.peek() in "aiLmsux":
+            on |= self.flag(self.take())
+        if self.peek() == "-":
+            self.i += 1
+            while self.peek() and self.peek() in "imsx":
+                off |= self.flag(self.take())
+        c = self.take()
+        if c == ":":
+            return _Frame("(?:", (flags | on) & ~off)
+        if c == ")" and not off and len(stack) == 1 and not stack[0].items and not stack[0].alternatives:
+            stack[0].flags |= on  # global flags, at the start only
+            return None
+        raise _Invalid("bad flags")
+
+    def flag(self, c: str) -> int:
+        if c not in _FLAGS:
+            raise NotLinear(f"the flag {c!r} is not supported in ruleset patterns")
+        return _FLAGS[c]
+
+    def close_lookbehind(self, frame: _Frame) -> list:
+        """(?<![^ends]): a line start for a set of line ends that includes \\n."""
+        items = frame.items
+        if frame.alternatives or len(items) != 1 or items[0][2] is None:
+            raise NotLinear("a lookbehind has no RE2 equivalent (except a line start)")
+        ends = _complement(items[0][2])
+        codes = {c for lo, hi in ends for c in range(lo, min(hi, lo + 4) + 1)}
+        if len(codes) > 4 or not codes <= _LINE_ENDS or 0x0A not in codes:
+            raise NotLinear("a lookbehind has no RE2 equivalent (except a line start)")
+        self.classes.pop()
+        codes = frozenset(codes)
+        if self.line_ends is not None and self.line_ends != codes:
+            raise NotLinear("line starts with different sets of line ends")
+        self.line_ends = codes
+        return ["(?m:^)", 0, None]
+
+    # -------------------------------------------------------------- the pass
+    def run(self) -> Translation:
+        stack = [_Frame("", self.flags)]
+        while self.i < len(self.src):
+            frame = stack[-1]
+            c = self.take()
+            if c == "(":
+                opened = self.group_opening(stack)
+                if opened is not None:
+                    if len(stack) > MAX_DEPTH:
+                        raise _Limit(f"groups nested deeper than {MAX_DEPTH}")
+                    stack.append(opened)
+                continue
+            if c == ")":
+                if len(stack) == 1:
+                    raise _Invalid("unbalanced parenthesis")
+                stack.pop()
+                if frame.lookbehind:
+                    stack[-1].items.append(self.close_lookbehind(frame))
+                    continue
+                frame.close_alternative()
+                body = "|".join(a[0] for a in frame.alternatives)
+                width = min(a[1] for a in frame.alternatives)
+                stack[-1].items.append([f"{frame.opening}{body})", width, None])
+                continue
+            if c == "|":
+                frame.close_alternative()
+                continue
+            if c in "*+?{":
+                self.i -= 1
+                bounds = self.quantifier()
+                if bounds is None:  # a "{" that starts no quantifier is itself
+                    self.i += 1
+                    frame.items.append(self.chars([(ord(c), ord(c))], frame.flags))
+                    continue
+                if not frame.items:
+                    raise _Invalid("nothing to repeat")
+                item = frame.items[-1]
+                lazy = ""
+                if self.peek() == "?":
+                    self.i += 1
+                    lazy = "?"
+                elif self.peek() == "+":
+                    raise NotLinear("possessive repetition has no RE2 equivalent")
+                low, high = bounds
+                count = {(0, -1): "*", (1, -1): "+", (0, 1): "?"}.get((low, high))
+                if count is None:
+                    count = f"{{{low},}}" if high == -1 else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+                frame.items[-1] = [f"(?:{item[0]}){count}{lazy}", low * item[1], None]
+                continue
+            if c == "[":
+                frame.items.append(self.char_class(frame.flags))
+                continue
+            if c == ".":
+                spans = [(0, MAX_CODE)] if frame.flags & re.DOTALL else _complement([(10, 10)])
+                self.classes.append(spans)
+                frame.items.append([_class_text(spans), 1, spans])
+                continue
+            if c in "^$":
+                frame.items.append(self.anchor(c, frame.flags))
+                continue
+            if c == "\\":
+                e = self.take()
+                if e in "AZbB":
+                    frame.items.append(self.anchor(e, frame.flags))
+                elif e in _CATEGORY:
+                    frame.items.append(self.chars(_CATEGORY[e], frame.flags))
+                else:
+                    code = self.code_escape(e, in_class=False)
+                    frame.items.append(self.chars([(code, code)], frame.flags))
+                continue
+            frame.items.append(self.chars([(ord(c), ord(c))], frame.flags))
+        if len(stack) != 1:
+            raise _Invalid("missing ), unterminated subpattern")
+        top = stack[0]
+        top.close_alternative()
+        width = min(a[1] for a in top.alternatives)
+        if width == 0 and not self.single:
+            raise NotLinear("can match the empty string")
+        if width == 0 and self.non_boundary:
+            raise NotLinear("re's \\B never matches an empty text; RE2's does")
+        ends = ""
+        if self.line_ends is not None and self.line_ends != {0x0A}:
+            if self.multiline_anchor:
+                raise NotLinear("a line-start lookbehind beside a multiline anchor")
+            for spans in self.classes:
+                inside = {_contains(spans, c) for c in self.line_ends}
+                if len(inside) > 1:
+                    raise NotLinear("a class that tells the lookbehind's line ends apart")
+            ends = "".join(chr(c) for c in sorted(self.line_ends - {0x0A}))
+        body = "|".join(a[0] for a in top.alternatives)
+        return Translation(body, width, self.anchored, ends)
 
 
-def translate(text: str, flags: int = 0, single: bool = False) -> str:
-    """The RE2 pattern that matches exactly what re.compile(text, re.ASCII | flags) does.
+def translate(text: str, flags: int = 0, single: bool = False) -> Translation:
+    """The RE2 form of re.compile(text, re.ASCII | flags), or NotLinear.
 
     re and RE2 step past an empty match differently in finditer, so a pattern
     that can match nothing is refused unless it is used for `single` matches.
+    Raises _Invalid for syntax it does not read (the caller asks re why).
     """
-    parsed = P.parse(text, flags | re.ASCII)
-    if parsed.getwidth()[0] == 0 and not single:
-        raise NotLinear("can match the empty string")
-    names = {index: name for name, index in parsed.state.groupdict.items()}
-    return _Translator(names).sequence(parsed, parsed.state.flags)
+    if flags & re.VERBOSE:
+        raise NotLinear("verbose patterns are not supported")
+    return _Parser(text, flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL), single).run()
 
 
 class LinearPattern:
     """An RE2-run pattern with the part of re.Pattern's interface citeledger uses."""
 
-    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "_re2", "_native")
+    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "anchored", "_re2", "_ends", "_end_chars")
 
-    def __init__(self, text: str, flags: int, translated: str, single: bool = False):
+    def __init__(self, text: str, flags: int, translation: Translation, single: bool = False):
         self.pattern = text
         self.flags = flags
         self.single = single
-        self._re2 = re2.compile(translated, _RE2_OPTIONS)
+        self.anchored = translation.anchored
+        self._end_chars = translation.line_ends
+        self._ends = str.maketrans(dict.fromkeys(translation.line_ends, "\n")) if translation.line_ends else None
+        self._re2 = re2.compile(translation.text, _OPTIONS)
+        if self._re2.programsize > MAX_PROGRAM or self._re2.reverseprogramsize > MAX_PROGRAM:
+            raise NotLinear(f"its RE2 program is larger than {MAX_PROGRAM} instructions")
         self.groups = self._re2.groups
         self.groupindex = dict(self._re2.groupindex)
-        # A shipped citation pattern runs in C (core/_match.c) for finditer and
-        # findall: the same matches as RE2's, without RE2's per-match call and
-        # UTF-8 round trip. Only this exact text and flags: anything else, even
-        # an equivalent spelling, stays on RE2.
-        self._native = matcher.SHIPPED.get(text) if matcher.native is not None and flags == re.ASCII and not single else None
 
     def __reduce__(self):
         return (compile_linear, (self.pattern, self.flags & ~re.ASCII, True, self.single))
 
     def __eq__(self, other):
-        return isinstance(other, LinearPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
+        return isinstance(other, LinearPattern) and (self.pattern, self.flags, self.single) == (other.pattern, other.flags, other.single)
 
     def __hash__(self):
-        return hash((LinearPattern, self.pattern, self.flags))
+        return hash((LinearPattern, self.pattern, self.flags, self.single))
 
     def __repr__(self):
         return f"LinearPattern({self.pattern!r})"
 
-    def _readable(self, text: str) -> str | None:
-        """The text RE2 reads, when it differs from `text` (lone surrogates)."""
+    def _readable(self, text: str):
+        """What RE2 reads for `text`: bytes when ASCII (byte offsets are code points), else a
+        str of the same length with line ends mapped and lone surrogates as U+FFFD."""
+        if self._ends is not None and any(c in text for c in self._end_chars):
+            text = text.translate(self._ends)
         if text.isascii():
-            return None
+            return text.encode("ascii")
         try:
             text.encode("utf-8")
-            return None
         except UnicodeEncodeError:
-            return _LONE_SURROGATE.sub("\ufffd", text)
+            text = _LONE_SURROGATE.sub("\ufffd", text)
+        return text
 
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        if self._native is not None:  # code point spans straight from C
-            return (_Match(_Spans(spans), text, self) for spans in matcher.native.finditer(self._native, text))
-        if text.isascii():  # byte offsets are char offsets: RE2's spans as they come
-            return (_Match(_Spans(spans), text, self) for spans in self._byte_spans(text.encode("ascii")))
-        if self._readable(text) is None:  # UTF-8 as it is: byte spans, mapped to chars in one pass
-            return iter(self._utf8_matches(text))
-        readable = self._readable(text)
-        return (_Match(m, text, self) for m in self._re2.finditer(text if readable is None else readable))
+        groups = range(self.groups + 1)
+        return (_Match([m.span(g) for g in groups], text, self) for m in self._re2.finditer(self._readable(text)))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
-        if self._native is not None:  # no match objects at all
-            return matcher.native.spans(self._native, text)
-        return [m.span() for m in self.finditer(text)]
-
-    def _byte_spans(self, data: bytes):
-        """Every match's spans (byte offsets) in UTF-8 `data`, as google-re2's finditer finds them.
-
-        The same loop as the wrapper's, without its per-match offset decoding,
-        which costs more than the match on short texts (ASCII needs none).
-        """
-        match = self._re2._regexp.Match
-        pos, end = 0, len(data)
-        while True:
-            spans = match(_UNANCHORED, data, pos, end)
-            if spans[0] == _NULL_SPAN:
-                return
-            yield spans
-            if pos == end:
-                return
-            if pos != spans[0][1]:
-                pos = spans[0][1]
-                continue
-            pos += 1  # an empty match: step one character (past its continuation bytes)
-            while pos < end and data[pos] & 0xC0 == 0x80:
-                pos += 1
-
-    def _utf8_matches(self, text: str) -> list:
-        data = text.encode("utf-8")
-        found = list(self._byte_spans(data))
-        chars, last_byte, last_char = {0: 0}, 0, 0
-        for offset in sorted({o for spans in found for span in spans for o in span if o > 0}):
-            last_char += len(data[last_byte:offset].decode("utf-8"))
-            chars[offset], last_byte = last_char, offset
-        return [
-            _Match(_Spans([(chars[a], chars[b]) if a != -1 else _NULL_SPAN for a, b in spans]), text, self)
-            for spans in found
-        ]
+        if self.single:
+            raise TypeError("a pattern compiled for single matches has no finditer")
+        return [m.span() for m in self._re2.finditer(self._readable(text))]
 
     def _one(self, method, text: str):
-        readable = self._readable(text)
-        m = method(text if readable is None else readable)
-        return None if m is None else _Match(m, text, self)
+        m = method(self._readable(text))
+        return None if m is None else _Match([m.span(g) for g in range(self.groups + 1)], text, self)
 
     def search(self, text: str):
         return self._one(self._re2.search, text)
@@ -310,17 +593,8 @@ class LinearPattern:
         return self._one(self._re2.fullmatch, text)
 
     def findall(self, text: str) -> list:
-        if self._native is not None:
-            return matcher.native.findall(self._native, text)
-        if self.groups < 2 and not self.single:  # the hot path: no match objects, no char offsets
-            g = self.groups
-            if text.isascii():
-                return [text[s[g][0]:s[g][1]] if s[g][0] != -1 else "" for s in self._byte_spans(text.encode("ascii"))]
-            if self._readable(text) is None:
-                data = text.encode("utf-8")
-                return [data[s[g][0]:s[g][1]].decode("utf-8") if s[g][0] != -1 else "" for s in self._byte_spans(data)]
         if self.groups == 0:
-            return [m.group() for m in self.finditer(text)]
+            return [text[a:b] for a, b in self.spans(text)]
         if self.groups == 1:
             return [m.group(1) or "" for m in self.finditer(text)]
         return [tuple(g or "" for g in m.groups()) for m in self.finditer(text)]
@@ -330,40 +604,24 @@ class LinearPattern:
         if "\\" in repl:
             raise ValueError("LinearPattern.sub takes a literal replacement")
         out, at, done = [], 0, 0
-        for m in self.finditer(text):
+        for start, end in self.spans(text):
             if count and done == count:
                 break
-            out.append(text[at : m.start()])
+            out.append(text[at:start])
             out.append(repl)
-            at = m.end()
+            at = end
             done += 1
         out.append(text[at:])
         return "".join(out)
 
 
-class _Spans:
-    """What _Match reads of a google-re2 match: its spans."""
-
-    __slots__ = ("_spans",)
-
-    def __init__(self, spans):
-        self._spans = spans
-
-
 class _Match:
-    """re.Match's interface over an RE2 match, read from the original text.
-
-    Holds the match's spans (code points) once: google-re2's own match
-    object recounts the pattern's groups on every span() and takes no
-    group names.
-    """
+    """re.Match's interface over an RE2 match, read from the original text (spans in code points)."""
 
     __slots__ = ("_spans", "_pattern", "string")
 
-    def __init__(self, m, string: str, pattern: "LinearPattern"):
-        spans = getattr(m, "_spans", None)  # google-re2 keeps them here; else ask
-        self._spans = spans if spans is not None else [m.span(i) for i in range(pattern.groups + 1)]
-        self._pattern, self.string = pattern, string
+    def __init__(self, spans: list, string: str, pattern: LinearPattern):
+        self._spans, self._pattern, self.string = spans, pattern, string
 
     def span(self, group=0):
         if group.__class__ is str:
@@ -394,21 +652,37 @@ class _Match:
 
 
 def compile_linear(text: str, flags: int = 0, strict: bool = False, single: bool = False):
-    """A LinearPattern when RE2 can run `text` exactly as re + ASCII does, else None.
+    """A LinearPattern when RE2 can run `text` exactly as re + ASCII does, in budget, else None.
 
-    `strict` raises NotLinear instead of returning None. `single`: the pattern
+    `strict` raises NotLinear (saying why) instead of returning None, and
+    re.error for a pattern that is not valid re syntax. `single`: the pattern
     is used only for search/match/fullmatch, so it may match the empty string.
+    The pattern's depth and counts are checked before re.compile sees it.
     """
     try:
-        translated = translate(text, flags, single)
-        return LinearPattern(text, flags | re.ASCII, translated, single)
+        try:
+            translation = translate(text, flags, single)
+            refused = None
+        except _Invalid:
+            translation, refused = None, None
+        except _Limit:
+            raise
+        except NotLinear as exc:
+            translation, refused = None, exc
+        re.compile(text, flags | re.ASCII)  # re decides what is valid syntax, and says why not
+        if translation is None:
+            raise refused or NotLinear("syntax the translator does not read")
+        try:
+            return LinearPattern(text, flags | re.ASCII, translation, single)
+        except re2.error as exc:  # e.g. a program above RE2's memory budget
+            raise NotLinear(f"RE2 refused it ({exc})") from None
     except NotLinear:
         if strict:
             raise
         return None
-    except re2.error as exc:  # e.g. a program above RE2's memory budget
+    except re.error:
         if strict:
-            raise NotLinear(f"RE2 refused it ({exc})") from None
+            raise
         return None
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import UserError, channels as installed_channels, compile_linear
+from citeledger.core import UserError, channels as installed_channels
 
 from citeledger.rules import safety
 from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules, integer_range
@@ -383,17 +383,10 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
 def compile_pattern(text: str):
     """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
 
-    A pattern RE2 can run exactly as re does runs on RE2 (linear time,
-    core.patterns); re has no time limit, so for the rest (lookaround,
-    backreferences) shapes that can backtrack catastrophically are refused
-    here (safety.UnsafePattern is an re.error; docs/robustness.md).
+    They run on RE2 (linear time, core.patterns) or are refused:
+    safety.UnsafePattern, an re.error (docs/robustness.md).
     """
-    pattern = re.compile(text, re.ASCII)
-    linear = compile_linear(text)
-    if linear is not None:
-        return linear
-    safety.check_ruleset_pattern(pattern)
-    return pattern
+    return safety.compile_ruleset_pattern(text)
 
 
 def build(cls, mapping: Located, prefix: str):
@@ -427,6 +420,8 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str):
         _check_type(mapping, key, value, str, prefix)
         try:
             return compile_pattern(value)
+        except safety.UnsafePattern as exc:
+            raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"refused ({exc})")
         except re.error as exc:
             raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"bad regular expression ({exc})")
     if origin is tuple or origin is list:

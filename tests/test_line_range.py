@@ -178,3 +178,30 @@ def test_bad_pattern_is_a_ruleset_error(tmp_path):
     rules.write_text("extends: lines\nchannels:\n  line_range:\n    path_first: '(?P<path>x)(?P<start>1)'\n")
     with pytest.raises(RulesetError, match="end"):
         load_ruleset(str(rules))
+
+
+# Issue 20 item 3: numbers in text are read with a digit bound.
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize("answer", [
+    f"See lib/a.js:{HUGE}.",
+    f"See lib/a.js:11-{HUGE}.",
+    f"lines {HUGE} of lib/a.js",
+    "See lib/a.js:1234567890123.",  # 13 digits: no line number
+])
+def test_a_digit_run_too_long_is_no_line_number(answer):
+    assert channel().citations(answer) == []
+
+
+def test_twelve_digits_are_still_a_line_number():
+    assert [(c.start, c.end) for c in channel().citations("See lib/a.js:999999999999-11.")] == [(11, 999999999999)]
+
+
+def test_a_five_thousand_digit_citation_scores_under_lines(tmp_path, capsys):
+    from citeledger.cli import main
+
+    path = session(tmp_path, [response(A, B)], f"The work is at lib/a.js:{HUGE} and lib/a.js:11.")
+    assert main(["score", "--ruleset", "lines", "--json", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) and "Traceback" not in err

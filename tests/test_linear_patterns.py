@@ -1,9 +1,10 @@
 """core.patterns runs patterns on RE2 with re + ASCII's exact matches.
 
-Differential: every shipped ruleset pattern RE2 runs, and small generated
-patterns, give the same matches (spans in code points, groups) as
-re.compile(pattern, re.ASCII) on arbitrary text, including astral characters,
-JavaScript's line terminators, \\v (in re's \\s, not RE2's) and lone surrogates.
+Its own parser of re syntax writes the RE2 pattern. Differential: every
+shipped ruleset pattern RE2 runs, and small generated patterns, give the same
+matches (spans in code points, groups) as re.compile(pattern, re.ASCII) on
+arbitrary text, including astral characters, JavaScript's line terminators,
+\\v (in re's \\s, not RE2's) and lone surrogates.
 """
 
 from __future__ import annotations
@@ -48,10 +49,28 @@ def matches(pattern, text):
     return [(m.span(), m.group(), m.groups()) for m in pattern.finditer(text)]
 
 
-def test_the_default_path_and_symbol_patterns_run_on_re2():
-    # Written from default.yaml: the patterns the issue found quadratic on re.
-    for p in (r"(?:[\w@.+-]+/)+[\w@.+-]+\.[A-Za-z]\w*", r"\b[\w@+-]+\.[A-Za-z]\w*", r"`([^`\n]+)`", r"[A-Za-z_$][\w$]*"):
+def test_the_default_patterns_run_on_re2():
+    # Written from default.yaml: the patterns the issue found quadratic on re, and the header.
+    for p in (
+        r"(?:[\w@.+-]+/)+[\w@.+-]+\.[A-Za-z]\w*", r"\b[\w@+-]+\.[A-Za-z]\w*", r"`([^`\n]+)`", r"[A-Za-z_$][\w$]*",
+        r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]*)",
+    ):
         assert p in SHIPPED
+
+
+def test_the_header_pattern_matches_as_the_one_it_replaced():
+    # default.yaml's header before it was rewritten for RE2 (a lookbehind after the **).
+    old = re.compile(r"\*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]*)", re.ASCII)
+    new = compile_linear(r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]*)")
+    for text in ("**`a.js`** x\r**`b.js`**\u2028**`c`**y\u2029 **`d`**\n**`e`**", "x**`a`**", "\r\n**`a\nb`** \u2028"):
+        assert matches(new, text) == matches(old, text)
+
+
+@given(texts)
+def test_the_header_pattern_matches_as_the_one_it_replaced_on_any_text(text):
+    old = re.compile(r"\*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]*)", re.ASCII)
+    new = compile_linear(r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]*)")
+    assert matches(new, text) == matches(old, text)
 
 
 @pytest.mark.parametrize("pattern", SHIPPED)
@@ -68,16 +87,19 @@ def test_shipped_patterns_match_as_re_does(pattern, text):
 
 atom = st.sampled_from([
     "a", "b", "K", "\\w", "\\W", "\\d", "\\s", "\\S", ".", "[^x]", "[ab]", "[a-c]", "[^\\n`]", "x", "\\b", "^", "\\A",
-    "\\Z", "é", "[\\u0080-\\U0010ffff]", "[^a-z]", "\\u2028",
+    "\\Z", "é", "[\\u0080-\\U0010ffff]", "[^a-z]", "\\u2028", "\\B", "\\v", "[\\s]", "\\x41", "\\101", "[\\b]",
+    "\\N{LATIN SMALL LETTER E WITH ACUTE}", "{", "[]a]", "[^]a]", "[a-]", "\\*", "(?<![^\\n\\r\\u2028\\u2029])",
+    "(?<![^\\n])", "\\0", "(?#note)",
 ])
 regex = st.recursive(
     atom,
     lambda inner: st.one_of(
-        st.builds(lambda a, q: f"(?:{a}){q}", inner, st.sampled_from(["*", "+", "?", "{2,}", "{1,3}", "{2}", "*?", "+?"])),
+        st.builds(lambda a, q: f"(?:{a}){q}", inner, st.sampled_from(["*", "+", "?", "{2,}", "{1,3}", "{2}", "*?", "+?", "{,2}", "{,}", "??", "{1,3}?"])),
         st.builds(lambda a, b: a + b, inner, inner),
         st.builds(lambda a, b: f"(?:{a}|{b})", inner, inner),
         st.builds(lambda a: f"({a})", inner),
         st.builds(lambda a: f"(?P<g>{a})", inner),
+        st.builds(lambda a, f: f"(?{f}:{a})", inner, st.sampled_from(["i", "-i", "s", "m", "i-s", "ms"])),
     ),
     max_leaves=6,
 )
@@ -101,12 +123,29 @@ def test_generated_patterns_re2_accepts_match_as_re_does(flag, body, text):
     assert (m and m.span()) == (n and n.span())
 
 
+@given(flags, regex, texts)
+def test_generated_single_patterns_match_as_re_does(flag, body, text):
+    # For search/match/fullmatch only: a pattern may then match the empty string.
+    pattern = flag + body
+    try:
+        theirs = re.compile(pattern, re.ASCII)
+    except re.error:
+        return
+    ours = compile_linear(pattern, single=True)
+    if ours is None:
+        return
+    for method in ("search", "match", "fullmatch"):
+        m, n = getattr(ours, method)(text), getattr(theirs, method)(text)
+        assert (m and (m.span(), m.groups())) == (n and (n.span(), n.groups())), (pattern, method)
+
+
 @pytest.mark.parametrize("pattern", [
     r"(?<=a)b",  # lookbehind
     r"a(?=b)",  # lookahead
     r"(a)\1",  # backreference
     r"a$",  # re's $ also matches before a final \n
-    r"a\B",  # re's \B differs on the empty string
+    r"(?<=\n)a",  # a lookbehind other than a line start
+    r"(?<![^\n\u2028])a\s",  # a line start whose line ends \s tells apart (\n in it, U+2028 not)
     r"a*",  # empty matches step differently
     "[\ud800-\udbff]",  # lone surrogates cannot be told apart in UTF-8
     r"a{1001}",  # above RE2's repetition limit
@@ -115,6 +154,20 @@ def test_what_re2_cannot_run_exactly_stays_on_re(pattern):
     assert compile_linear(pattern) is None
     with pytest.raises(NotLinear):
         translate(pattern)
+
+
+def test_re_B_runs_on_re2_where_it_cannot_meet_an_empty_text():
+    # Issue 20 item 6: the safety check passed it and re ran it in quadratic time.
+    p = compile_linear(r"\B[\w@+-]+\.[A-Za-z]\w*")
+    assert p is not None and p.findall("xa.js b.c") == re.findall(r"\B[\w@+-]+\.[A-Za-z]\w*", "xa.js b.c", re.ASCII)
+    assert compile_linear(r"\B", single=True) is None  # re's \B never matches "", RE2's does
+
+
+def test_re_syntax_errors_are_re_errors():
+    for bad in ("(", "a)", "[a", "a**", "\\q", "(?P<1>a)", "a{3,2}"):
+        with pytest.raises(re.error):
+            compile_linear(bad, strict=True)
+        assert compile_linear(bad) is None
 
 
 def test_a_lone_surrogate_in_the_text_is_matched_and_returned_as_is():

@@ -103,3 +103,22 @@ def test_ladder_shows_what_quote_adds(tmp_path):
     # a.js line 11 costs 3 + 26 + 1 = 30; c.js line 5 has a one-digit number: 2 + 26 + 1 = 29.
     assert result.line_used == 30 + 29
     assert "+quote 100.0%" in render_text(result)
+
+
+# Issue 20 item 8: quote.context builds a set of 2 x context line numbers per quoted line.
+def test_quote_context_has_an_upper_bound(tmp_path):
+    import pytest
+
+    from citeledger.channels.quote import MAX_CONTEXT
+    from citeledger.rules.loader import RulesetError
+
+    def ruleset(context):
+        path = tmp_path / f"q{context}.yaml"
+        path.write_text(f"extends: lines\nchannels:\n  quote:\n    context: {context}\n", encoding="utf-8")
+        return str(path)
+
+    assert load_ruleset(ruleset(MAX_CONTEXT)).options_for("quote").context == MAX_CONTEXT
+    for too_many in (MAX_CONTEXT + 1, 10**9):
+        with pytest.raises(RulesetError) as err:
+            load_ruleset(ruleset(too_many))
+        assert err.value.key == "channels.quote.context" and "<= 1000" in str(err.value) and "\n" not in str(err.value)

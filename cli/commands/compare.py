@@ -15,7 +15,8 @@ from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.layout import arm_and_run, arm_group
 from citeledger.core.readers.claude_stream import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from citeledger.rules.loader import compile_pattern
+from citeledger.rules.loader import compile_pattern, excerpt
+from citeledger.rules.safety import UnsafePattern
 
 from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, workers
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
@@ -178,9 +179,11 @@ def key_function(spec: str):
     if spec == "session":
         return lambda row: row["session"]
     try:
-        pattern = compile_pattern(spec)  # checked like a ruleset's patterns: no catastrophic backtracking
+        pattern = compile_pattern(spec)  # as a ruleset's patterns: on RE2, in linear time, or refused
+    except UnsafePattern as exc:
+        raise UserError(f"--key {excerpt(spec)}: refused ({exc})")
     except re.error as exc:
-        raise UserError(f"--key {spec!r}: not a regular expression ({exc})")
+        raise UserError(f"--key {excerpt(spec)}: not a regular expression ({exc})")
 
     def by_pattern(row):
         m = pattern.search(row["session"])
