@@ -22,6 +22,29 @@ _ToolResponse = record_maker(ToolResponse)
 _ResultText = record_maker(ResultText)
 _AssistantText = record_maker(AssistantText)
 
+# Every key EventWalker.feed reads, per level (None: the value whole; a
+# dict: an object pruned to its keys; [dict]: each element of a list so
+# pruned). Lines are decoded keeping only these: a key read below but not
+# named here is absent from every event, so reading a new key means adding
+# it here (tests/test_walker.py checks every fixture walks alike pruned and whole).
+EVENT_KEYS = Keys({
+    "type": None,
+    "result": None,
+    "parent_tool_use_id": None,
+    "message": {
+        "content": [{
+            "type": None,
+            "id": None,
+            "name": None,
+            "input": {"query": None, "file_path": None, "path": None, "pattern": None},
+            "tool_use_id": None,
+            "is_error": None,
+            "content": None,  # item_text and js_stringify need the whole of it
+            "text": None,
+        }],
+    },
+})
+
 
 def js_truthy(value) -> bool:
     """JavaScript truthiness: unlike Python, [] and {} are true."""
@@ -219,7 +242,7 @@ class EventWalker:
         given = block.get("input")
         if not isinstance(given, dict):
             given = _NO_INPUT
-        # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
+        # ToolUse's input fields, in its order.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
         self.tool_uses.append(_ToolUse(
             name if type(name) is str else "",
@@ -293,29 +316,6 @@ class EventWalker:
 
 _MISSING = object()
 _NO_INPUT: dict = {}
-_INPUT_FIELDS = ("query", "file_path", "path", "pattern")  # ToolUse's input fields, in its order
-
-# Every key EventWalker.feed (and open_events) reads, per level: the C
-# scanner decodes only these (None: the value whole). A key read here but
-# missing there would be absent from every event, so tests/test_scan.py
-# compares whole Transcripts read both ways.
-EVENT_KEYS = Keys({
-    "type": None,
-    "result": None,
-    "parent_tool_use_id": None,
-    "message": {
-        "content": [{
-            "type": None,
-            "id": None,
-            "name": None,
-            "input": dict.fromkeys(_INPUT_FIELDS),
-            "tool_use_id": None,
-            "is_error": None,
-            "content": None,  # item_text and js_stringify need the whole of it
-            "text": None,
-        }],
-    },
-})
 
 
 def js_type(value) -> str:
