@@ -276,7 +276,7 @@ def hostile_line(draw):
     return raw.replace(b"\n", b"\\n")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(hostile_line())
 def test_a_typed_line_is_the_whole_line_pruned(raw):
     got = check(raw)
@@ -315,7 +315,7 @@ def read(data: bytes, tmp_path, limit: int = BIG, chunk: int = 1 << 20, keys=EVE
     return lines, warnings
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(hostile_line(), st.sampled_from([b"", b"\r", b" "])), max_size=6),
        st.sampled_from([b"\n", b"\r\n"]), st.booleans(), st.integers(1, 300), st.integers(1, 70))
 def test_a_file_reads_line_by_line_at_every_chunk_size(tmp_path_factory, lines, sep, end, limit, chunk):

@@ -76,7 +76,7 @@ def walk(lines, headless, parent):
     return walker.transcript("s", ("f.jsonl",), "r", turns=walker.prompts), walker.turn
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(session_file(), min_size=1, max_size=2), st.integers(0, 1))
 def test_a_stream_session_reads_alike_pruned_and_whole(tmp_path_factory, files, small):
     folder = tmp_path_factory.mktemp("s")
@@ -104,7 +104,7 @@ def test_an_interactive_session_reads_alike_pruned_and_whole(tmp_path_factory, m
     assert got == read_session(ClaudeInteractiveReader(), [str(log)], whole=True)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(hostile_line(), st.builds(encode, odd_event)), max_size=8), st.booleans(),
        st.sampled_from([None, "t1"]))
 def test_the_walker_walks_pruned_lines_as_whole_ones(tmp_path_factory, raw_lines, headless, parent):
