@@ -11,7 +11,7 @@ from typing import Sequence
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.layout import segment  # the harness's segment names: run-x.t2.jsonl
-from citeledger.core.readers.jsonl import read_batches
+from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.transcript import InputWarning, Transcript
 from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, reading, session_name
 from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
@@ -61,12 +61,11 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
     known = len(walker.warnings)
     with reading(path, "a transcript file (use --session for a project log)"):
         feed = walker.feed
-        for batch in read_batches(path, walker.warnings, options.max_line_bytes, EVENT_KEYS):
-            lines += len(batch)
-            for line in batch:
-                kind = feed(path, line, parent)  # the event's type, read once
-                if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event
-                    found += 1
+        for line in read_jsonl(path, walker.warnings, options.max_line_bytes, EVENT_KEYS):
+            lines += 1
+            kind = feed(path, line, parent)  # the event's type, read once
+            if isinstance(kind, str) and kind in EVENT_TYPES:  # a list or object type is no event
+                found += 1
     skipped = len(walker.warnings) > known
     if found == 0 and (lines or skipped and alone):
         raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")

@@ -2,19 +2,23 @@
 
 The reference reads a file as UTF-8 text, splits it on "\\n" and runs
 JSON.parse on each line. Lines are read here in bounded chunks so a single
-enormous line is skipped without being held in memory.
+enormous line is skipped without being held in memory, and only up to the
+size the file had when it was opened (a file a writer keeps appending to
+would otherwise be read for as long as it writes).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import os
 from decimal import Decimal
-from typing import Iterator, NamedTuple
+from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, TypedDict, Union
 
+import msgspec
 import orjson
 
-from citeledger.core import kernel
 from citeledger.core.readers.base import open_regular
 from citeledger.core.transcript import InputWarning
 
@@ -33,37 +37,111 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+# orjson keeps an integer literal an int within 64 bits (signed or unsigned)
+# and reads any other as a double, as JSON.parse reads every number.
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+
+
+def _js_int(text: str):
+    """An integer literal as decode_line reads it: an int within orjson's range, else a double.
+
+    A literal of thousands of digits becomes ±inf (node: Infinity) and never
+    reaches int(), which refuses more than 4,300 digits.
+    """
+    if len(text) <= 21:  # "-" and 20 digits: wide enough for every int in range
+        value = int(text)
+        if _INT_MIN <= value <= _INT_MAX:
+            return value
+    return float(text)
+
+
 def decode_line(raw: bytes) -> object:
-    """JSON.parse of one line: orjson first, then the lenient path.
+    """JSON.parse of one line: orjson first, then the exact semantics for what it refuses.
 
     orjson refuses invalid UTF-8 and lone surrogate escapes, which JavaScript
-    accepts (its decoder substitutes U+FFFD); the fallback reproduces that.
+    accepts (its decoder substitutes U+FFFD for invalid UTF-8 and keeps the
+    surrogate), and numbers beyond a double's range, which JavaScript reads
+    as ±Infinity; the fallback reproduces that. Raises ValueError (or
+    RecursionError for nesting deeper than either decoder allows).
     """
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         text = raw.decode("utf-8", "replace")
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
 
 
-def _runs(stream, max_line_bytes: int) -> Iterator[tuple[bytes, int, int] | None]:
+class Keys:
+    """The keys a reader reads of each decoded object, for typed decoding.
+
+    `spec` maps a key to None (its value whole), a spec (an object value
+    pruned by it) or [spec] (each element of an array value pruned by it).
+    A line is decoded by msgspec into plain dicts holding only those keys:
+    the other keys' values are checked as JSON, not built. Anything msgspec
+    refuses (invalid UTF-8 or a lone surrogate in a kept string, a number out
+    of range, not JSON) is decoded whole by decode_line, whose verdict
+    stands. So a kept key's value is decode_line's, but for an integer
+    beyond 64 bits nested inside it (an int here, a float there, both the
+    same JavaScript number to the js_* functions). Built on first use.
+    """
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self._decode: Optional[Callable[[bytes], object]] = None
+
+    def decoder(self) -> Callable[[bytes], object]:
+        if self._decode is None:
+            self._decode = msgspec.json.Decoder(_one_of(_typed_dict(self.spec))).decode
+        return self._decode
+
+
+# A kept value's own number, if an integer, must be one orjson keeps an int
+# (the int64 part of its range; msgspec bounds no wider): any other is left
+# to decode_line, so a number a warning prints is the same either way.
+_Int = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+_Whole = Union[str, _Int, float, bool, None, list, dict]
+_names = itertools.count(1)
+
+
+def _one_of(obj) -> object:
+    """Any JSON value, an object decoded as `obj`."""
+    return Union[obj, list, str, _Int, float, bool, None]
+
+
+def _typed_dict(spec: dict) -> type:
+    fields = {}
+    for key, sub in spec.items():
+        if sub is None:
+            fields[key] = _Whole
+        elif isinstance(sub, list):
+            fields[key] = Union[List[_one_of(_typed_dict(sub[0]))], dict, str, _Int, float, bool, None]
+        else:
+            fields[key] = _one_of(_typed_dict(sub))
+    return TypedDict(f"Pruned{next(_names)}", fields, total=False)
+
+
+def _runs(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[bytes, int, int] | None]:
     """The stream's lines as runs of whole lines, (buffer, start, end), read in bounded chunks.
 
     A run is a chunk's lines up to its last newline, or one line begun in
-    earlier chunks (without its newline), or the file's last line when it has
+    earlier chunks (without its newline), or the last line read when it has
     none. None stands for one line that grew past `max_line_bytes` across
     chunks: its bytes are dropped as they are read, never held whole. A line
     inside a run may still be over the limit: the reader of the run checks.
     A line begun in earlier chunks comes as the working bytearray itself (a
     copy of every chunk-crossing line cost a tenth of reading): read it
-    before asking for the next run, which reuses it.
+    before asking for the next run, which reuses it. `size`, when given, is
+    how many bytes are read at most.
     """
     pending = bytearray()  # the start of a line that continues in the next chunk
     too_long = False
-    while True:
-        chunk = stream.read(_CHUNK)
+    left = -1 if size is None else size
+    while left:
+        chunk = stream.read(_CHUNK if left < 0 else min(_CHUNK, left))
         if not chunk:
             break
+        if left > 0:
+            left -= len(chunk)
         nl = chunk.find(b"\n")
         if nl == -1:
             if not too_long:
@@ -95,10 +173,13 @@ def _runs(stream, max_line_bytes: int) -> Iterator[tuple[bytes, int, int] | None
         yield pending, 0, len(pending)
 
 
-def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
-    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit."""
+def _raw_lines(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[int, bytes | None]]:
+    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit.
+
+    `size`, when given, bounds the bytes read (see _runs).
+    """
     number = 0
-    for run in _runs(stream, max_line_bytes):
+    for run in _runs(stream, max_line_bytes, size):
         if run is None:
             number += 1
             yield number, None
@@ -115,46 +196,40 @@ def _raw_lines(stream, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]
             start = nl + 1
 
 
-def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=None) -> Iterator[Line]:
+def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: Optional[Keys] = None) -> Iterator[Line]:
     """Decoded lines of a JSONL file; what cannot be decoded becomes a warning.
 
+    With `keys`, objects hold only the keys it names (see Keys); without,
+    every key.
+
     Blank lines are skipped silently (every file ends with one after its last
-    newline); other undecodable lines are reported with file and line.
-    `keys`, a `Keys` schema, says which keys of each object the caller reads:
-    with the C scanner, objects hold only those (the rest is validated and
-    skipped); without it, every key. Raises OSError if the file cannot be opened.
+    newline); other undecodable lines are reported with file and line. Only
+    the bytes the file held when opened are read: if it grew meanwhile, a
+    warning says so, after those of its lines. A line's warning is appended
+    only once the lines before it have been handed over, so it follows any
+    the caller adds for them. Raises OSError if the file cannot be opened.
     """
-    if keys is not None and kernel.scan is not None:
-        for batch in read_batches(path, warnings, max_line_bytes, keys):
-            yield from batch
-        return
     with open_regular(path) as stream:  # a FIFO is refused, never waited on
-        for number, raw in _raw_lines(stream, max_line_bytes):
-            line = _decoded(path, number, raw, warnings, max_line_bytes)
+        fd = stream.fileno()
+        size = os.fstat(fd).st_size
+        typed = keys.decoder() if keys is not None else None
+        number = 0
+        for number, raw in _raw_lines(stream, max_line_bytes, size):
+            line = _decoded(path, number, raw, warnings, max_line_bytes, typed)
             if line is not None:
                 yield line
+        now = os.fstat(fd).st_size
+        if now > size:
+            # The first byte left unread opens the next line, or continues the last one read.
+            ended = size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+            warnings.append(InputWarning(path, number + 1 if ended else number, (
+                f"file grew while being read (from {size:,} to {now:,} bytes): "
+                f"read as it was when opened, the rest left unread")))
 
 
-def read_batches(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys=None) -> Iterator[list[Line]]:
-    """read_jsonl's lines a list at a time: a chunk's worth through the scanner, one line without.
-
-    For a reader that walks every line (open_events): a generator step per
-    chunk instead of two per line. A batch is handed over before any later
-    line is decoded, so a later line's warning still follows those the
-    caller adds for the lines before it.
-    """
-    with open_regular(path) as stream:  # a FIFO is refused, never waited on
-        if keys is not None and kernel.scan is not None:
-            yield from _scanned(path, stream, warnings, max_line_bytes, keys.compiled())
-            return
-        for number, raw in _raw_lines(stream, max_line_bytes):
-            line = _decoded(path, number, raw, warnings, max_line_bytes)
-            if line is not None:
-                yield (line,)
-
-
-def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int) -> Line | None:
-    """One line as Line, or None (blank, or a warning appended)."""
+def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int,
+             typed: Optional[Callable[[bytes], object]] = None) -> Line | None:
+    """One line as Line, or None (blank, or a warning appended); `typed`: Keys.decoder()."""
     if raw is None:
         warnings.append(InputWarning(path, number, f"line longer than {max_line_bytes:,} bytes, skipped"))
         return None
@@ -162,70 +237,17 @@ def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line
     body = raw[3:] if bom else raw
     if not body.strip():
         return None
+    if typed is not None:
+        try:
+            return Line(number, typed(body), bom)
+        except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+            pass
     try:
         value = decode_line(body)
     except (ValueError, RecursionError) as exc:
         warnings.append(InputWarning(path, number, f"not JSON ({_reason(exc, body)}), skipped"))
         return None
     return Line(number, value, bom)
-
-
-class Keys:
-    """The keys a reader reads of each decoded object, for the C scanner.
-
-    `spec` maps a key to None (its value whole), a spec (an object value
-    pruned by it) or [spec] (each element of an array value pruned by it).
-    Compiled once per process, on first use.
-    """
-
-    def __init__(self, spec: dict):
-        self.spec = spec
-        self._compiled = None
-
-    def compiled(self):
-        if self._compiled is None:
-            self._compiled = kernel.scan.schema(self.spec)
-        return self._compiled
-
-
-def _scanned(path: str, stream, warnings: list, max_line_bytes: int, schema) -> Iterator[list[Line]]:
-    """read_batches through core/_scan.c: each run of lines (`_runs`) decoded in C.
-
-    The same lines as _raw_lines, the same values but for keys the schema
-    drops; a line the scanner hands back raw is decoded by _decoded, as
-    without the scanner, so its value or warning is the same.
-    """
-    scan = kernel.scan.scan
-    number = 0
-    for run in _runs(stream, max_line_bytes):
-        if run is None:
-            number += 1
-            _decoded(path, number, None, warnings, max_line_bytes)  # the over-the-limit warning
-            continue
-        found, number, handed_back = scan(*run, number, max_line_bytes, schema, Line)
-        yield from _batches(found, handed_back, path, warnings, max_line_bytes)
-
-
-def _batches(found: list, handed_back: int, path: str, warnings: list, max_line_bytes: int) -> Iterator[list[Line]]:
-    """The scanner's items as batches of Lines: its own, and the raw ones decoded
-    the pure way, each only once the Lines before it have been handed over."""
-    if not handed_back:
-        if found:
-            yield found
-        return
-    run: list[Line] = []
-    for item in found:
-        if type(item) is Line:
-            run.append(item)
-            continue
-        if run:
-            yield run
-            run = []
-        line = _decoded(path, item[0], item[1], warnings, max_line_bytes)
-        if line is not None:
-            run.append(line)
-    if run:
-        yield run
 
 
 def _reason(exc: Exception, body: bytes) -> str:

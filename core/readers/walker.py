@@ -10,20 +10,37 @@ from typing import Hashable, Optional
 
 from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
-from citeledger.core.sections import record_maker
 from citeledger.core.sufficiency import EXPLORE_TOOL
 from citeledger.core.transcript import (
     AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript,
 )
 
-# Records are filled by the kernel's slot-filling maker (attrs' __init__, one
-# object.__setattr__ a field, was a tenth of walking); the classes themselves
-# on the pure path. Every argument positional, in field order.
-_Origin = record_maker(Origin)
-_ToolUse = record_maker(ToolUse)
-_ToolResponse = record_maker(ToolResponse)
-_ResultText = record_maker(ResultText)
-_AssistantText = record_maker(AssistantText)
+
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path")  # ToolUse's input fields, in its order
+
+# Every key EventWalker.feed reads, per level (None: the value whole; a
+# dict: an object pruned to its keys; [dict]: each element of a list so
+# pruned). Lines are decoded keeping only these: a key read below but not
+# named here is absent from every event, so reading a new key means adding
+# it here (tests/test_walker.py checks every fixture walks alike pruned and whole).
+EVENT_KEYS = Keys({
+    "type": None,
+    "result": None,
+    "parent_tool_use_id": None,
+    "message": {
+        "id": None,  # the message key (sufficiency)
+        "content": [{
+            "type": None,
+            "id": None,
+            "name": None,
+            "input": dict.fromkeys(_INPUT_FIELDS),
+            "tool_use_id": None,
+            "is_error": None,
+            "content": None,  # item_text and js_stringify need the whole of it
+            "text": None,
+        }],
+    },
+})
 
 
 def js_truthy(value) -> bool:
@@ -144,7 +161,7 @@ class EventWalker:
         checks come first and the warnings' branches only when they can apply.
         """
         event = line.value
-        origin = _Origin(file, line.number)
+        origin = Origin(file, line.number)
         self._order += 1
         if line.bom:
             self.bom_lines.append(origin)
@@ -156,7 +173,7 @@ class EventWalker:
         if kind == "result":
             result = event.get("result", _MISSING)
             if isinstance(result, str):
-                self.results.append(_ResultText(result, origin))
+                self.results.append(ResultText(result, origin))
             else:  # the reference ignores it silently: no answer from this event
                 self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
         message = event.get("message")
@@ -236,7 +253,7 @@ class EventWalker:
         # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
         command, notebook_path = given.get("command"), given.get("notebook_path")
-        self.tool_uses.append(_ToolUse(
+        self.tool_uses.append(ToolUse(
             name if type(name) is str else "",
             tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
@@ -282,7 +299,7 @@ class EventWalker:
             elif not isinstance(content, (str, list)):
                 self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
             blocks = content_blocks(content)
-        self.responses.append(_ToolResponse(
+        self.responses.append(ToolResponse(
             blocks,
             tool_id if type(tool_id) is str else str(tool_id),
             origin,
@@ -305,7 +322,7 @@ class EventWalker:
         texts = []
         for index, (text, turn, origin) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
-            texts.append(_AssistantText(text, turn, after, origin))
+            texts.append(AssistantText(text, turn, after, origin))
         return Transcript(
             name=name,
             files=files,
@@ -324,30 +341,6 @@ class EventWalker:
 
 _MISSING = object()
 _NO_INPUT: dict = {}
-_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path")  # ToolUse's input fields, in its order
-
-# Every key EventWalker.feed (and open_events) reads, per level: the C
-# scanner decodes only these (None: the value whole). A key read here but
-# missing there would be absent from every event, so tests/test_scan.py
-# compares whole Transcripts read both ways.
-EVENT_KEYS = Keys({
-    "type": None,
-    "result": None,
-    "parent_tool_use_id": None,
-    "message": {
-        "id": None,  # the message key (sufficiency)
-        "content": [{
-            "type": None,
-            "id": None,
-            "name": None,
-            "input": dict.fromkeys(_INPUT_FIELDS),
-            "tool_use_id": None,
-            "is_error": None,
-            "content": None,  # item_text and js_stringify need the whole of it
-            "text": None,
-        }],
-    },
-})
 
 
 def _message_key(message: dict, order: int):
