@@ -31,6 +31,7 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
     """A file object whose contents replace `path` only when the block ends without error."""
     folder = os.path.dirname(path) or "."
     try:
+        os.makedirs(folder, exist_ok=True)  # `--html new/x.html` makes new/, as --plot and --out do
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
         # mkstemp makes the file owner-only; the output gets what open() would give it.
         os.fchmod(fd, 0o666 & ~_umask())

@@ -93,7 +93,11 @@ def session_extras(args, transcript, result, ruleset):
     sidecars = Sidecars(args, automatic=False)
     text, data = "", {}
     placed = call_reads(transcript, ruleset)
-    if placed is not None:
+    if placed is not None and not transcript.tool_uses:  # e.g. a Codex rollout: its reader keeps none
+        text += (f"\nReads after explore calls (read_after): none to place — the {transcript.reader} reader "
+                 "records no tool uses (reads, searches), so read_after credits nothing here\n")
+        data["reads"] = reads_dict(placed)
+    elif placed is not None:
         text += "\n" + render_reads(placed)
         data["reads"] = reads_dict(placed)
     diag = sidecars.diagnose(transcript, result, ruleset, list(args.files) or [args.session])

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from citeledger.rules.loader import load_ruleset
+from citeledger.rules.loader import load_ruleset, shipped_names
 
 import attrs
 
@@ -91,10 +91,15 @@ def report_warnings(warnings, where: str = "--json and --out") -> None:
         print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
 
 
+def shipped_list() -> str:
+    """For --help: the shipped rulesets' names (a name not among them must be a YAML file)."""
+    return "shipped: " + ", ".join(shipped_names()) + "; or a YAML file"
+
+
 def add_ruleset_option(parser) -> None:
     parser.add_argument(
         "--ruleset", default="default", metavar="NAME|PATH",
-        help="a shipped ruleset's name or a YAML file (default: %(default)s)",
+        help="a ruleset (default: %(default)s; " + shipped_list() + ")",
     )
 
 
@@ -114,7 +119,10 @@ def read_session(files, session, ruleset, whole: bool = False):
                 raise InputError(f, "is a directory (use --session for a Claude Code project log)")
             if not os.path.exists(f):
                 raise InputError(f, "no such file")
+        from citeledger.cli.one_session import check_one_session
         from citeledger.core.corpus import session_for
+
+        check_one_session(files)  # several sessions are refused, never pooled
 
         name, found = session_for(files)
         transcript = known[name]().read(list(found.files), options)
@@ -140,9 +148,10 @@ def read_session(files, session, ruleset, whole: bool = False):
 
 
 def files_added(transcript, files) -> list[str]:
-    """Files read that were not named: the rest of the session of a FILE given (none for --session)."""
+    """Files read that were not named: the rest of the session of a FILE given; for --session,
+    the logs read beside the one it resolved to (its subagents)."""
     named = set(files)
-    return [f for f in transcript.files if f not in named] if files else []
+    return [f for f in transcript.files if f not in named] if files else list(transcript.files[1:])
 
 
 def completed_files(sessions, given) -> list[str]:

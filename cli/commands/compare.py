@@ -48,12 +48,12 @@ def add_parser(sub) -> None:
                    help="BASELINE NEW (two passes), or with --arms the pass directories holding both arms")
     p.add_argument("--arms", nargs=2, metavar=("LABEL_A", "LABEL_B"),
                    help="compare the harness arms LABEL_A (baseline) and LABEL_B (new) found under each PASS")
-    p.add_argument("--key", default="parent",
+    p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples (default: %(default)s)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL", help="interval confidence (default: %(default)s)")
     p.add_argument("--top", type=int, default=3, metavar="K", help="files listed per group (default: %(default)s)")
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
     add_corpus_options(p, "pick the ruleset (only the first is compared)")
@@ -168,6 +168,12 @@ def arm_key(root: str, several: bool):
     return key
 
 
+def as_typed(text: str) -> str:
+    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
+    repr where it holds a quote or a character that does not print."""
+    return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+
+
 def key_function(spec: str):
     if spec == "parent":
         return lambda row: row["group"]
@@ -176,7 +182,7 @@ def key_function(spec: str):
     try:
         pattern = compile_pattern(spec)  # checked like a ruleset's patterns: no catastrophic backtracking
     except re.error as exc:
-        raise UserError(f"--key {spec!r}: not a regular expression ({exc})")
+        raise UserError(f"--key {as_typed(spec)}: not a regular expression ({exc})")
 
     def by_pattern(row):
         m = pattern.search(row["session"])

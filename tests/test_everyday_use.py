@@ -1,0 +1,210 @@
+"""Issue 22: what a person types off the README's path does what they expect (no silent merges,
+no dropped rulesets, one line per error, help that says what there is)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citeledger.cli import build_parser, main
+from citeledger.rules.loader import shipped_names
+
+HERE = Path(__file__).parent
+EXPRESS = HERE / "fixtures" / "pass" / "cg22" / "ab-express"
+REAL = HERE / "fixtures" / "real"
+PASS = HERE / "fixtures" / "pass"
+CODEX = HERE / "fixtures" / "codex"
+CLI = [sys.executable, "-m", "citeledger.cli"]
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------- item 1: no silent merges
+
+
+@pytest.mark.parametrize("command", ["score", "explain"])
+def test_score_of_a_shell_glob_over_many_runs_refuses_and_points_to_sweep(capsys, command):
+    runs = sorted(str(p) for p in EXPRESS.glob("run-*.jsonl"))
+    code, out, err = cli(capsys, command, *runs)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert "different sessions" in err and "citeledger sweep" in err
+
+
+def test_score_of_two_runs_of_one_arm_refuses_naming_both(capsys):
+    code, _, err = cli(capsys, "score", EXPRESS / "run-new-1.jsonl", EXPRESS / "run-new-3.jsonl")
+    assert code == 2
+    assert "run-new-1.jsonl" in err and "run-new-3.jsonl" in err and "2 different sessions" in err
+
+
+def test_score_of_one_runs_segments_still_reads_them_as_one_session(capsys):
+    code, out, _ = cli(capsys, "score", EXPRESS / "run-baseline-2.jsonl", EXPRESS / "run-baseline-2.t2.jsonl")
+    assert code in (0, 1)
+    assert "run-baseline-2.t3.jsonl" in out  # the rest of the same session, named
+
+
+def test_score_of_renamed_segments_with_one_session_id_is_one_session(capsys, tmp_path):
+    a, b = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    a.write_bytes((EXPRESS / "run-baseline-2.jsonl").read_bytes())
+    b.write_bytes((EXPRESS / "run-baseline-2.t2.jsonl").read_bytes())
+    code, _, err = cli(capsys, "score", a, b)
+    assert code in (0, 1) and "different sessions" not in err
+
+
+# ---------------------------------------------------------------- item 2: rulesets not dropped
+
+
+def sensitivity_rulesets(capsys, *argv):
+    code, out, err = cli(capsys, "sensitivity", *argv, "--json", "-q", "-j", "1")
+    assert code in (0, 1), err
+    return json.loads(out.splitlines()[0])["rulesets"]
+
+
+def test_sensitivity_with_rulesets_and_ruleset_scores_both(capsys):
+    assert sensitivity_rulesets(capsys, REAL, "--rulesets", "corrected", "--ruleset", "path-only") == [
+        "default", "corrected", "path-only"]
+
+
+def test_sensitivity_with_rulesets_given_twice_scores_both(capsys):
+    assert sensitivity_rulesets(capsys, REAL, "--rulesets", "corrected", "--rulesets", "path-only") == [
+        "default", "corrected", "path-only"]
+
+
+def test_sensitivity_whose_rulesets_swallow_the_path_says_so(capsys):
+    code, out, err = cli(capsys, "sensitivity", "--rulesets", "corrected", "path-only", REAL)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and str(REAL) in err and "--ruleset NAME" in err
+
+
+def test_an_abbreviated_option_is_refused_not_guessed(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(REAL), "--rules", "corrected"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --rules" in capsys.readouterr().err
+
+
+def test_every_parser_refuses_abbreviations():
+    parser = build_parser()
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        assert sub.allow_abbrev is False, name
+    assert parser.allow_abbrev is False
+
+
+# ---------------------------------------------------------------- item 7: one line per error
+
+
+def test_sweep_of_a_missing_path_prints_one_line(capsys):
+    code, out, err = cli(capsys, "sweep", "/nonexistent-citeledger")
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["citeledger: error: /nonexistent-citeledger: no such file or directory"]
+
+
+def test_sweep_json_into_a_closed_pipe_exits_2_and_keeps_the_warnings():
+    proc = subprocess.Popen([*CLI, "sweep", str(PASS), "--json", "-q", "-j", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader went away before the first byte, as `| head -0` does
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 2
+    assert "citeledger: warning:" in err  # the pass's truncated line: not dropped
+    assert err.splitlines()[-1] == "citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)"
+
+
+def test_html_into_a_new_folder_creates_it(capsys, tmp_path):
+    target = tmp_path / "nodir" / "deeper" / "x.html"
+    code, _, _ = cli(capsys, "score", EXPRESS / "run-new-1.jsonl", "--html", target)
+    assert code in (0, 1) and target.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_ctrl_c_during_a_parallel_sweep_prints_no_worker_traceback(tmp_path):
+    corpus = tmp_path / "corpus"
+    for i in range(60):  # enough sessions that the workers are busy when the interrupt lands
+        (corpus / f"c{i}").mkdir(parents=True)
+        for p in EXPRESS.glob("run-*.jsonl"):
+            os.link(p, corpus / f"c{i}" / p.name)
+    proc = subprocess.Popen([*CLI, "sweep", str(corpus), "-j", "2", "--out", str(tmp_path / "out")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(2.5)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group
+    err = proc.stderr.read().decode()
+    code = proc.wait(timeout=60)
+    if code == 130:
+        assert "Process " not in err and "Traceback" not in err, err
+        assert "citeledger: interrupted" in err
+    else:  # finished before the signal: nothing to check but that it ended cleanly
+        assert code in (0, 1), err
+
+
+# ---------------------------------------------------------------- item 8: what it read, what it means
+
+
+def test_score_session_of_a_log_with_subagents_names_them(capsys, tmp_path):
+    log = next((REAL / "interactive").rglob("*.jsonl"))
+    session = log.parent
+    subagents = [p for p in session.rglob("subagents/*.jsonl")]
+    if not subagents:  # build one: a copy of a log with a subagent beside it
+        session = tmp_path / "proj"
+        (session / "abc" / "subagents").mkdir(parents=True)
+        (session / "abc.jsonl").write_bytes(log.read_bytes())
+        (session / "abc" / "subagents" / "agent-1.jsonl").write_bytes(log.read_bytes())
+        log = session / "abc.jsonl"
+    code, out, err = cli(capsys, "score", "--session", log)
+    assert "also read, as the same session" in out and "agent-" in out
+    code, out, _ = cli(capsys, "score", "--session", log, "--json")
+    assert any("subagents" in f for f in json.loads(out)["added_inputs"])
+
+
+def test_reactions_on_a_codex_rollout_says_the_reader_records_no_tool_uses(capsys):
+    rollout = next(CODEX.glob("rollout-*.jsonl"))
+    _, out, _ = cli(capsys, "score", rollout, "--ruleset", "reactions")
+    assert "nothing read after it" not in out
+    assert "codex reader records no tool uses" in out
+
+
+def test_a_bad_key_pattern_is_shown_as_typed(capsys):
+    code, _, err = cli(capsys, "compare", PASS, "--arms", "baseline", "new", "--key", r"ab-(\w+", "-q")
+    assert code == 2
+    assert r"--key 'ab-(\w+'" in err and r"\\w" not in err
+
+
+# ---------------------------------------------------------------- item 10: help
+
+
+def help_of(capsys, *argv):
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    return " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("command", [[], ["score"], ["sweep"], ["compare"], ["sensitivity"], ["explain"]])
+def test_help_lists_every_exit_status(capsys, command):
+    text = help_of(capsys, *command)
+    for status in ("0 ok", "1 ok with warnings", "2 usage", "3 internal", "130 interrupted", "143", "129"):
+        assert status in text, (command, status)
+
+
+@pytest.mark.parametrize("command", ["score", "explain", "sweep", "compare", "sensitivity"])
+def test_help_names_the_shipped_rulesets(capsys, command):
+    text = help_of(capsys, command).replace("- ", "-")  # argparse wraps at hyphens
+    for name in shipped_names():
+        assert name in text, (command, name)
+
+
+def test_help_mentions_codex_logs(capsys):
+    for command in ("score", "sweep"):
+        assert "Codex" in help_of(capsys, command)
+    assert "Codex" in help_of(capsys)
+
+
+def test_compare_help_has_meaningful_metavars(capsys):
+    text = help_of(capsys, "compare")
+    assert "--resamples N" in text and "--confidence LEVEL" in text
+    assert "RESAMPLES" not in text and "CONFIDENCE" not in text
