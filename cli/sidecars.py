@@ -15,6 +15,7 @@ import orjson
 
 from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
 from citeledger.cli.output import write_file, write_images
+from citeledger.report.tables import LISTED, capped, more
 
 
 def add_diagnostics_options(parser, automatic: bool) -> None:
@@ -154,7 +155,8 @@ class SidecarJoin:
                 self._reports[path] = read_diagnostics(path)[0]  # its warnings are the parent's to report
         reports = [r for p in paths for r in self._reports[p]]
         diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
-        return attrs.evolve(diag, session=ref.key)  # named as the corpus names it
+        # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
+        return attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows))
 
 
 class Diagnosed:
@@ -235,12 +237,13 @@ class Diagnosed:
         unmatched = [(s, j) for s in self.sessions for j in s.joins if j.status != "matched"]
         if unmatched:
             out += f"  responses joined to no report ({len(unmatched)}):\n"
-            for s, j in unmatched:
+            for s, j in unmatched[:LISTED]:
                 out += f"    {s.session} response {j.response}: {j.reason}\n"
+            out += more(len(unmatched) - LISTED, "    ")
         if self.without:
             counts = ", ".join(f"{n} of arm {a}" if a else str(n) for a, n in self.without.items())
             out += f"  sessions without a diagnostic sidecar (not joined): {counts}\n"
-        out += "  sidecars: " + ", ".join(self.sidecars.used()) + "\n"
+        out += "  sidecars: " + capped(self.sidecars.used(), 3) + "\n"
         return out
 
     def write(self, out_dir) -> list[str]:

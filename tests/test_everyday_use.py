@@ -208,3 +208,83 @@ def test_compare_help_has_meaningful_metavars(capsys):
     text = help_of(capsys, "compare")
     assert "--resamples N" in text and "--confidence LEVEL" in text
     assert "RESAMPLES" not in text and "CONFIDENCE" not in text
+
+
+# ---------------------------------------------------------------- items 3, 4, 9, 11: outputs that join, fit and read
+
+
+def out_files(capsys, tmp_path, *argv):
+    out = tmp_path / "out"
+    code, text, err = cli(capsys, *argv, "-q", "-j", "1", "--out", out)
+    assert code in (0, 1), err
+    return out, text
+
+
+def read_csv(path):
+    import csv
+
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_sweep_out_diagnostics_csv_joins_sessions_csv_on_the_full_key(capsys, tmp_path):
+    out, _ = out_files(capsys, tmp_path, "sweep", PASS)
+    sessions = {r["session"]: r for r in read_csv(out / "sessions.csv")}
+    diagnostics = read_csv(out / "diagnostics.csv")
+    assert diagnostics and all(r["session"] in sessions for r in diagnostics)
+    short = {r["session"].rsplit("/", 1)[-1] for r in diagnostics}
+    assert len({r["session"] for r in diagnostics}) > len(short)  # run-new-1 of several repos, kept apart
+
+
+def test_sweep_text_lists_are_capped_with_where_the_rest_is(capsys, tmp_path):
+    # three copies of the pass: every diagnostics list grows past the cap
+    for i in range(3):
+        os.symlink(PASS.resolve(), tmp_path / f"copy{i}")
+    code, out, _ = cli(capsys, "sweep", tmp_path, "-q", "-j", "1")
+    assert max(len(line) for line in out.splitlines()) < 400
+    assert "more (all in --json / --out)" in out
+    sidecars = next(line for line in out.splitlines() if line.startswith("  sidecars: "))
+    assert sidecars.count(".jsonl") == 3
+
+
+def test_sessions_csv_reads_into_pandas_lists_as_json_and_a_killed_run_has_no_efficiencies(capsys, tmp_path):
+    out, _ = out_files(capsys, tmp_path, "sweep", REAL)
+    rows = read_csv(out / "sessions.csv")
+    for r in rows:
+        assert isinstance(json.loads(r["inputs"]), list)
+        calls = json.loads(r["call_efficiencies"])
+        assert (r["efficiency"] == "") == (calls == []) or r["calls"] == "0"
+    killed = next(r for r in rows if "killed" in r["session"])
+    assert killed["efficiency"] == "" and json.loads(killed["call_efficiencies"]) == []
+
+
+def test_compare_out_groups_csv_has_pooled_columns_and_run_names(capsys, tmp_path):
+    out, text = out_files(capsys, tmp_path, "compare", PASS, "--arms", "baseline", "new")
+    groups = read_csv(out / "groups.csv")
+    express = next(g for g in groups if g["group"].endswith("ab-express"))
+    assert float(express["base_pooled"]) > 0 and float(express["new_pooled"]) > 0
+    assert all("run-baseline-" in s for s in json.loads(express["base_sessions"]))
+    plot = next(line for line in text.splitlines() if line.startswith("plot: "))
+    assert "diagnostics" not in plot  # the plot line names the plot; the rest is on the wrote line
+    assert f"wrote into {out}: compare.jsonl" in text and "diagnostics.csv" in text
+
+
+def test_sweep_out_says_what_it_wrote(capsys, tmp_path):
+    out, text = out_files(capsys, tmp_path, "sweep", PASS)
+    line = text.splitlines()[-1]
+    assert line.startswith(f"wrote into {out}: sweep.jsonl, sessions.csv")
+    for name in line.split(": ", 1)[1].split(", "):
+        assert (out / name).is_file(), name
+
+
+def test_compare_and_sensitivity_print_one_minus_sign(capsys):
+    _, compared, _ = cli(capsys, "compare", PASS, "--arms", "baseline", "new", "-q", "-j", "1")
+    _, varied, _ = cli(capsys, "sensitivity", REAL, "--ruleset", "corrected", "-q", "-j", "1")
+    assert "\u2212" not in compared + varied
+    assert " -" in compared and "-0." in varied
+
+
+def test_two_folder_compare_says_baseline_as_arms_do(capsys):
+    corpus = HERE / "fixtures" / "corpus"
+    _, out, _ = cli(capsys, "compare", corpus / "base", corpus / "new", "-q", "-j", "1")
+    assert "baseline runs" in out and "baseline med" in out and "base runs" not in out

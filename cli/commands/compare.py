@@ -23,7 +23,7 @@ from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.report.html import compare_page
 from citeledger.cli.commands.common import completed_files, outcome_inputs, report_warnings
 from citeledger.report.compare import FILE_COLUMNS, GROUP_COLUMNS, SIDES, Comparison, render_text
-from citeledger.report.tables import SWEEP_FORMAT, session_rows
+from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.cli.commands.sweep import add_corpus_options, jsonl, load_rulesets, write_csv
 from citeledger.report.sweep import QUANTILE_NOTE
 
@@ -273,10 +273,14 @@ def run(args) -> int:
                                 title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
             for target in targets:
                 plot_paths += write_images(target, images)
-        plot_paths += diagnosed.write(args.out)
+        diag_paths = diagnosed.write(args.out)
         text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
                            comparison.other_arms)
         text += diagnosed.text("Diagnostics")
+        if args.out:
+            inside = [p for p in plot_paths + diag_paths if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)]
+            names = ["compare.jsonl", "groups.csv", "files.csv", "summary.txt", "report.html"]
+            text += wrote_line(args.out, names + [os.path.basename(p) for p in inside])
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
                                 images.get("svg"), comparison.other_arms)

@@ -23,7 +23,7 @@ from citeledger.cli.commands.common import (
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows,
+    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
@@ -218,8 +218,11 @@ def run(args) -> int:
         floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
         text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         text += diagnosed.text("Diagnostics, pooled over the sweep")
-        diagnosed.write(args.out)
+        diag_paths = diagnosed.write(args.out)
         if args.out:
+            names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
+            text += wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
+                                                  if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
         if pages:
