@@ -288,3 +288,66 @@ def test_two_folder_compare_says_baseline_as_arms_do(capsys):
     corpus = HERE / "fixtures" / "corpus"
     _, out, _ = cli(capsys, "compare", corpus / "base", corpus / "new", "-q", "-j", "1")
     assert "baseline runs" in out and "baseline med" in out and "base runs" not in out
+
+
+# ---------------------------------------------------------------- items 5, 6: pages and plots that fit
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pages")
+    argvs = {
+        "session": ["score", EXPRESS / "run-new-2.jsonl", "--answer", "lib/**"],
+        "sweep": ["sweep", PASS, "-q", "-j", "1"],
+        "compare": ["compare", PASS, "--arms", "baseline", "new", "-q", "-j", "1"],
+        "sensitivity": ["sensitivity", REAL, "--ruleset", "corrected", "--ruleset", "path-only", "-q", "-j", "1"],
+    }
+    for name, argv in argvs.items():
+        main([str(a) for a in argv] + ["--html", str(folder / f"{name}.html")])
+    return folder
+
+
+@pytest.mark.parametrize("name", ["session", "sweep", "compare", "sensitivity"])
+def test_a_page_opened_at_1400_px_fits_and_no_text_overlaps(pages, name):
+    from browser import Browser
+    from page_fit import OVERFLOW_JS, OVERLAP_JS
+
+    browser = Browser()
+    try:
+        page = browser.open(pages / f"{name}.html", width=1400)
+        assert page.eval(OVERFLOW_JS) == []
+        assert page.eval(OVERLAP_JS) == []
+    finally:
+        browser.close()
+
+
+def test_the_session_page_shows_the_envelope_table_once_and_says_files(pages):
+    html = (pages / "session.html").read_text()
+    assert html.count('<section id="envelope-view">') == 1
+    assert "sections credited" not in html and "files credited" in html
+    answer_set = html.split('<section id="answer-set">', 1)[1].split("</section>", 1)[0]
+    assert "<table" not in answer_set  # the envelope view's table marks the set already
+
+
+def test_the_sweep_page_lists_runs_in_number_order_and_labels_the_count_axis(pages):
+    html = (pages / "sweep.html").read_text()
+    at = {n: html.index(f"cg22/ab-express/run-baseline-{n}.jsonl") for n in (1, 2, 10)}
+    assert at[1] < at[2] < at[10]
+    first = html.split('data-chart="hist-0-sessions"', 1)[1].split("</svg>", 1)[0]
+    assert first.count("data-tick=") >= 2  # more than the peak alone
+
+
+def test_sensitivity_plot_with_rotated_labels_keeps_them_off_the_legend():
+    from citeledger.report.plot import delta_figure
+
+    names = ["default", "corrected", "a-very-long-ruleset-name-indeed", "path-only", "ambiguity-off"]
+    rows = [{"ruleset": n, "slice": s, "delta_pooled": 0.01 * i}
+            for i, n in enumerate(names) for s in ("all", "single-question", "multi-turn")]
+    fig = delta_figure(names, rows, [[0.01 * i] for i in range(len(names))], "default")
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = fig.axes[0].get_legend().get_window_extent(renderer)
+    for label in fig.axes[0].get_xticklabels():
+        assert label.get_rotation() != 0
+        assert not label.get_window_extent(renderer).overlaps(legend), label.get_text()
