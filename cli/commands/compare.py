@@ -277,10 +277,11 @@ def run(args) -> int:
         text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
                            comparison.other_arms)
         text += diagnosed.text("Diagnostics")
+        wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
             inside = [p for p in plot_paths + diag_paths if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)]
             names = ["compare.jsonl", "groups.csv", "files.csv", "summary.txt", "report.html"]
-            text += wrote_line(args.out, names + [os.path.basename(p) for p in inside])
+            wrote = wrote_line(args.out, names + [os.path.basename(p) for p in inside])
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
                                 images.get("svg"), comparison.other_arms)
@@ -298,7 +299,7 @@ def run(args) -> int:
     elif args.csv:
         write_csv(sys.stdout, GROUP_COLUMNS, groups)
     else:
-        write_stdout(text)
+        write_stdout(text + wrote)
     if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
         return EXIT_INTERNAL
     return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK

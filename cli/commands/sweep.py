@@ -219,9 +219,10 @@ def run(args) -> int:
         text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         text += diagnosed.text("Diagnostics, pooled over the sweep")
         diag_paths = diagnosed.write(args.out)
+        wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
             names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
-            text += wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
+            wrote = wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
                                                   if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
@@ -233,7 +234,7 @@ def run(args) -> int:
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)
     elif not args.json:
-        write_stdout(text)
+        write_stdout(text + wrote)
     if internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
         return EXIT_INTERNAL
