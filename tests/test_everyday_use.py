@@ -157,7 +157,8 @@ def test_score_session_of_a_log_with_subagents_names_them(capsys, tmp_path):
         (session / "abc" / "subagents" / "agent-1.jsonl").write_bytes(log.read_bytes())
         log = session / "abc.jsonl"
     code, out, err = cli(capsys, "score", "--session", log)
-    assert "also read, as the same session" in out and "agent-" in out
+    assert "also read its subagent logs" in err and "agent-" in err  # stdout stays the reference's block
+    assert "agent-" not in out
     code, out, _ = cli(capsys, "score", "--session", log, "--json")
     assert any("subagents" in f for f in json.loads(out)["added_inputs"])
 

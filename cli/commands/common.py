@@ -61,6 +61,9 @@ def session_note(session, transcript) -> None:
     if session and os.path.isdir(session) and transcript.files:
         print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
               file=sys.stderr)
+    if session and len(transcript.files) > 1:
+        print(f"citeledger: note: --session {session}: also read its subagent logs: "
+              f"{', '.join(transcript.files[1:])}", file=sys.stderr)
 
 
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
@@ -148,10 +151,10 @@ def read_session(files, session, ruleset, whole: bool = False):
 
 
 def files_added(transcript, files) -> list[str]:
-    """Files read that were not named: the rest of the session of a FILE given; for --session,
-    the logs read beside the one it resolved to (its subagents)."""
+    """Files read that were not named: the rest of the session of a FILE given (none for --session:
+    its text block stays the reference's; session_note names its subagent logs on stderr)."""
     named = set(files)
-    return [f for f in transcript.files if f not in named] if files else list(transcript.files[1:])
+    return [f for f in transcript.files if f not in named] if files else []
 
 
 def completed_files(sessions, given) -> list[str]:

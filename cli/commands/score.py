@@ -66,6 +66,7 @@ def run(args) -> int:
         data = session_dict(result)
         if args.session:
             data["session_path"] = transcript.files[0]
+            added = list(transcript.files[1:])  # its subagent logs
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
         data.update(views)
