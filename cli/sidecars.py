@@ -94,7 +94,9 @@ def session_extras(args, transcript, result, ruleset):
     sidecars = Sidecars(args, automatic=False)
     text, data = "", {}
     placed = call_reads(transcript, ruleset)
-    if placed is not None and not transcript.tool_uses:  # e.g. a Codex rollout: its reader keeps none
+    # Explore responses but not one tool use recorded (a Claude reader records the explore calls'
+    # own): the reader keeps none, e.g. a Codex rollout's.
+    if placed is not None and transcript.responses and not transcript.tool_uses:
         text += (f"\nReads after explore calls (read_after): none to place — the {transcript.reader} reader "
                  "records no tool uses (reads, searches), so read_after credits nothing here\n")
         data["reads"] = reads_dict(placed)
