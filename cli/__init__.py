@@ -23,15 +23,29 @@ from citeledger.cli.limits import check_options
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
 
 
+class Parser(argparse.ArgumentParser):
+    """No abbreviated options, in every subcommand too (its parsers are of this class):
+    `--ruleset` must never be read as an abbreviation of `--rulesets`."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["allow_abbrev"] = False
+        kwargs.setdefault("epilog", EXIT_HELP)
+        super().__init__(*args, **kwargs)
+
+
+EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
+             "2 usage, input or ruleset error, or output not writable (a closed stdout); 3 internal error; "
+             "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="citeledger",
         description=(
             "Of the bytes a code-retrieval tool returned to an agent, which share went to files "
             "the final answer cited? Per call, pooled per session, over a corpus, and between builds."
         ),
-        epilog="Exit status: 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
-        "2 usage, input or ruleset error; 3 internal error.",
+        epilog="Reads Claude Code stream-json runs and interactive logs, and Codex rollouts. " + EXIT_HELP,
     )
     parser.add_argument("--version", action=_Version, help="show the version, the Python and the libraries that run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
@@ -165,8 +179,11 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:  # the reader left (`| head`): the output is incomplete, as docs/cli.md says
+        with contextlib.suppress(OSError):  # no second error when Python flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
         where = exc.filename if exc.filename is not None else "<input/output>"
         print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)

@@ -76,6 +76,7 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
         raise _failed(path, exc) from None
     folder = os.path.dirname(real) or "."
     try:
+        os.makedirs(folder, exist_ok=True)  # `--html new/x.html` makes new/, as --plot and --out do
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
         # mkstemp makes the file owner-only; the output gets what open() would give it.
         os.fchmod(fd, 0o666 & ~_umask())

@@ -15,6 +15,7 @@ import orjson
 
 from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
 from citeledger.cli.output import write_file, write_images
+from citeledger.report.tables import LISTED, capped, more
 
 
 def add_diagnostics_options(parser, automatic: bool) -> None:
@@ -93,7 +94,13 @@ def session_extras(args, transcript, result, ruleset):
     sidecars = Sidecars(args, automatic=False)
     text, data = "", {}
     placed = call_reads(transcript, ruleset)
-    if placed is not None:
+    # Explore responses but not one tool use recorded (a Claude reader records the explore calls'
+    # own): the reader keeps none, e.g. a Codex rollout's.
+    if placed is not None and transcript.responses and not transcript.tool_uses:
+        text += (f"\nReads after explore calls (read_after): none to place — the {transcript.reader} reader "
+                 "records no tool uses (reads, searches), so read_after credits nothing here\n")
+        data["reads"] = reads_dict(placed)
+    elif placed is not None:
         text += "\n" + render_reads(placed)
         data["reads"] = reads_dict(placed)
     diag = sidecars.diagnose(transcript, result, ruleset, list(args.files) or [args.session])
@@ -150,7 +157,8 @@ class SidecarJoin:
                 self._reports[path] = read_diagnostics(path)[0]  # its warnings are the parent's to report
         reports = [r for p in paths for r in self._reports[p]]
         diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
-        return attrs.evolve(diag, session=ref.key)  # named as the corpus names it
+        # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
+        return attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows))
 
 
 class Diagnosed:
@@ -231,12 +239,13 @@ class Diagnosed:
         unmatched = [(s, j) for s in self.sessions for j in s.joins if j.status != "matched"]
         if unmatched:
             out += f"  responses joined to no report ({len(unmatched)}):\n"
-            for s, j in unmatched:
+            for s, j in unmatched[:LISTED]:
                 out += f"    {s.session} response {j.response}: {j.reason}\n"
+            out += more(len(unmatched) - LISTED, "    ")
         if self.without:
             counts = ", ".join(f"{n} of arm {a}" if a else str(n) for a, n in self.without.items())
             out += f"  sessions without a diagnostic sidecar (not joined): {counts}\n"
-        out += "  sidecars: " + ", ".join(self.sidecars.used()) + "\n"
+        out += "  sidecars: " + capped(self.sidecars.used(), 3) + "\n"
         return out
 
     def write(self, out_dir) -> list[str]:

@@ -471,6 +471,9 @@ def _end_with_parent() -> None:
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+    # Ctrl-C reaches the whole process group: the parent ends the workers; a worker's own
+    # KeyboardInterrupt would print a stray "Process ForkProcess-N:" traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
 

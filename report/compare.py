@@ -13,6 +13,7 @@ from citeledger.report.text import added_line
 GROUP_COLUMNS = (
     "group", "base_n", "new_n", "base_runs", "new_runs", "base_median", "new_median", "difference",
     "ci_low", "ci_high", "confidence", "resamples", "seed", "base_not_scored", "new_not_scored",
+    "base_pooled", "new_pooled", "base_sessions", "new_sessions",  # the harness's number; which runs
 )
 FILE_COLUMNS = ("group", "path", "base_share", "new_share", "delta", "base_chars", "new_chars")
 SIDES = ("base", "new")
@@ -135,7 +136,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     labels = header.get("arms") or ["baseline", "new"]
     if header.get("arms"):
         out = (
-            f"citeledger compare — arm {labels[0]} (baseline) vs arm {labels[1]} (new) under "
+            f"citeledger compare — {arm_role(labels[0], 'baseline')} vs {arm_role(labels[1], 'new')} under "
             f"{', '.join(header['passes'])} (ruleset {header['ruleset']}, grouped by {header['key']})\n"
         )
     else:
@@ -146,7 +147,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     out += added_line(header.get("added", ()))
     conf = int(round(header["confidence"] * 100))
     heads = (f"{labels[0]} runs", f"{labels[1]} runs", f"{labels[0]} med", f"{labels[1]} med") if header.get("arms") \
-        else ("base runs", "new runs", "base med", "new med")
+        else ("baseline runs", "new runs", "baseline med", "new med")
     headers = ("group", *heads, "diff (pp)", f"{conf}% CI (pp)")
     body = []
     for g in groups:
@@ -164,7 +165,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     if files:
         out += "\nfiles whose envelope share moved most (pooled over the group's scored runs):\n"
         body = [(f["group"], f["path"], percent(f["base_share"]), percent(f["new_share"]), points(f["delta"])) for f in files]
-        out += layout(("group", "file", labels[0] if header.get("arms") else "base",
+        out += layout(("group", "file", labels[0],
                        labels[1] if header.get("arms") else "new", "moved (pp)"), body, (False, False, True, True, True))
     if unscored:
         out += f"\nnot compared ({len(unscored)}):\n"
@@ -180,6 +181,11 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
         out += f"\nsessions of other arms, not compared ({len(other_arms)}): {named}\n"
     out += ("\nplot: " + ", ".join(plot) + "\n") if plot else "\nno plot written (give --out DIR or --plot PATH)\n"
     return out
+
+
+def arm_role(label: str, role: str) -> str:
+    """`arm new`, or `arm b (new)` when the label does not already say which side it is."""
+    return f"arm {label}" if label == role else f"arm {label} ({role})"
 
 
 def harness_lines(groups: list[dict], labels) -> str:

@@ -11,6 +11,7 @@ import attrs
 from citeledger.core import percent, thousands, to_fixed
 from citeledger.report.allocation import rendered, row_dict
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
+from citeledger.report.tables import LISTED, csv_value, more
 
 
 def session_dict(s: SessionDiagnostics) -> dict:
@@ -38,7 +39,7 @@ def rows_csv(sessions: Sequence[SessionDiagnostics]) -> str:
             values = []
             for name in CSV_COLUMNS:
                 v = getattr(r, name)
-                values.append(" ".join(v) if isinstance(v, tuple) else "" if v is None else v)
+                values.append(csv_value(v))
             w.writerow(values)
     return buf.getvalue()
 
@@ -108,9 +109,9 @@ def render_summary(summary: dict, title: str) -> str:
         )
     cited = summary["never_rendered_cited"]
     lines.append(f"  ranked but not rendered (in that call), cited anyway: {len(cited)}")
-    for r in cited:
+    for r in cited[:LISTED]:
         lines.append(f"    {r['session']} call {r['call']}: {r['path']} (rank {r['rank']}, {r['skipped'] or 'not rendered'}) — {r['evidence']}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + more(len(cited) - LISTED, "    ")
 
 
 def plot(sessions: Sequence[SessionDiagnostics], title: str = "") -> dict[str, bytes]:

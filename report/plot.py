@@ -85,6 +85,10 @@ def _wrap(title: str, fig) -> str:
 
 def delta_plot(names: list[str], rows: list[dict], deltas: list[list[float]], base: str) -> dict[str, bytes]:
     """Bars: pooled delta per slice; dots: each session's paired delta (all slice). PNG and SVG bytes."""
+    return images(delta_figure(names, rows, deltas, base))
+
+
+def delta_figure(names: list[str], rows: list[dict], deltas: list[list[float]], base: str):
     others = [i for i, n in enumerate(names) if n != base]
     by = {(r["ruleset"], r["slice"]): r for r in rows}
     colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
@@ -119,9 +123,9 @@ def delta_plot(names: list[str], rows: list[dict], deltas: list[list[float]], ba
     ax.set_ylabel(f"efficiency Δ from {base} (percentage points)")
     ax.set_title(_wrap(f"pooled efficiency per ruleset, minus {base}'s", fig), fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 if len(others) <= 3 else -0.3),
-              fontsize="small", ncol=2, frameon=False)
-    return images(fig)
+    # Right of the axes, not under them: rotated ruleset names of any length never reach it.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    return fig
 
 
 def figure(width: float, height: float):

@@ -125,7 +125,7 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     )
     for r in rows:
         base = r["ruleset"] == header["base"]
-        d = (lambda k: "" if base else points(r[k], minus="-"))
+        d = (lambda k: "" if base else points(r[k]))
         changed = "" if base else f"{r['changed']}/{r['compared']}"
         lines.append(
             f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {pct(r['pooled']):>6}  {d('delta_pooled'):>6}"

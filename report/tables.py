@@ -6,6 +6,7 @@ and CSV writers use them as they are.
 
 from __future__ import annotations
 
+import json
 from typing import Iterable, Optional, Sequence
 
 from citeledger.core.jsstr import percent, to_fixed
@@ -58,7 +59,8 @@ def session_rows(outcome, rulesets) -> list[dict]:
                 efficiency=s.efficiency if s.status == "scored" else None,
                 path_only=s.lower_bound if s.status == "scored" else None,
                 calls=len(s.calls),
-                call_efficiencies=[c.efficiency for c in s.calls],
+                # As `efficiency`: a killed or empty run's calls have none to average (not 0.0 each).
+                call_efficiencies=[c.efficiency for c in s.calls] if s.status == "scored" else [],
                 files_returned=len(s.files),
                 files_used=s.files_used,
                 files=[[f.path, f.chars, f.verdict.channel] for f in s.files],
@@ -133,18 +135,40 @@ class SliceTable:
         return out
 
 
+LISTED = 10  # items a text list shows; --json and --out hold them all
+
+
+def more(hidden: int, indent: str = "  ") -> str:
+    """The line closing a capped text list ("" when nothing was cut)."""
+    return f"{indent}…+{hidden} more (all in --json / --out)\n" if hidden > 0 else ""
+
+
+def capped(items: Sequence[str], limit: int = LISTED) -> str:
+    """A comma-separated list of at most `limit` items, then how many more."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" …+{len(items) - limit} more (all in --json / --out)" if len(items) > limit else "")
+
+
+def wrote_line(folder: str, names: Sequence[str]) -> str:
+    """What an --out run wrote into its folder, by name (the text's last line)."""
+    return f"\nwrote into {folder}: {', '.join(names)}\n"
+
+
 def pct(value: Optional[float]) -> str:
     return "—" if value is None else percent(value)
 
 
-def points(delta: Optional[float], minus: str = "−") -> str:
-    """A difference of ratios in percentage points, signed, rounded as toFixed(1)."""
+def points(delta: Optional[float]) -> str:
+    """A difference of ratios in percentage points, signed, rounded as toFixed(1).
+
+    One minus sign in every command and page: ASCII "-" (it pastes into a
+    spreadsheet or Python as a number; U+2212 does not); no sign on 0.0."""
     if delta is None:
         return "—"
     text = to_fixed(abs(delta) * 100, 1)
     if text == "0.0":
-        return "0.0" if minus == "−" else "+0.0"
-    return ("+" if delta > 0 else minus) + text
+        return text
+    return ("+" if delta > 0 else "-") + text
 
 
 def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:
@@ -174,8 +198,8 @@ def render_slices(rows: list[dict], floor: str = "path") -> str:
 def csv_value(value) -> str:
     if value is None:
         return ""
-    if isinstance(value, list):
-        return " ".join(repr(v) if isinstance(v, float) else str(v) for v in value)
+    if isinstance(value, (list, tuple)):  # a JSON array: pandas reads it with json.loads, names with spaces survive
+        return json.dumps(list(value), ensure_ascii=False)
     if isinstance(value, float):
         return repr(value)
     return str(value)

@@ -122,7 +122,7 @@ def test_arms_by_label_grouped_by_directory_in_run_order(capsys, passes):
 def test_harness_lines_beside_the_table(capsys, passes):
     code, out, _ = compare(capsys, str(passes / "cg22"), "--arms", "baseline", "new")
     assert code == 0
-    assert "arm baseline (baseline) vs arm new (new)" in out
+    assert "arm baseline vs arm new under" in out  # the labels already say the sides (issue 22)
     # the harness's allocation lines: pooled, and per-run median [min–max]
     assert "    baseline  pooled efficiency   57.0%   per-run efficiency  50.0% [30.0%–100.0%]\n" in out
     assert "    baseline  pooled efficiency   37.5%   per-run efficiency  37.5% [25.0%–50.0%]\n" in out

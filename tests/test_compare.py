@@ -93,7 +93,7 @@ def test_out_dir_plot_and_csv(capsys, tmp_path):
     code, out, _ = compare(capsys, BASE, NEW, "-q", "--csv", "--out", str(out_dir), "--seed", "5")
     rows = list(csv.DictReader(out.splitlines()))
     assert [r["group"] for r in rows] == ["alpha", "beta", "delta", "gamma", "(all)"]
-    assert rows[0]["base_runs"] == "0.6 0.3 1.0" and rows[0]["seed"] == "5"
+    assert json.loads(rows[0]["base_runs"]) == [0.6, 0.3, 1.0] and rows[0]["seed"] == "5"  # a JSON array
     assert (out_dir / "compare.png").read_bytes().startswith(b"\x89PNG")
     assert b"<svg" in (out_dir / "compare.svg").read_bytes()
     assert {p.name for p in out_dir.iterdir()} >= {"compare.jsonl", "groups.csv", "files.csv", "summary.txt"}

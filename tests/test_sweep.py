@@ -86,7 +86,7 @@ def test_csv_and_out_dir(capsys, tmp_path):
     assert written == ["report.html", "sessions.csv", "slices.csv", "summary.txt", "sweep.jsonl"]
     sessions = list(csv.DictReader((tmp_path / "o" / "sessions.csv").open()))
     assert len(sessions) == 7 and sessions[0]["session"] == "alpha/r1.jsonl"
-    assert sessions[0]["call_efficiencies"] == "0.6"
+    assert json.loads(sessions[0]["call_efficiencies"]) == [0.6]  # a JSON array, for pandas
 
 
 def test_several_rulesets_in_one_pass(capsys, tmp_path):

@@ -6,7 +6,7 @@ import os
 import re
 import sys
 
-from citeledger.rules.loader import load_ruleset
+from citeledger.rules.loader import load_ruleset, shipped_names
 
 import attrs
 
@@ -58,6 +58,9 @@ def session_note(session, transcript) -> None:
     if session and os.path.isdir(session) and transcript.files:
         print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
               file=sys.stderr)
+    if session and len(transcript.files) > 1:
+        print(f"citeledger: note: --session {session}: also read its subagent logs: "
+              f"{', '.join(transcript.files[1:])}", file=sys.stderr)
 
 
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
@@ -88,10 +91,15 @@ def report_warnings(warnings, where: str = "--json and --out") -> None:
         print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
 
 
+def shipped_list() -> str:
+    """For --help: the shipped rulesets' names (a name not among them must be a YAML file)."""
+    return "shipped: " + ", ".join(shipped_names()) + "; or a YAML file"
+
+
 def add_ruleset_option(parser) -> None:
     parser.add_argument(
         "--ruleset", default="default", metavar="NAME|PATH",
-        help="a shipped ruleset's name or a YAML file (default: %(default)s)",
+        help="a ruleset (default: %(default)s; " + shipped_list() + ")",
     )
 
 
@@ -111,7 +119,10 @@ def read_session(files, session, ruleset, whole: bool = False):
                 raise InputError(f, "is a directory (use --session for a Claude Code project log)")
             if not os.path.exists(f):
                 raise InputError(f, "no such file")
+        from citeledger.cli.one_session import check_one_session
         from citeledger.core.corpus import session_for
+
+        check_one_session(files)  # several sessions are refused, never pooled
 
         name, found = session_for(files)
         transcript = known[name]().read(list(found.files), options)
@@ -153,7 +164,8 @@ def _listable(folder: str) -> None:
 
 
 def files_added(transcript, files) -> list[str]:
-    """Files read that were not named: the rest of the session of a FILE given (none for --session)."""
+    """Files read that were not named: the rest of the session of a FILE given (none for --session:
+    its text block stays the reference's; session_note names its subagent logs on stderr)."""
     named = set(files)
     return [f for f in transcript.files if f not in named] if files else []
 

@@ -13,9 +13,9 @@ import orjson
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.layout import arm_and_run, arm_group
-from citeledger.core.readers.claude_stream import segment
+from citeledger.core.layout import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from citeledger.rules.loader import compile_pattern, excerpt
+from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
 from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, workers
@@ -25,7 +25,7 @@ from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.report.html import compare_page
 from citeledger.cli.commands.common import completed_files, outcome_inputs, report_warnings
 from citeledger.report.compare import FILE_COLUMNS, GROUP_COLUMNS, SIDES, Comparison, render_text
-from citeledger.report.tables import SWEEP_FORMAT, session_rows
+from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.cli.commands.sweep import add_corpus_options, jsonl, load_rulesets, write_csv
 from citeledger.report.sweep import QUANTILE_NOTE
 
@@ -50,13 +50,13 @@ def add_parser(sub) -> None:
                    help="BASELINE NEW (two passes), or with --arms the pass directories holding both arms")
     p.add_argument("--arms", nargs=2, metavar=("LABEL_A", "LABEL_B"),
                    help="compare the harness arms LABEL_A (baseline) and LABEL_B (new) found under each PASS")
-    p.add_argument("--key", default="parent",
+    p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
-    p.add_argument("--seed", type=int_text, default=0, help=f"bootstrap seed, 0 to {MAX_SEED} (default: %(default)s)")
-    p.add_argument("--resamples", type=int_text, default=10_000,
+    p.add_argument("--seed", type=int_text, default=0, metavar="N", help=f"bootstrap seed, 0 to {MAX_SEED} (default: %(default)s)")
+    p.add_argument("--resamples", type=int_text, default=10_000, metavar="N",
                    help=f"bootstrap resamples, 1 to {MAX_RESAMPLES:,} (default: %(default)s)")
-    p.add_argument("--confidence", type=float_text, default=0.95,
+    p.add_argument("--confidence", type=float_text, default=0.95, metavar="LEVEL",
                    help="interval confidence, between 0 and 1 (default: %(default)s)")
     p.add_argument("--top", type=int_text, default=3, metavar="K",
                    help=f"files listed per group, 0 to {MAX_TOP:,} (default: %(default)s)")
@@ -173,6 +173,13 @@ def arm_key(root: str, several: bool):
     return key
 
 
+def as_typed(text: str) -> str:
+    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
+    repr where it holds a quote or a character that does not print."""
+    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole
+
+
 def key_function(spec: str):
     if spec == "parent":
         return lambda row: row["group"]
@@ -181,9 +188,9 @@ def key_function(spec: str):
     try:
         pattern = compile_pattern(spec)  # as a ruleset's patterns: on RE2, in linear time, or refused
     except UnsafePattern as exc:
-        raise UserError(f"--key {excerpt(spec)}: refused ({exc})")
+        raise UserError(f"--key {as_typed(spec)}: refused ({exc})")
     except re.error as exc:
-        raise UserError(f"--key {excerpt(spec)}: not a regular expression ({exc})")
+        raise UserError(f"--key {as_typed(spec)}: not a regular expression ({exc})")
 
     def by_pattern(row):
         m = pattern.search(row["session"])
@@ -268,10 +275,15 @@ def run(args) -> int:
                                 title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
             for target in targets:
                 plot_paths += write_images(target, images)
-        plot_paths += diagnosed.write(args.out)
+        diag_paths = diagnosed.write(args.out)
         text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
                            comparison.other_arms)
         text += diagnosed.text("Diagnostics")
+        wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
+        if args.out:
+            inside = [p for p in plot_paths + diag_paths if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)]
+            names = ["compare.jsonl", "groups.csv", "files.csv", "summary.txt", "report.html"]
+            wrote = wrote_line(args.out, names + [os.path.basename(p) for p in inside])
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
                                 images.get("svg"), comparison.other_arms)
@@ -289,7 +301,7 @@ def run(args) -> int:
     elif args.csv:
         write_csv(sys.stdout, GROUP_COLUMNS, groups)
     else:
-        write_stdout(text)
+        write_stdout(text + wrote)
     if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
         return EXIT_INTERNAL
     return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK

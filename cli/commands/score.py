@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
         description=(
             "Score one session: stream-json segment FILEs of one run (run-x.jsonl run-x.t2.jsonl ...), "
             "or --session PATH for a Claude Code interactive log (a project directory, its "
-            "~/.claude/projects folder, or one .jsonl). A FILE is read with the rest of its session: "
+            "~/.claude/projects folder, or one .jsonl), or a Codex rollout (rollout-*.jsonl). Files of "
+            "different sessions are refused: use `sweep` for several. A FILE is read with the rest of its session: "
             "the segments beside it (run-x.t2.jsonl beside run-x.jsonl), an interactive log's "
             "<session-id>/subagents/; the output names every file read."
         ),
@@ -73,6 +74,7 @@ def run(args) -> int:
         data = session_dict(result)
         if args.session:
             data["session_path"] = transcript.files[0]
+            added = list(transcript.files[1:])  # its subagent logs
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
         data.update(views)

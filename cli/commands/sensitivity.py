@@ -8,6 +8,8 @@ import sys
 
 from citeledger.rules.loader import load_ruleset
 
+from citeledger.cli.commands.common import shipped_list
+
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.report.plot import delta_plot
@@ -20,7 +22,7 @@ from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
 )
-from citeledger.cli.commands.sweep import add_exclude_option, write_csv
+from citeledger.cli.commands.sweep import add_exclude_option, no_sessions, write_csv
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 from citeledger.report.jsonreport import json_bytes
 
@@ -40,10 +42,14 @@ def add_parser(sub) -> None:
             + QUANTILE_NOTE + "."
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
+    # nargs="*": a PATH swallowed by --rulesets gets an error saying so (rulesets_from), not "required: PATH"
+    p.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or directories to search")
     p.add_argument("--base", default="default", metavar="NAME|PATH",
                    help="the ruleset deltas are measured from, and that --vary varies (default: %(default)s)")
-    p.add_argument("--rulesets", nargs="+", default=[], metavar="NAME|PATH", help="rulesets to compare with the base")
+    p.add_argument("--ruleset", action="append", dest="rulesets", default=[], metavar="NAME|PATH",
+                   help="a ruleset to compare with the base (repeatable; " + shipped_list() + ")")
+    p.add_argument("--rulesets", nargs="+", action="extend", dest="rulesets", metavar="NAME|PATH",
+                   help="several at once (repeatable; put PATH before it, or end the list with another option)")
     p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
                    help="a dotted ruleset key and values (YAML; quote regular expressions), "
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
@@ -58,7 +64,13 @@ def add_parser(sub) -> None:
 
 
 def rulesets_from(args) -> list:
-    """The base first, then --rulesets, then the --vary variants; names must differ."""
+    """The base first, then --ruleset/--rulesets, then the --vary variants; names must differ."""
+    if not args.paths:
+        swallowed = [n for n in args.rulesets if os.path.isdir(n) or n.endswith(".jsonl")]
+        if swallowed:
+            raise UserError(f"no PATH given: --rulesets took {', '.join(swallowed)} as a ruleset; "
+                            "give PATH first, or --ruleset NAME once per ruleset")
+        raise UserError("no PATH given: the transcript files or directories to search")
     if not args.rulesets and not args.vary:
         raise UserError("nothing to compare: give --rulesets NAME ... and/or --vary KEY=V1,V2")
     out = [load_ruleset(args.base)] + [load_ruleset(n) for n in args.rulesets] + one_at_a_time(args.base, args.vary)
@@ -75,8 +87,7 @@ def run(args) -> int:
     names = [r.name for r in rulesets]
     refs, warnings = discover(args.paths, args.exclude)
     if not refs:
-        report_warnings(warnings)
-        raise UserError(f"{', '.join(args.paths)}: no sessions found")
+        no_sessions(args.paths, warnings)
     result = Sensitivity(names, base=0)
     internal = unreadable = 0
     turns: list[int] = []

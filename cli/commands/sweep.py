@@ -19,11 +19,12 @@ from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
+    shipped_list,
 )
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows,
+    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
@@ -31,7 +32,7 @@ def add_corpus_options(p, what: str) -> None:
     """--ruleset (repeatable), --json, --csv, --out, --jobs, --quiet: shared with compare."""
     p.add_argument(
         "--ruleset", action="append", default=None, metavar="NAME|PATH",
-        help=f"a shipped ruleset's name or a YAML file; repeat to {what} (default: default)",
+        help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
     )
     add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
@@ -54,7 +55,7 @@ def add_parser(sub) -> None:
         help="score every session under files and directories: the baseline slice table",
         description=(
             "Find every session under the given files and directories (stream-json segment groups "
-            "run-x.jsonl, run-x.t2.jsonl, ... and Claude Code interactive logs) and print, per ruleset, "
+            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs and Codex rollouts) and print, per ruleset, "
             "one row per slice (all, single-question, multi-turn): n, pooled efficiency, median, p25, "
             "p75, min and path-only pooled, then the per-call median and p25. Sessions without an "
             "explore response or without an answer, and unreadable ones, are counted and listed. "
@@ -162,12 +163,21 @@ def write_csv(path_or_stream, columns, rows) -> None:
         w.writerow([csv_value(r[c]) for c in columns])
 
 
+def no_sessions(paths, warnings) -> None:
+    """Nothing to score: one error line. The warnings too unless every path is missing (then
+    the error says all they would: no second line for one mistake)."""
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if len(missing) == len(paths):
+        raise UserError(f"{', '.join(missing)}: no such file or directory")
+    report_warnings(warnings)
+    raise UserError(f"{', '.join(paths)}: no sessions found")
+
+
 def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
     refs, found_warnings = discover(args.paths, args.exclude)
     if not refs:
-        report_warnings(found_warnings)
-        raise UserError(f"{', '.join(args.paths)}: no sessions found")
+        no_sessions(args.paths, found_warnings)
     tables = [SliceTable(r.name) for r in rulesets]
     diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
@@ -215,13 +225,18 @@ def run(args) -> int:
             outputs.record({"record": "warning", **w.as_dict()})
         for record in diagnosed.records():
             outputs.record(record)
+        report_warnings(warnings)  # before stdout: a reader that stops early still sees them
         outputs.finish(header)
         flat = [r for rows in slice_rows for r in rows]
         floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
         text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         text += diagnosed.text("Diagnostics, pooled over the sweep")
-        diagnosed.write(args.out)
+        diag_paths = diagnosed.write(args.out)
+        wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
+            names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
+            wrote = wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
+                                                  if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
             write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
             write_file(os.path.join(args.out, "summary.txt"), text)
         if pages:
@@ -229,11 +244,10 @@ def run(args) -> int:
             for target in (args.html, args.out and os.path.join(args.out, "report.html")):
                 if target:
                     write_file(target, page)
-    report_warnings(warnings)
     if args.csv:
         write_csv(sys.stdout, SLICE_COLUMNS, flat)
     elif not args.json:
-        write_stdout(text)
+        write_stdout(text + wrote)
     if internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
         return EXIT_INTERNAL

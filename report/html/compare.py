@@ -19,7 +19,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
     """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
-    labels = tuple(header["arms"]) if header.get("arms") else ("base", "new")
+    labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
     passes = "".join(f"<code>{esc(p)}</code><br>" for p in header.get("passes") or ())
     rows = []
     for g in groups:
@@ -78,7 +78,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         body.append(
             '<section id="files"><h2>Files whose envelope share moved most</h2>'
             "<p class=\"muted\">Pooled over the group's scored runs.</p>"
-            + table(("group", "file", "base", "new", "moved (pp)", "base chars", "new chars"), frows,
+            + table(("group", "file", labels[0], labels[1], "moved (pp)", f"{labels[0]} chars", f"{labels[1]} chars"), frows,
                     cls="sortable", numeric=(2, 3, 4, 5, 6))
             + "</section>"
         )

@@ -125,7 +125,8 @@ details { margin: .2rem 0; } summary { cursor: pointer; }
 details.page > summary { font-weight: 600; }
 details.session > :not(summary) { margin-left: 1.6rem; }
 td.channel { white-space: nowrap; }
-td.runs { min-width: 9em; }
+td.runs { min-width: 12em; max-width: 22em; }
+table.groups thead th { white-space: normal; }
 table.groups thead th { vertical-align: bottom; }
 table.groups tbody th { white-space: nowrap; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }

@@ -18,7 +18,7 @@ def sensitivity_page(header: dict, rows: list[dict], warnings: list[dict], plot_
         is_base = r["ruleset"] == base
 
         def delta(key):  # the text leaves the base's deltas empty
-            return "<td class=num></td>" if is_base else cell(key, r[key], points(r[key], minus="-"))
+            return "<td class=num></td>" if is_base else cell(key, r[key], points(r[key]))
 
         body_rows.append(
             f'<tr data-ruleset="{esc(r["ruleset"])}" data-slice="{esc(r["slice"])}">'

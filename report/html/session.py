@@ -40,8 +40,8 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
     parts.append(answer_html(data, answer))
     if "envelope_view" in data:
         parts.append(_envelope_view(data["envelope_view"]))
-    if "answer_set" in data:
-        parts.append(_answer_set(data))
+    if "answer_set" in data:  # the envelope view's table already marks the set: its sentence only
+        parts.append(_answer_set(data, table_too="envelope_view" not in data))
     parts.append(warnings_list(data["warnings"]))
     return "".join(parts)
 
@@ -121,7 +121,7 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
         line = (
             f'<h3 id="call-{n}">call {n}: {field("efficiency", call["efficiency"], pct(call["efficiency"]))} '
             f'— {field("used", call["used"], num(call["used"]))}/{field("envelope", env, num(env))} chars, '
-            f"{credited}/{len(sections)} sections credited"
+            f"{credited}/{len(sections)} files credited"
         )
         if "line_efficiency" in call:
             line += f' — lines {field("line_efficiency", call["line_efficiency"], pct(call["line_efficiency"]))}'
@@ -240,12 +240,11 @@ def _envelope_view(view: dict) -> str:
         '<section id="envelope-view"><h2>Explore envelope</h2>'
         f'<p>{field("envelope_chars", env, num(env))} chars over '
         f'{field("responses", view["responses"], num(view["responses"]))} response(s).{answers}</p>'
-        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
         + "</section>"
     )
 
 
-def _answer_set(data: dict) -> str:
+def _answer_set(data: dict, table_too: bool = True) -> str:
     view = data["answer_set"]
     members = set(view["files"])
     env = data["envelope"]
@@ -263,6 +262,6 @@ def _answer_set(data: dict) -> str:
         f'{field("answer_set_share", view["share"], pct(view["share"]))} of {num(env)} chars '
         f'({field("answer_set_chars", view["chars"], num(view["chars"]))} chars). '
         f"{mark(True, 'in the answer set')} marks a file in the set.</p>"
-        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
+        + (table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3)) if table_too else "")
         + "</section>"
     )

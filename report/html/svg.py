@@ -17,6 +17,23 @@ def bin_counts(values: Sequence[float], bins: int = BINS) -> list[int]:
     return counts
 
 
+def y_ticks(peak: int, most: int = 5) -> list[int]:
+    """Counts for the count axis: 0, round steps (1, 2, 5, 10, 20, 50, ...), and the peak itself
+    (a round tick too close under it is dropped, so no two labels collide)."""
+    step, scale = 1, 1
+    while step * (most - 1) < peak:
+        for m in (1, 2, 5):
+            step = m * scale
+            if step * (most - 1) >= peak:
+                break
+        else:
+            scale *= 10
+            continue
+        break
+    ticks = [t for t in range(0, peak, step) if t == 0 or peak - t >= step / 2]
+    return ticks + [peak]
+
+
 def histogram(values: Sequence[float], label: str, ident: str, colour: str = "#1f77b4", bins: int = BINS) -> str:
     """`ident` is unique on the page (the chart's title id)."""
     counts = bin_counts(values, bins)
@@ -31,9 +48,11 @@ def histogram(values: Sequence[float], label: str, ident: str, colour: str = "#1
         f'{", ".join(map(str, counts))}</title>',
         f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#444"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444"/>',
-        f'<text x="{left - 4}" y="{top + 4}" text-anchor="end">{peak}</text>',
-        f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>',
     ]
+    for tick in y_ticks(peak)[1:]:  # a count scale, not only the peak (0 is where the x labels stand)
+        y = top + plot_h - plot_h * tick / peak
+        parts.append(f'<line x1="{left - 3}" y1="{y:.1f}" x2="{left}" y2="{y:.1f}" stroke="#444"/>'
+                     f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" data-tick="{tick}">{tick}</text>')
     for i, count in enumerate(counts):
         h = plot_h * count / peak
         x = left + i * step

@@ -13,6 +13,8 @@ only what is opened.
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from citeledger.core import ratio
@@ -39,11 +41,17 @@ def keep(row: dict) -> dict:
     return out
 
 
+def natural_key(name: str) -> tuple:
+    """Sort key reading digit runs as numbers: run-baseline-2 before run-baseline-10."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name))
+
+
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
                warnings: list[dict], floors: Optional[dict] = None) -> str:
     """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel; default path)."""
     names = header["rulesets"]
     floors = floors or {}
+    sessions = sorted(sessions, key=lambda row: natural_key(row["session"]))  # run-x-2 before run-x-10
     ids: dict[tuple[str, str], str] = {}
     by_ruleset: dict[str, list[dict]] = {n: [] for n in names}
     for row in sessions:
