@@ -23,7 +23,7 @@ def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], wa
     out = "\n".join(lines) + "\n" + added_line(header.get("added", ()))
     for rows in tables:
         name = rows[0]["ruleset"]
-        out += f"\nruleset {name}:\n" + render_slices(rows, floors.get(name, "path"))
+        out += f"\nruleset {name}:\n" + render_slices(rows, floors[name])
     if unscored:
         out += f"\nnot scored ({len(unscored)}):\n"
         shown = unscored[:NOT_SCORED_LISTED]

@@ -183,7 +183,7 @@ def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequenc
     return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
 
 
-def render_slices(rows: list[dict], floor: str = "path") -> str:
+def render_slices(rows: list[dict], floor: str) -> str:
     """The slice table; `floor` names the ruleset's first-ranked channel (its share alone is the
     lower bound: the `path_only_pooled` field, named after the default's for scripts' sake)."""
     headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")

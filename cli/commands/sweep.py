@@ -228,7 +228,7 @@ def run(args) -> int:
         report_warnings(warnings)  # before stdout: a reader that stops early still sees them
         outputs.finish(header)
         flat = [r for rows in slice_rows for r in rows]
-        floors = {r.name: r.channel_names[0] for r in rulesets if r.channels}  # first-ranked channel
+        floors = {r.name: r.channel_names[0] for r in rulesets}  # first-ranked channel (the loader requires one)
         text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
         text += diagnosed.text("Diagnostics, pooled over the sweep")
         diag_paths = diagnosed.write(args.out)

@@ -47,10 +47,9 @@ def natural_key(name: str) -> tuple:
 
 
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
-               warnings: list[dict], floors: Optional[dict] = None) -> str:
-    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel; default path)."""
+               warnings: list[dict], floors: dict) -> str:
+    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel)."""
     names = header["rulesets"]
-    floors = floors or {}
     sessions = sorted(sessions, key=lambda row: natural_key(row["session"]))  # run-x-2 before run-x-10
     ids: dict[tuple[str, str], str] = {}
     by_ruleset: dict[str, list[dict]] = {n: [] for n in names}
@@ -75,7 +74,7 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
         + ('<li><a href="#warnings">input warnings</a></li>' if warnings else "") + "</ul></nav>",
     ]
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
-        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors.get(name, "path")))
+        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors[name]))
     if unscored:
         body.append(_unscored(unscored, ids, len(names) > 1))
     body.append(warnings_list(warnings))
