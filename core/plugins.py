@@ -28,6 +28,7 @@ DEFAULT_PLUGINS = (
     "citeledger.core.readers.claude_stream",
     "citeledger.core.readers.claude_interactive",
     "citeledger.core.readers.codex",
+    "citeledger.core.readers.gemini",
 )
 
 
