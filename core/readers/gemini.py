@@ -230,7 +230,7 @@ class GeminiReader:
             try:
                 doc = decode_line(body)  # invalid UTF-8, which JavaScript's reader replaces
             except (ValueError, RecursionError):
-                raise InputError(path, f"line {exc.lineno}: not JSON ({str(exc).split(':')[0]}), session not read")
+                raise InputError(path, f"not JSON ({str(exc).split(':')[0]}), session not read", exc.lineno)
         except RecursionError:
             raise InputError(path, "not JSON (nested too deeply), session not read")
         if not isinstance(doc, dict) or not isinstance(doc.get("sessionId"), str):
