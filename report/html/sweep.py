@@ -40,8 +40,9 @@ def keep(row: dict) -> dict:
 
 
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
-               warnings: list[dict], floors: Optional[dict] = None) -> str:
-    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel; default path)."""
+               warnings: list[dict], floors: Optional[dict] = None, sufficiency: str = "") -> str:
+    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel; default path);
+    `sufficiency` the pooled sufficiency section (sweep --sufficiency), before the rulesets."""
     names = header["rulesets"]
     floors = floors or {}
     ids: dict[tuple[str, str], str] = {}
@@ -66,6 +67,7 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
         + ('<li><a href="#not-scored">not scored</a></li>' if unscored else "")
         + ('<li><a href="#warnings">input warnings</a></li>' if warnings else "") + "</ul></nav>",
     ]
+    body.append(sufficiency)  # before the rulesets' long session lists
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
         body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors.get(name, "path")))
     if unscored:
