@@ -181,3 +181,42 @@ class PooledSufficiency:
 
     def dict(self, label) -> dict:
         return pooled_dict(self.get(label), self.sessions.get(label, 0))
+
+
+# ---------------------------------------------------------------- beside allocation (the session page)
+
+
+def next_acts(calls: list[dict], responses, judged: Sufficiency) -> dict[int, dict]:
+    """Allocation call number -> {"bucket", "next"} of the same explore call.
+
+    An allocation call is one response with a source section, known by where
+    its result was read (`source`: file, line); a judged call by its tool_use
+    id. Responses give the id read at each place. Where one event holds more
+    results than calls (a result without a section beside one with), the pairing
+    is not known and the call is left without a next act rather than guessed.
+    """
+    by_key = {c.key: c for c in judged.calls}
+    ids: dict[tuple, list] = {}
+    for r in responses:
+        ids.setdefault((r.origin.file, r.origin.line), []).append(r.tool_use_id)
+    numbers: dict[tuple, list] = {}
+    for call in calls:
+        numbers.setdefault((call["source"]["file"], call["source"]["line"]), []).append(call["call"])
+    out = {}
+    for place, called in numbers.items():
+        read = ids.get(place, [])
+        if len(read) != len(called):
+            continue
+        for number, key in zip(called, read):
+            found = by_key.get(key)
+            if found is not None:
+                out[number] = {"bucket": found.bucket, "next": found.next}
+    return out
+
+
+def with_next_acts(data: dict, transcript, judged: Sufficiency) -> dict:
+    """A session page's dict with each call's next act and the session's sufficiency (page only:
+    the JSON output carries `sufficiency` with --sufficiency)."""
+    acts = next_acts(data["calls"], transcript.responses, judged)
+    calls = [dict(c, sufficiency=acts[c["call"]]) if c["call"] in acts else c for c in data["calls"]]
+    return dict(data, calls=calls, sufficiency=sufficiency_dict(judged))

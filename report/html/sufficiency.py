@@ -4,7 +4,7 @@ text output prints them."""
 
 from __future__ import annotations
 
-from citeledger.core.sufficiency import BUCKETS
+from citeledger.core.sufficiency import BUCKETS, MAIN
 from citeledger.report.html.page import cell, esc, table, value_attr
 from citeledger.report.sufficiency import COMPARE_TITLE, ERRORED_LABEL, LABELS, SWEEP_TITLE, count_cell
 
@@ -70,3 +70,34 @@ def next_act(call: dict) -> str:
     label = LABELS[judged["bucket"]][0]
     return (f' — next: <span data-field="next" data-value="{value_attr(judged["bucket"])}" title="{esc(label)}">'
             f"{esc(judged['next'])}</span> <span class=\"muted\">({esc(label)})</span>")
+
+
+def session_section(data: dict) -> str:
+    """A session page's sufficiency: the buckets and every answered call's next act (`data`: sufficiency_dict)."""
+    answered = data["answered"]
+    counts = data["counts"]
+    rows = [
+        f'<tr data-bucket="{b}"><th scope="row">{esc(LABELS[b][0])}</th>'
+        + cell(b, counts[b], count_cell(counts[b], answered)) + f"<td>{esc(LABELS[b][1])}</td></tr>"
+        for b in BUCKETS
+    ]
+    calls = [
+        f'<tr><td class=num>{i}</td><td>{"" if c["thread"] == MAIN else "subagent"}</td><td>{esc(c["query"])}</td>'
+        + cell("files", c["files"], str(c["files"])) + f"<td>{esc(c['next'])}</td><td>{esc(LABELS[c['bucket']][0])}</td></tr>"
+        for i, c in enumerate(data["calls"], 1)
+    ]
+    notes = []
+    if data["errors"]:
+        notes.append(f"{data['errors']} errored/unanswered explore call(s), not bucketed")
+    if data["concurrent"]:
+        notes.append(f"{data['concurrent']} file access(es) in the same message as an explore, not a reaction")
+    return (
+        '<section id="sufficiency"><h2>Explore sufficiency — what the agent did next</h2>'
+        f'<p class="muted">{answered} answered call(s), each judged by the agent\'s next act in its thread. '
+        "Read beside allocation: a file cited at 100% may still have been Read again for bytes the response "
+        "clipped.</p>"
+        + table(("next act", "calls", "meaning"), rows, numeric=(1,))
+        + (table(("#", "thread", "query", "files", "next", "bucket"), calls, numeric=(0, 3)) if calls else "")
+        + (f'<p class="muted">{esc("; ".join(notes))}.</p>' if notes else "")
+        + "</section>"
+    )
