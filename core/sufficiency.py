@@ -69,6 +69,7 @@ class SufficiencyCall:
     chars: int  # the response's length in UTF-16 units
     bucket: str
     next: str
+    key: Hashable = None  # the explore's tool_use id as a key: what joins it to its allocation call
 
 
 @attrs.frozen
@@ -81,6 +82,24 @@ class Sufficiency:
 
     def count(self, bucket: str) -> int:
         return self.counts[BUCKETS.index(bucket)]
+
+    def counted(self) -> "Sufficiency":
+        """The numbers without the per-call list: what a corpus pools (small to ship between processes)."""
+        return attrs.evolve(self, calls=())
+
+
+NONE = Sufficiency((0,) * len(BUCKETS), 0, 0, 0, ())
+
+
+def pooled(sessions) -> Sufficiency:
+    """Buckets pooled over every answered call of `sessions` (not averaged per session), as the
+    harness pools an arm's runs (sufficiency.md, last bullet): counts, answered, errors and
+    concurrent accesses summed; no per-call list."""
+    total = NONE
+    for s in sessions:
+        total = Sufficiency(tuple(a + b for a, b in zip(total.counts, s.counts)), total.answered + s.answered,
+                            total.errors + s.errors, total.concurrent + s.concurrent, ())
+    return total
 
 
 def actions_by_thread(transcript) -> dict[str, list[Action]]:
@@ -197,5 +216,5 @@ def sufficiency(transcript) -> Sufficiency:
                 bucket, nxt = judge(deciding, returned, mentioned, earlier, threads)
             earlier.extend(returned)
             counts[bucket] += 1
-            calls.append(SufficiencyCall(thread, act.query, len(returned), utf16_len(text), bucket, nxt))
+            calls.append(SufficiencyCall(thread, act.query, len(returned), utf16_len(text), bucket, nxt, act.key))
     return Sufficiency(tuple(counts[b] for b in BUCKETS), len(calls), errors, concurrent, tuple(calls))

@@ -132,7 +132,8 @@ NOT_COMPARED_LISTED = 20  # text lists this many; JSON and --out list all
 
 
 def render_text(header: dict, groups: list[dict], files: list[dict], unscored: list[dict], plot: list[str],
-                other_arms: list[dict] = ()) -> str:
+                other_arms: list[dict] = (), sufficiency: str = "") -> str:
+    """`sufficiency`: the pooled sufficiency block (compare --sufficiency), after the harness view."""
     labels = header.get("arms") or ["baseline", "new"]
     if header.get("arms"):
         out = (
@@ -162,6 +163,8 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
         f"seed {header['seed']} (numpy PCG64 seeded with seed and crc32 of the group)\n"
     )
     out += "\n" + harness_lines(groups, labels)
+    if sufficiency:
+        out += "\n" + sufficiency
     if files:
         out += "\nfiles whose envelope share moved most (pooled over the group's scored runs):\n"
         body = [(f["group"], f["path"], percent(f["base_share"]), percent(f["new_share"]), points(f["delta"])) for f in files]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from citeledger.core.jsstr import to_fixed, utf16_len
-from citeledger.core.sufficiency import BUCKETS, MAIN, Sufficiency
+from citeledger.core.sufficiency import BUCKETS, MAIN, NONE, Sufficiency, pooled
+from citeledger.report.tables import layout
 
 LABELS = {
     "explore_again": ("explore again", "insufficient: did not answer"),
@@ -80,3 +81,142 @@ def sufficiency_dict(s: Sufficiency) -> dict:
             for c in s.calls
         ],
     }
+
+
+# ---------------------------------------------------------------- pooled over a corpus (sweep, compare)
+#
+# The harness pools an arm's runs over every answered call (sufficiency.md, last
+# bullet): one row per bucket with the count and its share of the answered
+# calls, the answered calls, and the errored total when any run has one.
+
+ERRORED_LABEL = "errored/unanswered calls"
+FIELDS = (*BUCKETS, "answered", "errors", "concurrent", "sessions")  # the CSV's flat columns, after a prefix
+
+
+def counted_dict(s: Sufficiency) -> dict:
+    """One session's numbers without its calls: what a sweep's session record carries."""
+    return {"counts": dict(zip(BUCKETS, s.counts)), "answered": s.answered, "errors": s.errors,
+            "concurrent": s.concurrent}
+
+
+def from_counted(data) -> Sufficiency:
+    """A session record's `sufficiency` back as numbers (a sweep output read by compare)."""
+    counts = data["counts"]
+    return Sufficiency(tuple(int(counts[b]) for b in BUCKETS), int(data["answered"]), int(data["errors"]),
+                       int(data["concurrent"]), ())
+
+
+def pooled_dict(s: Sufficiency, sessions: int) -> dict:
+    """Pooled numbers: the sessions pooled, counts per bucket, answered, errors, concurrent."""
+    return {"sessions": sessions, **counted_dict(s)}
+
+
+def csv_columns(prefix: str) -> tuple[str, ...]:
+    return tuple(f"{prefix}sufficiency_{f}" for f in FIELDS)
+
+
+def flat(prefix: str, data: dict) -> dict:
+    """A pooled_dict as flat CSV fields (`<prefix>sufficiency_<bucket>`, ...)."""
+    values = {**data["counts"], **{k: data[k] for k in ("answered", "errors", "concurrent", "sessions")}}
+    return {f"{prefix}sufficiency_{f}": values[f] for f in FIELDS}
+
+
+def count_cell(count: int, answered: int) -> str:
+    """A bucket's count and its share of the answered calls (no share without one)."""
+    return f"{count} ({share(count, answered)})" if answered else str(count)
+
+
+def pooled_rows(columns) -> list[list[str]]:
+    """Rows of the pooled table, one cell per column of `columns` (each a pooled Sufficiency):
+    one row per bucket, worst to best, then answered calls, then errored calls when any has one."""
+    rows = [[LABELS[b][0]] + [count_cell(s.counts[i], s.answered) for s in columns] for i, b in enumerate(BUCKETS)]
+    rows.append(["answered calls"] + [str(s.answered) for s in columns])
+    if any(s.errors for s in columns):
+        rows.append([ERRORED_LABEL] + [str(s.errors) for s in columns])
+    return rows
+
+
+POOLED_TITLE = "Explore sufficiency — what the agent did NEXT, pooled over every answered call"
+SWEEP_TITLE = POOLED_TITLE + " (not per session)"
+COMPARE_TITLE = POOLED_TITLE + " of each arm's runs (not per run), per group"
+
+
+def render_pooled_slices(slices: dict) -> str:
+    """A sweep's pooled sufficiency: a column per slice, `slices` = {name: (Sufficiency, sessions)}."""
+    names = list(slices)
+    rows = pooled_rows([slices[n][0] for n in names])
+    rows.insert(0, ["sessions"] + [str(slices[n][1]) for n in names])
+    return (SWEEP_TITLE + ":\n"
+            + layout(("next act", *names), rows, (False,) + (True,) * len(names)))
+
+
+def render_pooled_groups(groups: list[tuple[str, Sufficiency, Sufficiency]], labels) -> str:
+    """compare's pooled sufficiency: per group, a row per bucket with a column per arm."""
+    body = []
+    for name, base, new in groups:
+        rows = pooled_rows([base, new])
+        body += [[name if i == 0 else "", *row] for i, row in enumerate(rows)]
+    return COMPARE_TITLE + ":\n" + layout(("group", "next act", *labels), body, (False, False, True, True))
+
+
+class PooledSufficiency:
+    """Running totals of session sufficiencies per label (a slice, or a group and side), labels
+    in first-seen order; only numbers are kept, never a session's calls."""
+
+    def __init__(self, labels=()):
+        self.totals: dict = {}
+        self.sessions: dict = {}
+        for label in labels:
+            self.add(label, None)
+
+    def add(self, label, s) -> None:
+        total = self.totals.setdefault(label, NONE)
+        self.sessions.setdefault(label, 0)
+        if s is not None:
+            self.totals[label] = pooled((total, s))
+            self.sessions[label] += 1
+
+    def get(self, label) -> Sufficiency:
+        return self.totals.get(label, NONE)
+
+    def dict(self, label) -> dict:
+        return pooled_dict(self.get(label), self.sessions.get(label, 0))
+
+
+# ---------------------------------------------------------------- beside allocation (the session page)
+
+
+def next_acts(calls: list[dict], responses, judged: Sufficiency) -> dict[int, dict]:
+    """Allocation call number -> {"bucket", "next"} of the same explore call.
+
+    An allocation call is one response with a source section, known by where
+    its result was read (`source`: file, line); a judged call by its tool_use
+    id. Responses give the id read at each place. Where one event holds more
+    results than calls (a result without a section beside one with), the pairing
+    is not known and the call is left without a next act rather than guessed.
+    """
+    by_key = {c.key: c for c in judged.calls}
+    ids: dict[tuple, list] = {}
+    for r in responses:
+        ids.setdefault((r.origin.file, r.origin.line), []).append(r.tool_use_id)
+    numbers: dict[tuple, list] = {}
+    for call in calls:
+        numbers.setdefault((call["source"]["file"], call["source"]["line"]), []).append(call["call"])
+    out = {}
+    for place, called in numbers.items():
+        read = ids.get(place, [])
+        if len(read) != len(called):
+            continue
+        for number, key in zip(called, read):
+            found = by_key.get(key)
+            if found is not None:
+                out[number] = {"bucket": found.bucket, "next": found.next}
+    return out
+
+
+def with_next_acts(data: dict, transcript, judged: Sufficiency) -> dict:
+    """A session page's dict with each call's next act and the session's sufficiency (page only:
+    the JSON output carries `sufficiency` with --sufficiency)."""
+    acts = next_acts(data["calls"], transcript.responses, judged)
+    calls = [dict(c, sufficiency=acts[c["call"]]) if c["call"] in acts else c for c in data["calls"]]
+    return dict(data, calls=calls, sufficiency=sufficiency_dict(judged))

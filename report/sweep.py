@@ -14,7 +14,9 @@ QUANTILE_NOTE = (
 NOT_SCORED_LISTED = 20  # text lists this many unscored sessions; JSON and --out list all
 
 
-def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict) -> str:
+def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], warnings: int, floors: dict,
+                sufficiency: str = "") -> str:
+    """`sufficiency`: the pooled sufficiency block (sweep --sufficiency), printed after the slice tables."""
     turns = header["single_question"], header["multi_turn"]
     lines = [
         f"citeledger sweep — {header['sessions']} sessions ({turns[0]} single-question, {turns[1]} multi-turn) "
@@ -24,6 +26,8 @@ def render_text(header: dict, tables: list[list[dict]], unscored: list[dict], wa
     for rows in tables:
         name = rows[0]["ruleset"]
         out += f"\nruleset {name}:\n" + render_slices(rows, floors[name])
+    if sufficiency:
+        out += "\n" + sufficiency
     if unscored:
         out += f"\nnot scored ({len(unscored)}):\n"
         shown = unscored[:NOT_SCORED_LISTED]

@@ -22,6 +22,8 @@ from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, 
 from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
+from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged, split
+from citeledger.report.sufficiency import counted_dict
 from citeledger.report.html import compare_page
 from citeledger.cli.commands.common import completed_files, outcome_inputs, report_warnings
 from citeledger.report.compare import FILE_COLUMNS, GROUP_COLUMNS, SIDES, Comparison, render_text
@@ -63,6 +65,7 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
     add_corpus_options(p, "pick the ruleset (only the first is compared)")
     add_diagnostics_options(p, automatic=True)
+    add_sufficiency_option(p, "per group and arm")
     p.set_defaults(run=run)
 
 
@@ -118,9 +121,13 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
     joins the sessions that have a diagnostic sidecar, by arm (else by `label`).
     """
     found = sweep_file(path)
+    on = getattr(args, "sufficiency", False)
     if found:
         for row in read_sweep(found, rulesets[0].name if args.ruleset else None):
             used.add(row["ruleset"])
+            if on and "sufficiency" not in row:
+                raise InputError(found, "a sweep output made without --sufficiency: sweep again with it, "
+                                 "or compare without --sufficiency")
             if arms:
                 row = dict(row, **row_arm(row))
                 if row["arm"] not in arms:
@@ -142,12 +149,15 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
             return
     with progress_bar(len(refs), label, args.quiet) as advance:
         join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
-        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=join):
+        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=judged(join, on)):
+            outcome, counted = split(outcome, on)
             warnings.extend(outcome.warnings)
             added.extend(completed_files([outcome_inputs(outcome)], [path]))
             if diagnosed is not None:
                 diagnosed.add(outcome, outcome.ref.arm if arms else label)
             row = session_rows(outcome, rulesets[:1])[0]
+            if on:
+                row["sufficiency"] = None if counted is None else counted_dict(counted)
             yield dict(row, arm=outcome.ref.arm, run=outcome.ref.run) if arms else dict(row, run=outcome.ref.run)
 
 
@@ -213,6 +223,7 @@ def run(args) -> int:
         raise UserError(f"--arms {args.arms[0]} {args.arms[1]}: the two labels must differ")
     rulesets = load_rulesets(args.ruleset)
     comparison = Comparison(key_function(args.key))
+    pooled = GroupPool()
     diagnosed = Diagnosed(args, rulesets[0], pooled=False)
     warnings: list = []
     used: set = set()
@@ -229,6 +240,8 @@ def run(args) -> int:
                                  warnings, used, arms=args.arms, added=added, diagnosed=diagnosed):
                 seen_arms[row.get("arm")] = None
                 comparison.add(side_of.get(row.get("arm"), "base"), row, key)
+                if args.sufficiency:
+                    pooled.add(side_of.get(row.get("arm"), "base"), row, key or comparison.key)
         for label in args.arms:  # a mistyped label would compare one arm with nothing
             if label not in seen_arms:
                 found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
@@ -239,10 +252,14 @@ def run(args) -> int:
             for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used,
                                  added=added, diagnosed=diagnosed):
                 comparison.add(side, row)
+                if args.sufficiency:
+                    pooled.add(side, row, comparison.key)
     warnings.extend(diagnosed.warnings())
     ruleset_name = " vs ".join(sorted(used)) or rulesets[0].name
     groups = comparison.group_rows(args)
     files = comparison.file_rows(args.top)
+    if args.sufficiency:
+        pooled.add_to(groups)
     header = {
         "record": "compare", "format": "citeledger-compare/1",
         "baseline": args.arms[0] if args.arms else args.passes[0],
@@ -277,7 +294,7 @@ def run(args) -> int:
                 plot_paths += write_images(target, images)
         diag_paths = diagnosed.write(args.out)
         text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
-                           comparison.other_arms)
+                           comparison.other_arms, pooled.text(groups, labels) if args.sufficiency else "")
         text += diagnosed.text("Diagnostics")
         wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
@@ -286,20 +303,21 @@ def run(args) -> int:
             wrote = wrote_line(args.out, names + [os.path.basename(p) for p in inside])
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
-                                images.get("svg"), comparison.other_arms)
+                                images.get("svg"), comparison.other_arms,
+                                pooled.section(groups, labels) if args.sufficiency else "")
             for target in (args.html, args.out and os.path.join(args.out, "report.html")):
                 if target:
                     write_file(target, page)
         if args.out:
             write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
-            write_csv(os.path.join(args.out, "groups.csv"), GROUP_COLUMNS, groups)
+            write_csv(os.path.join(args.out, "groups.csv"), *pooled.csv(groups, args.sufficiency))
             write_csv(os.path.join(args.out, "files.csv"), FILE_COLUMNS, files)
             write_file(os.path.join(args.out, "summary.txt"), text)
     report_warnings(warnings)
     if args.json:
         write_stdout(b"".join(jsonl(r) for r in records))
     elif args.csv:
-        write_csv(sys.stdout, GROUP_COLUMNS, groups)
+        write_csv(sys.stdout, *pooled.csv(groups, args.sufficiency))
     else:
         write_stdout(text + wrote)
     if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):

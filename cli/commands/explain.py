@@ -6,7 +6,7 @@ from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
 from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
-from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
+from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
 from citeledger.core.sufficiency import sufficiency
 from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
@@ -49,7 +49,8 @@ def run(args) -> int:
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     judged = sufficiency(transcript) if args.sufficiency else None
     if args.html:
-        write_file(args.html, session_page(session_dict(result, explain=True), result.answer))
+        page = with_next_acts(session_dict(result, explain=True), transcript, judged or sufficiency(transcript))
+        write_file(args.html, session_page(page, result.answer))
     if args.json:
         data = session_dict(result, explain=True)
         if added:  # the partial-session rule read these too; `inputs` lists every file read

@@ -15,7 +15,7 @@ from citeledger.cli.commands.common import (
     session_note,
 )
 from citeledger.report.jsonreport import json_bytes
-from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
+from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
 from citeledger.core.sufficiency import sufficiency
 
 
@@ -66,10 +66,11 @@ def run(args) -> int:
         views["envelope_view"] = envelope_dict(view)
         if view.globs:
             views["answer_set"] = answer_set_dict(view)
-    if args.html:  # the page also says why, as explain does
-        write_file(args.html, session_page({**session_dict(result, explain=True), **views}, result.answer))
-    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     judged = sufficiency(transcript) if args.sufficiency else None
+    if args.html:  # the page also says why, as explain does, and each call's next act
+        page = with_next_acts({**session_dict(result, explain=True), **views}, transcript, judged or sufficiency(transcript))
+        write_file(args.html, session_page(page, result.answer))
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     if args.json:
         data = session_dict(result)
         if args.session:

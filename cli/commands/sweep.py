@@ -17,6 +17,7 @@ from citeledger.cli.output import atomic_open, output_dir, write_file, write_std
 from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
+from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
@@ -24,7 +25,7 @@ from citeledger.cli.commands.common import (
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SLICE_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, wrote_line,
+    SESSION_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
@@ -65,6 +66,7 @@ def add_parser(sub) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
+    add_sufficiency_option(p, "per slice")
     p.set_defaults(run=run)
 
 
@@ -179,6 +181,7 @@ def run(args) -> int:
     if not refs:
         no_sessions(args.paths, found_warnings)
     tables = [SliceTable(r.name) for r in rulesets]
+    pooled = SlicePool()
     diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
     warnings = list(found_warnings)
@@ -191,13 +194,18 @@ def run(args) -> int:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance, extra=diagnosed.join()):
+            for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance,
+                                        extra=judged(diagnosed.join(), args.sufficiency)):
+                outcome, counted = split(outcome, args.sufficiency)
                 internal |= bool(outcome.error and outcome.error.startswith("internal error"))
                 warnings.extend(outcome.warnings)
                 turns.append(outcome.ref.turns)
                 read.append(outcome_inputs(outcome))
                 diagnosed.add(outcome)
-                for table, row in zip(tables, session_rows(outcome, rulesets)):
+                rows = session_rows(outcome, rulesets)
+                if args.sufficiency:
+                    pooled.add_session(outcome.ref.turns, counted, rows)
+                for table, row in zip(tables, rows):
                     outputs.record(row)
                     table.add(row)
                     if pages:
@@ -217,6 +225,8 @@ def run(args) -> int:
         if added:  # read with a file given by name (the partial-session rule)
             header["added_inputs"] = added
         slice_rows = [t.rows() for t in tables]
+        if args.sufficiency:
+            pooled.add_to(slice_rows)
         for rows in slice_rows:
             for row in rows:
                 outputs.record(row)
@@ -229,7 +239,8 @@ def run(args) -> int:
         outputs.finish(header)
         flat = [r for rows in slice_rows for r in rows]
         floors = {r.name: r.channel_names[0] for r in rulesets}  # first-ranked channel (the loader requires one)
-        text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors)
+        text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors,
+                           pooled.text() if args.sufficiency else "")
         text += diagnosed.text("Diagnostics, pooled over the sweep")
         diag_paths = diagnosed.write(args.out)
         wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
@@ -237,15 +248,16 @@ def run(args) -> int:
             names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
             wrote = wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
                                                   if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
-            write_csv(os.path.join(args.out, "slices.csv"), SLICE_COLUMNS, flat)
+            write_csv(os.path.join(args.out, "slices.csv"), *pooled.csv(flat, args.sufficiency))
             write_file(os.path.join(args.out, "summary.txt"), text)
         if pages:
-            page = sweep_page(header, slice_rows, sessions, unscored, [w.as_dict() for w in warnings], floors)
+            page = sweep_page(header, slice_rows, sessions, unscored, [w.as_dict() for w in warnings], floors,
+                              pooled.section() if args.sufficiency else "")
             for target in (args.html, args.out and os.path.join(args.out, "report.html")):
                 if target:
                     write_file(target, page)
     if args.csv:
-        write_csv(sys.stdout, SLICE_COLUMNS, flat)
+        write_csv(sys.stdout, *pooled.csv(flat, args.sufficiency))
     elif not args.json:
         write_stdout(text + wrote)
     if internal:

@@ -15,8 +15,9 @@ from citeledger.report.tables import points
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],
-                 warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=()) -> str:
-    """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them."""
+                 warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=(), sufficiency: str = "") -> str:
+    """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them;
+    `sufficiency` the pooled sufficiency section (compare --sufficiency), after the harness view."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
     labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
@@ -59,6 +60,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         "Quantiles: Hyndman-Fan type 7.</p></section>",
     ]
     body.append(_harness(groups, labels))
+    body.append(sufficiency)
     if plot_svg:
         body.append(f'<section id="plot"><h2>Plot</h2><figure>{inline_svg(plot_svg)}'
                     "<figcaption>explore allocation efficiency per run: baseline beside new, bars at the medians"

@@ -12,6 +12,7 @@ from typing import Optional
 from citeledger.core import ratio
 from citeledger.report.explain import SOURCES  # the answer's source, as explain says it
 from citeledger.report.html.citations import citation_spans
+from citeledger.report.html.sufficiency import next_act, session_section
 from citeledger.report.html.page import (
     cell, channel_colour, document, esc, field, mark, num, pct, table, warnings_list,
 )
@@ -37,6 +38,8 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
     else:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
                      "No codegraph_explore response with a source section: nothing to charge.</p>")
+    if "sufficiency" in data:
+        parts.append(session_section(data["sufficiency"]))
     parts.append(answer_html(data, answer))
     if "envelope_view" in data:
         parts.append(_envelope_view(data["envelope_view"]))
@@ -125,6 +128,7 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
         )
         if "line_efficiency" in call:
             line += f' — lines {field("line_efficiency", call["line_efficiency"], pct(call["line_efficiency"]))}'
+        line += next_act(call)  # beside its allocation: what the agent did after this call
         src = call["source"]
         line += f' <span class="muted">({esc(src["file"])}:{esc(src["line"])})</span></h3>'
         rows = []

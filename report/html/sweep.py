@@ -47,8 +47,9 @@ def natural_key(name: str) -> tuple:
 
 
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
-               warnings: list[dict], floors: dict) -> str:
-    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel)."""
+               warnings: list[dict], floors: dict, sufficiency: str = "") -> str:
+    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel);
+    `sufficiency` the pooled sufficiency section (sweep --sufficiency), before the rulesets."""
     names = header["rulesets"]
     sessions = sorted(sessions, key=lambda row: natural_key(row["session"]))  # run-x-2 before run-x-10
     ids: dict[tuple[str, str], str] = {}
@@ -73,6 +74,7 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
         + ('<li><a href="#not-scored">not scored</a></li>' if unscored else "")
         + ('<li><a href="#warnings">input warnings</a></li>' if warnings else "") + "</ul></nav>",
     ]
+    body.append(sufficiency)  # before the rulesets' long session lists
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
         body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors[name]))
     if unscored:

@@ -7,6 +7,7 @@
 // toLocaleString('en-US') and trim() come for free.
 //
 // Usage: node tests/oracle/reference.mjs [--json] [--envelope] [--sufficiency] [--answer GLOB ...] FILE [FILE ...]
+//        node tests/oracle/reference.mjs --pooled RUN_FILE... [-- RUN_FILE... ...]  (sufficiency pooled over runs)
 //        node tests/oracle/reference.mjs [...] --interactive SESSION.jsonl
 //        node tests/oracle/reference.mjs --batch < sessions.json   (see batch())
 //   FILEs are stream-json JSONL segments of one session, read in order, under
@@ -603,6 +604,25 @@ export function renderSufficiency(s) {
   return lines.join('\n') + '\n';
 }
 
+// A pass pools buckets over every answered call of an arm's runs (not per
+// run): one row per bucket with the count and share, answered calls, and the
+// errored total when any run has one. `runs`: each run's segment FILEs.
+export function poolSufficiency(runs) {
+  const counts = Object.fromEntries(BUCKETS.map(([k]) => [k, 0]));
+  let answered = 0, errors = 0;
+  for (const files of runs) {
+    const s = analyze(files, {}).sufficiency;
+    for (const [k] of BUCKETS) counts[k] += s.counts[k];
+    answered += s.answered;
+    errors += s.errors;
+  }
+  const rows = BUCKETS.map(([k, label]) => ({
+    bucket: k, label, count: counts[k],
+    share: answered ? (counts[k] / answered * 100).toFixed(0) + '%' : null,
+  }));
+  return { rows, answered, ...(errors ? { errors } : {}) };
+}
+
 // ---------------------------------------------------------------------------
 // CLI.
 
@@ -629,6 +649,12 @@ function batch() {
 
 function main(argv) {
   if (argv.length === 1 && argv[0] === '--batch') return batch();
+  if (argv[0] === '--pooled') {  // --pooled RUN_FILES [-- RUN_FILES ...]: one JSON object
+    const runs = [[]];
+    for (const a of argv.slice(1)) { if (a === '--') runs.push([]); else runs[runs.length - 1].push(a); }
+    process.stdout.write(JSON.stringify(poolSufficiency(runs.filter((r) => r.length))) + '\n');
+    return;
+  }
   const opts = { json: false, envelope: false, interactive: false, sufficiency: false, answer: [], files: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

@@ -1,0 +1,134 @@
+"""`--sufficiency` for the corpus commands: each session judged where it is read, pooled here.
+
+The judging runs in score_corpus's workers, on the transcript the session's
+scoring read (core.corpus `extra`): the transcript is not read again, and only
+the numbers come back (Sufficiency.counted: no per-call list), whatever other
+`extra` the command already runs (the diagnostic join) riding along.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from citeledger.core.sufficiency import sufficiency
+from citeledger.report.compare import GROUP_COLUMNS, SIDES
+from citeledger.report.html.sufficiency import pooled_groups_section, pooled_slices_section
+from citeledger.report.sufficiency import (
+    PooledSufficiency, counted_dict, csv_columns, flat, from_counted, render_pooled_groups, render_pooled_slices,
+)
+from citeledger.report.tables import SLICE_COLUMNS, SLICES, slice_of
+
+
+def add_sufficiency_option(parser, per: str) -> None:
+    parser.add_argument(
+        "--sufficiency", action="store_true",
+        help="add the reference's explore sufficiency pooled " + per + ": each answered explore call "
+        "bucketed by the agent's next act, counted over every answered call (not averaged per run)",
+    )
+
+
+class Judged:
+    """score_corpus's `extra`: (what `inner` made, the session's sufficiency numbers). Picklable."""
+
+    def __init__(self, inner=None):
+        self.inner = inner
+
+    def __call__(self, ref, transcript, score):
+        made = self.inner(ref, transcript, score) if self.inner is not None else None
+        return made, sufficiency(transcript).counted()
+
+
+def judged(extra, on: bool):
+    """`extra` with the sufficiency added when `on`, else `extra` as it was."""
+    return Judged(extra) if on else extra
+
+
+def split(outcome, on: bool):
+    """(the outcome as its command knew it, its sufficiency or None): an unread session has none."""
+    if not on:
+        return outcome, None
+    made, counted = outcome.extra if outcome.extra is not None else (None, None)
+    return attrs.evolve(outcome, extra=made), counted
+
+
+class SlicePool:
+    """sweep --sufficiency: the sessions' numbers pooled per slice (all, single-question, multi-turn).
+
+    Sufficiency does not depend on the ruleset: one pool, the same numbers on
+    every ruleset's slice rows and session records.
+    """
+
+    def __init__(self):
+        self.pool = PooledSufficiency(SLICES)
+
+    def add_session(self, turns: int, counted, rows: list[dict]) -> None:
+        """Pool one session's numbers (None: it was not read) and put them on its records."""
+        for label in ("all", slice_of(turns)):
+            self.pool.add(label, counted)
+        for row in rows:
+            row["sufficiency"] = None if counted is None else counted_dict(counted)
+
+    def add_to(self, slice_rows: list[list[dict]]) -> None:
+        for rows in slice_rows:
+            for row in rows:
+                row["sufficiency"] = self.pool.dict(row["slice"])
+
+    def text(self) -> str:
+        return render_pooled_slices({name: (self.pool.get(name), self.pool.sessions[name]) for name in SLICES})
+
+    def section(self) -> str:
+        return pooled_slices_section({name: self.pool.dict(name) for name in SLICES})
+
+    @staticmethod
+    def csv(rows: list[dict], on: bool) -> tuple[tuple, list[dict]]:
+        """(columns, rows) of the slice CSV: with `on`, each row's pooled numbers as flat columns after its own."""
+        if not on:
+            return SLICE_COLUMNS, rows
+        return SLICE_COLUMNS + csv_columns(""), [dict(r, **flat("", r["sufficiency"])) for r in rows]
+
+
+ALL = "(all)"
+
+
+class GroupPool:
+    """compare --sufficiency: the sessions' numbers pooled per group and side, and per side over
+    every group (`(all)`: every answered call of an arm's runs, as compare-arms.mjs pools an arm)."""
+
+    def __init__(self):
+        self.pool = PooledSufficiency()
+
+    def add(self, side: str, row: dict, key) -> None:
+        """A session row as Comparison.add sees it: other arms and ungrouped sessions are not pooled."""
+        if row["status"] == "other-arm":
+            return
+        group = key(row)
+        if group is None:
+            return
+        data = row.get("sufficiency")
+        counted = None if data is None else from_counted(data)
+        for label in (group, ALL):
+            self.pool.add((label, side), counted)
+
+    def add_to(self, groups: list[dict]) -> None:
+        for g in groups:
+            for side in SIDES:
+                g[f"{side}_sufficiency"] = self.pool.dict((g["group"], side))
+
+    def _rows(self, groups: list[dict]):
+        return [(g["group"], g["base_sufficiency"], g["new_sufficiency"]) for g in groups]
+
+    def text(self, groups: list[dict], labels) -> str:
+        return render_pooled_groups([(name, from_counted(b), from_counted(n)) for name, b, n in self._rows(groups)],
+                                    labels)
+
+    def section(self, groups: list[dict], labels) -> str:
+        return pooled_groups_section(self._rows(groups), labels)
+
+    @staticmethod
+    def csv(rows: list[dict], on: bool) -> tuple[tuple, list[dict]]:
+        """(columns, rows) of the group CSV: with `on`, each side's pooled numbers as flat columns."""
+        if not on:
+            return GROUP_COLUMNS, rows
+        columns = GROUP_COLUMNS + csv_columns("base_") + csv_columns("new_")
+        return columns, [dict(r, **flat("base_", r["base_sufficiency"]), **flat("new_", r["new_sufficiency"]))
+                         for r in rows]
