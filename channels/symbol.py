@@ -256,10 +256,12 @@ def header_listings(calls, wanted: frozenset) -> dict[str, dict[str, set]]:
     Paths and names appear as first listed.
 
     A header's names are parsed (by the header grammar) only when its line
-    holds some wanted name: a listed name is part of the line, so a line
-    that holds none lists none of them, and most lines hold none.
+    can list a wanted name: an item's name is followed by its "(" in the
+    line, and a render tag's bare names come with the tag's " (", so a line
+    with neither lists none of them (most lines).
     """
     listed: dict[str, dict[str, set]] = {}
+    opened = [name + "(" for name in wanted]
     # A file returned again under the same header adds nothing (its sets
     # already hold it): list it once. The scoring call's Cuts gives an equal
     # header line one Header object, so identity is the cheap test; the
@@ -275,11 +277,12 @@ def header_listings(calls, wanted: frozenset) -> dict[str, dict[str, set]]:
                 continue
             seen.add(key)
             suffix = header.suffix
-            for name in wanted:
+            for name in opened:
                 if name in suffix:
                     break
             else:
-                continue  # no wanted name in the line: nothing to parse
+                if " (" not in suffix or not any(name in suffix for name in wanted):
+                    continue  # the line lists no wanted name: nothing to parse
             names = None
             for sym in header.symbols:
                 if sym.name in wanted:

@@ -175,7 +175,8 @@ def test_a_plain_score_crediting_a_symbol_runs_larks_lalr_parser(tmp_path, capsy
     assert main(["score", str(path)]) == 0
     out = capsys.readouterr().out
     assert "symbol" in out and "75.0%" in out
-    assert [start for start, _ in texts] == ["header"]  # lib/a.js's line only: lib/b.js's holds no cited name
+    # lib/a.js's line only (from after its path): lib/b.js's holds no cited name.
+    assert [start for start, _ in texts] == ["line"]
 
 
 def test_the_symbol_channel_parses_only_lines_that_hold_a_cited_name(tmp_path, capsys, monkeypatch):
@@ -183,13 +184,19 @@ def test_the_symbol_channel_parses_only_lines_that_hold_a_cited_name(tmp_path, c
     read = header_mod.read_names
     monkeypatch.setattr(header_mod, "read_names", lambda p, s: parsed.append(p) or read(p, s))
     first = response(section("lib/a.js", " — alpha(function)", size=300), section("lib/b.js", " — gamma(function)", size=100),
-                     section("lib/c.js", " — alphabet(calls)", size=100))
+                     section("lib/c.js", " — xalpha(calls)", size=100), section("lib/e.js", " — alphabet(calls)", size=100),
+                     section("lib/f.js", " — alphabet, delta · focused (x)", size=100))
     again = response(section("lib/a.js", " — alpha(function)", size=300), section("lib/d.js", size=100))
     path = session(tmp_path, [first, again], "`alpha` and `delta` do it.")
     assert main(["score", str(path), "--json"]) == 0
-    capsys.readouterr()
-    # lib/c.js holds "alpha" as a substring: parsed, not credited. An equal line is parsed once.
-    assert parsed == ["lib/a.js", "lib/c.js"]
+    data = json.loads(capsys.readouterr().out)
+    # lib/c.js holds "alpha(": parsed, not credited; lib/e.js holds "alpha" but
+    # no "alpha(" nor a render tag: not parsed; lib/f.js has a tag naming
+    # `delta`: parsed (default's tag_names_define is off: not credited). An
+    # equal line is parsed once.
+    assert parsed == ["lib/a.js", "lib/c.js", "lib/f.js"]
+    assert {f["path"]: f["channel"] for f in data["files"]} == {
+        "lib/a.js": "symbol", "lib/b.js": None, "lib/c.js": None, "lib/e.js": None, "lib/f.js": None, "lib/d.js": None}
 
 
 def test_a_count_of_thousands_of_digits_scores_end_to_end(tmp_path):

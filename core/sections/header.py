@@ -13,6 +13,7 @@ import and build, and a run that never reads a header's names never builds it.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import Optional
 
@@ -21,17 +22,20 @@ from citeledger.core.sections import Header, RenderTag, Symbol
 
 # The most digits a `+N more` count may have; a longer N is no count.
 MAX_DIGITS = 12
+# What a SYMBOL_ITEM token may hold before the item (header.lark).
+_BEFORE_ITEM = " ,—"
 
 
 def _symbol(token: str) -> Symbol:
-    # A SYMBOL_ITEM token is `name(kind)` and OTHER characters, none a ")";
-    # the name holds no "(".
+    # A SYMBOL_ITEM token is `name(kind)` between OTHER characters: " ,—"
+    # before, no ")" after; the name holds no "(".
     at = token.index("(")
-    return Symbol(token[:at], token[at + 1:token.index(")", at)])
+    return Symbol(token[:at].lstrip(_BEFORE_ITEM), token[at + 1:token.index(")", at)])
 
 
 class _Part(list):
-    """Items of one header part (the names, an annotation, a tag's parentheses)."""
+    """Items of one header part (the names, an annotation, a tag's parentheses):
+    Symbols, counts, bare names (str) and the tags' parts, in order."""
 
     tag: str | None = None
 
@@ -42,33 +46,39 @@ class _ToHeaderMethods:
     The methods of the grammar's lark Transformer (made with lark, in `_Grammar`).
     """
 
-    def symbol(self, children):
-        return _symbol(children[0])
-
-    def more(self, children):
-        token = children[0]  # `+N more`
-        digits = token[1:token.index(" ")]
-        # No count of more than MAX_DIGITS digits (docs/decisions.md): int()
-        # refuses thousands of digits, and no response lists that many names.
-        return int(digits) if len(digits) <= MAX_DIGITS else None
-
-    def text(self, children):
-        token = children[0]
-        return str(token) if token.type == "WORD" else None
+    def items(self, children):
+        # One reduce per item: `items: (items ITEM)?`, so children is [] or [part, item].
+        if not children:
+            return _Part()
+        part, child = children
+        kind = getattr(child, "type", None)  # a Token's terminal; a tag's _Part has none
+        if kind == "SYMBOL_ITEM":
+            part.append(_symbol(child))
+        elif kind == "WORD":
+            part.append(str(child))
+        elif kind == "MORE":
+            digits = child[1:child.index(" ")]  # `+N more`
+            # No count of more than MAX_DIGITS digits (docs/decisions.md): int()
+            # refuses thousands of digits, and no response lists that many names.
+            if len(digits) <= MAX_DIGITS:
+                part.append(int(digits))
+        elif kind is None:
+            part.append(child)
+        return part
 
     def tag(self, children):
-        part = _Part(children[1:-1])
+        part = children[1]
         part.tag = str(children[0])[:-1].strip()
         return part
 
-    def names(self, children):
-        return _Part(children)
-
     def annotation(self, children):
-        return _Part(children[1:])
+        return children[1]
 
     def header(self, children):
-        names, annotations = children[3], children[4:]
+        return children[3]
+
+    def line(self, children):
+        names, annotations = children[0], children[1:]
         symbols: list[Symbol] = []
         tags: list[str] = []
         more = None
@@ -107,8 +117,11 @@ class _Grammar:
         grammar = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
         # transformer=: lark applies it during the LALR parse, so no tree is built
         # (`tokens`, which has no method, still comes back as a Tree).
-        self.parser = Lark(grammar, start=["header", "tokens"], parser="lalr", maybe_placeholders=False,
+        self.parser = Lark(grammar, start=["line", "header", "tokens"], parser="lalr", maybe_placeholders=False,
                            transformer=ToHeader())
+        # A path the PATH terminal reads whole is followed by CLOSE and the
+        # suffix: parsing the suffix from `line` is parsing the header.
+        self.plain_path = re.compile(self.parser.get_terminal("PATH").pattern.to_regexp()).fullmatch
 
 
 _BUILT: list = []
@@ -127,6 +140,8 @@ def read_names(path: str, suffix: str) -> tuple[tuple[Symbol, ...], Optional[int
     """
     g = _grammar()
     try:
+        if g.plain_path(path):
+            return g.parser.parse(suffix, start="line")
         return g.parser.parse(f"**`{path}`**{suffix}", start="header")
     except g.UnexpectedInput:  # unstructured: the symbols only
         tokens = g.parser.parse(suffix, start="tokens").scan_values(
