@@ -22,7 +22,8 @@ from citeledger.core.sections import Header, RenderTag, Symbol
 
 # The most digits a `+N more` count may have; a longer N is no count.
 MAX_DIGITS = 12
-# What a SYMBOL_ITEM token may hold before the item (header.lark).
+# What a SYMBOL_ITEM token may hold before the item: header.lark's leading
+# class, none of them a name character.
 _BEFORE_ITEM = " ,—"
 
 
