@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, header_listings, hookimpl, needs_groups, utf16_len
+from citeledger.core import Envelope, Finding, hookimpl, needs_groups, utf16_len
 
 
 
@@ -230,7 +230,7 @@ class SymbolChannel:
     def _listed(self, envelope: Envelope, wanted: frozenset) -> dict[str, dict[str, set]]:
         """path -> name -> how its header lists the name (its kinds, and `tag` tags for
         render-tag names), for the `wanted` names."""
-        return header_listings(envelope.calls, wanted, _tag_how)
+        return header_listings(envelope.calls, wanted)
 
     def _unowned(self, here: dict, cited) -> Finding:
         """Not credited and no cited name owns the file: say which guard kept a listed name out."""
@@ -269,6 +269,57 @@ class SymbolChannel:
             if k >= 0 and f[1] < spans[k][1]:
                 inside.append(f)
         return inside or found
+
+
+def header_listings(calls, wanted: frozenset) -> dict[str, dict[str, set]]:
+    """path -> name -> how the path's headers list the name, for the `wanted` names.
+
+    Over every section of `calls` that has a header and is not meta (as
+    Envelope.sections() gives them), in order: each symbol of a wanted name
+    adds its kind, each wanted name a render tag lists adds its "`tag` tag".
+    Paths and names appear as first listed.
+
+    A header's names are parsed (by the header grammar) only when its line
+    can list a wanted name: an item's name is followed by its "(" in the
+    line, and a render tag's bare names come with the tag's " (", so a line
+    with neither lists none of them (most lines).
+    """
+    listed: dict[str, dict[str, set]] = {}
+    opened = [name + "(" for name in wanted]
+    # A file returned again under the same header adds nothing (its sets
+    # already hold it): list it once. The scoring call's Cuts gives an equal
+    # header line one Header object, so identity is the cheap test; the
+    # objects live through the loop, so their ids cannot be reused meanwhile.
+    seen: set = set()
+    for call in calls:
+        for section in call.sections:
+            header = section.header
+            if header is None or section.meta:
+                continue
+            key = (section.path, id(header))
+            if key in seen:
+                continue
+            seen.add(key)
+            suffix = header.suffix
+            for name in opened:
+                if name in suffix:
+                    break
+            else:
+                if " (" not in suffix or not any(name in suffix for name in wanted):
+                    continue  # the line lists no wanted name: nothing to parse
+            names = None
+            for sym in header.symbols:
+                if sym.name in wanted:
+                    names = listed.setdefault(section.path, {}) if names is None else names
+                    names.setdefault(sym.name, set()).add(sym.kind)
+            for tag in header.tags:
+                how = None
+                for name in tag.names:
+                    if name in wanted:
+                        how = _tag_how(tag.tag) if how is None else how
+                        names = listed.setdefault(section.path, {}) if names is None else names
+                        names.setdefault(name, set()).add(how)
+    return listed
 
 
 def _has_anchor(pattern) -> bool:

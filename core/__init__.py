@@ -46,8 +46,6 @@ _LAZY = {
     "LinearPattern": "citeledger.core.patterns",
     "NotLinear": "citeledger.core.patterns",
     "needs_groups": "citeledger.core.patterns",
-    "header_listings": "citeledger.core.matcher",
-    "kernel_name": "citeledger.core.kernel",
 }
 
 

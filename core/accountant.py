@@ -17,23 +17,13 @@ import attrs
 
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.core.jsstr import is_blank
-from citeledger.core.kernel import native
 from citeledger.core.plugins import channels as channel_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
-from citeledger.core.sections import Call, record_maker
+from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
 from citeledger.core.sections.splitter import Cuts
 from citeledger.core.sections.units import MEASURES
 from citeledger.core.transcript import InputWarning, Transcript
-
-
-# The score records, made with every field positionally: the kernel fills their
-# slots (attrs' __init__ was a third of the accountant's per-ruleset work).
-_CallScore = record_maker(CallScore)
-_FileScore = record_maker(FileScore)
-_Verdict = record_maker(Verdict)
-_SessionScore = record_maker(SessionScore)
-_Call = record_maker(Call)
 
 
 @attrs.frozen
@@ -224,11 +214,8 @@ def _envelope(cuts, rules, channel_memo: dict, *context) -> Envelope:
     for cut, origin in cuts:
         sections = cut.sections(trailing_block, unit)
         if sections:
-            calls.append(_Call(len(calls) + 1, sections, origin, cut.number))
-    if native is not None:  # the line below, in C
-        paths = native.file_paths([c.sections for c in calls])
-    else:
-        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+            calls.append(Call(len(calls) + 1, sections, origin, cut.number))
+    paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     return Envelope(tuple(calls), paths, channel_memo, *context)  # context: the tool uses, the responses
 
 
@@ -252,17 +239,13 @@ class _Charges:
         self.envelope = layout.envelope
         self.files = layout.files  # its order does not depend on the ranking
         self.line_used = self.line_pinned = 0
-        if native is not None and not lines.on:  # the loop below, in C (_kernel.c charge)
-            self.calls, self.used_by_rank = native.charge(layout.heads, layout.index, layout.rows, rank, n, _CallScore)
-            return
         # Calls that returned the same text share one row: each is ranked once.
-        ranked = native.ranked if native is not None else _ranked
-        ranks = [ranked(row[3], rank, n) for row in layout.rows]
+        ranks = [_ranked(row[3], rank, n) for row in layout.rows]
         if lines.on:  # line credit depends on findings, not only on ranks
             self._with_lines(calls, layout, ranks, n, lines)
             return
         self.calls = tuple(
-            _CallScore(number, envelope, sum(by_rank), by_rank, sections, used, files, file, line, 0, 0)
+            CallScore(number, envelope, sum(by_rank), by_rank, sections, used, files, file, line, 0, 0)
             for (number, file, line), (envelope, sections, files, _), (by_rank, used) in zip(
                 layout.heads, [layout.rows[i] for i in layout.index], [ranks[i] for i in layout.index]
             )
@@ -285,7 +268,7 @@ class _Charges:
                 pooled[path][2] += chars
             origin = call.origin
             call_scores.append(
-                _CallScore(
+                CallScore(
                     call.number, envelope, sum(by_rank), by_rank, sections,
                     used_sections, files, origin.file, origin.line, line_used, line_pinned,
                 )
@@ -320,38 +303,35 @@ class _Layout:
     __slots__ = ("rows", "index", "heads", "pooled", "files", "meta", "envelope")
 
     def __init__(self, calls):
-        if native is not None:  # the loops below, in C (_kernel.c layout)
-            self.rows, self.index, self.heads, self.pooled, self.meta, self.envelope = native.layout(calls)
-        else:
-            by_text: dict = {}  # text key -> row
-            rows, metas, index = [], [], []
-            for call in calls:
-                key = call.text_key or ("call", call.number)  # 0 (a Call made elsewhere) shares with none
-                i = by_text.get(key)
-                if i is None:
-                    i = by_text[key] = len(rows)
-                    envelope, meta, files, by_path = _tally(call.sections)
-                    rows.append((envelope, len(files), files, by_path))
-                    metas.append(meta)
-                index.append(i)
-            pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
-            for i in index:
-                for path, chars, count in rows[i][3]:
-                    slot = pooled.setdefault(path, [0, 0])
-                    slot[0] += chars
-                    slot[1] += count
-            self.rows, self.index = tuple(rows), tuple(index)
-            self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
-            self.pooled = tuple((path, *slot) for path, slot in pooled.items())
-            self.meta = sum(metas[i] for i in index)
-            self.envelope = sum(rows[i][0] for i in index)
+        by_text: dict = {}  # text key -> row
+        rows, metas, index = [], [], []
+        for call in calls:
+            key = call.text_key or ("call", call.number)  # 0 (a Call made elsewhere) shares with none
+            i = by_text.get(key)
+            if i is None:
+                i = by_text[key] = len(rows)
+                envelope, meta, files, by_path = _tally(call.sections)
+                rows.append((envelope, len(files), files, by_path))
+                metas.append(meta)
+            index.append(i)
+        pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
+        for i in index:
+            for path, chars, count in rows[i][3]:
+                slot = pooled.setdefault(path, [0, 0])
+                slot[0] += chars
+                slot[1] += count
+        self.rows, self.index = tuple(rows), tuple(index)
+        self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
+        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
+        self.meta = sum(metas[i] for i in index)
+        self.envelope = sum(rows[i][0] for i in index)
         self.files = _by_pooled_chars((path, chars, count, 0) for path, chars, count in self.pooled)
 
 
 def _tally(sections) -> tuple:
     """What one call's sections add up to, whatever the ranking: (envelope, meta
     chars, (path, chars) of each file section, (path, chars, sections) per path
-    in first-seen order). _kernel.c tally is this loop."""
+    in first-seen order)."""
     env = meta = 0
     files = []
     by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
@@ -369,7 +349,7 @@ def _tally(sections) -> tuple:
 
 def _ranked(by_path, rank, n) -> tuple[tuple[int, ...], int]:
     """(chars credited by each ranked channel, sections used) of a tally's by_path
-    under `rank`. _kernel.c ranked is this loop."""
+    under `rank`."""
     by_rank = [0] * n
     used_sections = 0
     for path, chars, count in by_path:  # per file, not per section
@@ -440,14 +420,14 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         charges = results.get(key)
         if charges is None:
             charges = results[key] = _Charges(calls, layout, rank, n, lines)
-    return _SessionScore(  # every field, in SessionScore's order
+    return SessionScore(  # every field, in SessionScore's order
         transcript.name,  # name
         ruleset.name,  # ruleset
         mine.names,  # channels
         transcript.files,  # inputs
         charges.calls,  # calls
         tuple([  # files
-            _FileScore(path, chars, count, verdicts[path], line_chars)
+            FileScore(path, chars, count, verdicts[path], line_chars)
             for path, chars, count, line_chars in charges.files
         ]),
         charges.envelope,  # envelope
@@ -467,8 +447,6 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
 
 def _verdicts(paths, judged, channels) -> tuple[dict, dict]:
     """path -> rank of the channel crediting it (None: none), and path -> its Verdict."""
-    if native is not None:  # the loop below, in C (_kernel.c verdicts)
-        return native.verdicts(paths, judged, tuple(c.name for c in channels), _Verdict)
     rank = {}
     verdicts = {}
     # One row of findings per path, in rank order (zip builds the rows in C).
@@ -481,9 +459,9 @@ def _verdicts(paths, judged, channels) -> tuple[dict, dict]:
                 break
         rank[path] = winner
         if winner is None:
-            verdicts[path] = _Verdict(path, None, None, findings)
+            verdicts[path] = Verdict(path, None, None, findings)
         else:
-            verdicts[path] = _Verdict(path, channels[winner].name, findings[winner].evidence, findings)
+            verdicts[path] = Verdict(path, channels[winner].name, findings[winner].evidence, findings)
     return rank, verdicts
 
 

@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import re
 
-from citeledger.core.kernel import native
-from citeledger.core.sections.header import parse_header
-from citeledger.core.sections import KERNEL_RECORDS, Section
+from citeledger.core.sections import Header, Section
 from citeledger.core.sections.units import MEASURES
-
-# The reference's header pattern (rulesets/default.yaml, splitter.header), which
-# the kernel's `cut` implements; any other pattern is run by re.
-KERNEL_HEADER = r"\*\*(?<![^\n\r\u2028\u2029]\*\*)`([^`]+)`\*\*([^\n\r\u2028\u2029]*)"
-
-
-_VERBOSE = int(re.VERBOSE)  # an int: `flags & RegexFlag` goes through enum's Python code
-
-
-def _kernel_cuts(header_re: re.Pattern) -> bool:
-    return KERNEL_RECORDS and header_re.pattern == KERNEL_HEADER and not header_re.flags & _VERBOSE
 
 
 def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
-    """[(start, end, path, suffix)] of each section: the pure-Python cut, which `native.cut` equals."""
+    """[(start, end, path, suffix)] of each section: from each header match to the next,
+    the last to the trailer or the end."""
     heads = list(header_re.finditer(text))
     spans = []
     for i, head in enumerate(heads):
@@ -49,22 +37,20 @@ def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Sectio
 
 
 class Cuts:
-    """The responses of one scoring call cut so far, and their parsed headers, keyed by content.
+    """The responses of one scoring call cut so far, and their headers, keyed by content.
 
     A response text read again (by another call or another ruleset) is the
-    same cut; each distinct cut is numbered (`Call.text_key`). Made per
-    scoring call, so nothing outlives the transcript it describes.
+    same cut; each distinct cut is numbered (`Call.text_key`). An equal
+    header line is one Header, so its names are parsed at most once per call
+    (the Header keeps them). Made per scoring call, so nothing outlives the
+    transcript it describes.
     """
 
-    __slots__ = ("_by_ends", "headers", "lines", "symbols", "count")
+    __slots__ = ("_by_ends", "headers", "count")
 
     def __init__(self):
         self._by_ends: dict = {}
-        self.headers: dict = {}  # (path, suffix) -> Header, for a pattern the kernel does not cut
-        # The kernel's: one Header per header line and one Symbol per item text,
-        # in tables it reads from the response's characters (no str made per key).
-        self.lines = native.Table() if KERNEL_RECORDS else None
-        self.symbols = native.Table() if KERNEL_RECORDS else {}
+        self.headers: dict = {}  # (path, suffix) -> Header
         self.count = 0
 
     def cut(self, text: str, rules) -> "_Cut":
@@ -82,11 +68,9 @@ class Cuts:
         by_ends = self._by_ends.get((header_re, trailer))  # hashing a Pattern hashes its code: once here
         if by_ends is None:
             by_ends = self._by_ends[header_re, trailer] = {}
-        kernel = _kernel_cuts(header_re)
-        ends = native.ends_key if native is not None else _ends
         out = []
         for text in texts:
-            key = ends(text)
+            key = _ends(text)
             same = by_ends.get(key)
             if same is None:
                 same = by_ends[key] = []
@@ -95,7 +79,7 @@ class Cuts:
                     break
             else:
                 self.count += 1
-                cut = _Cut(text, header_re, trailer, self, self.count, kernel)
+                cut = _Cut(text, header_re, trailer, self, self.count)
                 same.append(cut)
             out.append(cut)
         return out
@@ -109,24 +93,20 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections", "_spans")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
 
-    def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int, kernel: bool):
+    def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
         self.text = text
         self.number = number
         self._sections: dict = {}
-        if kernel:  # _kernel_cuts(header_re)
-            # Headers, and the spans packed for `native.sections`, which makes the records.
-            self._spans = native.cut_headers(text, trailer, cuts.lines, cuts.symbols)
-            return
-        self._spans = None
         spans = _spans(text, header_re, trailer)
         pieces = []
-        headers, symbols = cuts.headers, cuts.symbols
+        headers = cuts.headers
         for start, end, path, suffix in spans:
+            # The path is the header pattern's; the names wait until read.
             header = headers.get((path, suffix))
             if header is None:
-                header = headers[path, suffix] = parse_header(path, suffix, symbols)
+                header = headers[path, suffix] = Header(path, suffix)
             pieces.append((path, header, text[start:end], False))
         self._pieces = tuple(pieces)
         # The last header line's length: "**`" path "`**" suffix.
@@ -144,10 +124,6 @@ class _Cut:
         key = (trailing_block == "meta", unit)
         found = self._sections.get(key)
         if found is not None:
-            return found
-        if self._spans is not None:
-            heads, packed = self._spans
-            found = self._sections[key] = native.sections(self.text, heads, packed, key[0], _UNITS[unit])
             return found
         pieces = self.pieces(trailing_block)
         sizes = self.sizes(trailing_block, unit)
@@ -184,12 +160,8 @@ class _Cut:
 
 
 def _ends(text: str) -> tuple:
-    """What Cuts files a text under before comparing it whole (native.ends_key hashes the same)."""
+    """What Cuts files a text under before comparing it whole."""
     return (len(text), text[:64], text[-64:])
-
-
-# The kernel's unit numbers (_kernel.c sections), for the units it sizes itself.
-_UNITS = {"utf16": 0, "codepoint": 1, "utf8": 2}
 
 
 def _cut_after_last_fence(piece: str, header_end: int) -> tuple[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Callable
 
 from citeledger.core.jsstr import utf16_len
-from citeledger.core.kernel import native
 
 
 def _utf8_len(text: str) -> int:
@@ -33,6 +32,3 @@ MEASURES: dict[str, Callable[[str], int]] = {
     "codepoint": len,
     "utf8": _utf8_len,
 }
-PURE_MEASURES = dict(MEASURES)  # the reference the kernel's are tested against
-if native is not None:  # one pass over the characters, no encoded copy
-    MEASURES.update(utf16=native.utf16_len, utf8=native.utf8_len)
