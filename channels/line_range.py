@@ -62,7 +62,7 @@ class LineRangeChannel:
         """Every range citation, in order of appearance.
 
         A match whose start or end is not a line number (more than
-        lines.MAX_DIGITS digits) cites nothing.
+        core.MAX_DIGITS digits) cites nothing.
         """
         found = []
         for pattern in (self.options.path_first, self.options.lines_first):

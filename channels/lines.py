@@ -6,18 +6,14 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-_SPACE = re.compile(r"\s+")
+from citeledger.core import bounded_int
 
-# A line number written in an answer has at most this many digits; a longer
-# digit run is no line number (and never reaches Python's int/str limit).
-MAX_DIGITS = 12
+_SPACE = re.compile(r"\s+")
 
 
 def line_number(text: str) -> int | None:
-    """The line number `text` writes (ASCII digits, at most MAX_DIGITS of them), else None."""
-    if not 0 < len(text) <= MAX_DIGITS or not text.isascii() or not text.isdigit():
-        return None
-    return int(text)
+    """The line number `text` writes, else None (core.bounded_int: a digit run past its bound is none)."""
+    return bounded_int(text)
 
 
 def normalise_code(text: str) -> str:

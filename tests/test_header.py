@@ -23,7 +23,8 @@ from builders import response, section, session
 from citeledger.cli import main
 from citeledger.core.sections import Header
 from citeledger.core.sections import header as header_mod
-from citeledger.core.sections.header import MAX_DIGITS, parse_header, read_names
+from citeledger.core import MAX_DIGITS
+from citeledger.core.sections.header import parse_header, read_names
 
 from test_differential import header_suffix
 

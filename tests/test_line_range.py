@@ -205,3 +205,15 @@ def test_a_five_thousand_digit_citation_scores_under_lines(tmp_path, capsys):
     assert main(["score", "--ruleset", "lines", "--json", str(path)]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) and "Traceback" not in err
+
+
+def test_a_returned_source_line_numbered_with_five_thousand_digits_scores_under_lines(tmp_path, capsys):
+    from citeledger.cli import main
+    from citeledger.core import shipped_lines
+
+    huge_line = f"**`lib/huge.js`** — run(function)\n```js\n{HUGE}\tconst x = 1;\n11\tconst y = 2;\n```\n"
+    assert [line.number for line in shipped_lines(huge_line)] == [11]  # the long run numbers no line
+    path = session(tmp_path, [response(A, huge_line)], "The work is at lib/huge.js:11 and lib/a.js:11.")
+    assert main(["score", "--ruleset", "lines", "--json", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "lib/huge.js" in {f["path"] for f in json.loads(out)["files"]} and "Traceback" not in err

@@ -17,11 +17,10 @@ import re
 from importlib import resources
 from typing import Optional
 
+from citeledger.core.numbers import bounded_int
 from citeledger.core.sections import Header, RenderTag, Symbol
 
 
-# The most digits a `+N more` count may have; a longer N is no count.
-MAX_DIGITS = 12
 # What a SYMBOL_ITEM token may hold before the item: header.lark's leading
 # class, none of them a name character.
 _BEFORE_ITEM = " ,—"
@@ -59,10 +58,9 @@ class _ToHeaderMethods:
             part.append(str(child))
         elif kind == "MORE":
             digits = child[1:child.index(" ")]  # `+N more`
-            # No count of more than MAX_DIGITS digits (docs/decisions.md): int()
-            # refuses thousands of digits, and no response lists that many names.
-            if len(digits) <= MAX_DIGITS:
-                part.append(int(digits))
+            count = bounded_int(digits)  # a longer digit run is no count (core/numbers.py)
+            if count is not None:
+                part.append(count)
         elif kind is None:
             part.append(child)
         return part

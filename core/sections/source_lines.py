@@ -13,8 +13,11 @@ from typing import Callable
 
 import attrs
 
+from citeledger.core.numbers import MAX_DIGITS
+
 # The number, a tab, the code. `[ \t]*$` is not stripped: the code is verbatim.
-_NUMBERED = re.compile(r"^([0-9]+)\t([^\n]*)$", re.M)
+# A number of more than MAX_DIGITS digits makes no numbered line (core/numbers.py).
+_NUMBERED = re.compile(rf"^([0-9]{{1,{MAX_DIGITS}}})\t([^\n]*)$", re.M)
 
 
 @attrs.frozen
