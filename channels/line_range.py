@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, shipped_lines
+from citeledger.core import Envelope, Finding, bounded, hookimpl, shipped_lines
 
 from .lines import line_number, names_file
 
@@ -34,7 +34,7 @@ class LineRangeOptions:
     # `lines 126-140 of response.js`, `line 134 in lib/response.js`.
     lines_first: re.Pattern = attrs.field(validator=_has_groups)
     # Lines credited either side of a cited range (the reader's surroundings).
-    context: int = attrs.field(default=0, validator=attrs.validators.ge(0))
+    context: int = bounded(0, 1_000, default=0)
     # A cited path that names several returned files (a bare `app.py:12` with
     # two app.py shipped): "all" credits each, "none" credits none of them.
     ambiguous: str = attrs.field(default="all", validator=attrs.validators.in_(("all", "none")))

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, needs_groups, shipped_lines, utf16_len
+from citeledger.core import Envelope, Finding, bounded, hookimpl, needs_groups, shipped_lines, utf16_len
 
 from .lines import normalise_code, window
 
@@ -35,14 +35,14 @@ class QuoteOptions:
     # A line-number prefix an answer may have copied with the code (`126\t`), removed first.
     line_number_prefix: re.Pattern
     # Normalised quotes shorter than this (UTF-16 units) are too generic (`}`, `return x`).
-    min_length: int = attrs.field(validator=attrs.validators.ge(1))
+    min_length: int = bounded(1, 10_000)
     fenced: bool = True
     inline: bool = True
     # Lines credited either side of a quoted line, at most MAX_CONTEXT (each
     # quoted line's window is built as a set of line numbers).
-    context: int = attrs.field(default=0, validator=[attrs.validators.ge(0), attrs.validators.le(MAX_CONTEXT)])
+    context: int = bounded(0, MAX_CONTEXT, default=0)
     # A quote found in this many files or more credits none of them; 0 turns it off.
-    ambiguity_limit: int = attrs.field(default=0, validator=attrs.validators.ge(0))
+    ambiguity_limit: int = bounded(0, 1_000_000, default=0)
     # false: a quote credits the whole file (file level only), no line numbers.
     line_level: bool = True
     # A bare (dotted) name such as `full_dispatch_request` is a symbol mention,

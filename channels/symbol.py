@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, hookimpl, needs_groups, utf16_len
+from citeledger.core import Envelope, Finding, bounded, hookimpl, needs_groups, utf16_len
 
 
 
@@ -18,7 +18,7 @@ class SymbolOptions:
     # A symbol token inside a code span (or in prose, when allowed).
     token: re.Pattern
     # Tokens shorter than this (in UTF-16 units) are too generic to count.
-    min_length: int
+    min_length: int = bounded(0, 10_000)
     # Lower-case tokens that are keywords or generic words, never symbols.
     stopwords: tuple[str, ...]
     # Only tokens inside code spans count; prose mentions do not.
@@ -34,7 +34,7 @@ class SymbolOptions:
     # "credit": weak owners are owners beside the strong ones.
     weak_owners: str = attrs.field(validator=attrs.validators.in_(("lose", "credit")))
     # A name owned by this many files or more identifies none; 0 turns it off.
-    ambiguity_limit: int = attrs.field(validator=attrs.validators.ge(0))
+    ambiguity_limit: int = bounded(0, 1_000_000)
     # Names that a render tag (`focused (...)`, `skeleton (...)`) lists
     # without a kind count as strong definitions.
     tag_names_define: bool

@@ -20,6 +20,7 @@ from citeledger.core.readers.base import ReadOptions, SessionFiles
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
 from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
 from citeledger.core.numbers import MAX_DIGITS, bounded_int
+from citeledger.core.ranges import INTEGER_RANGE, bounded, field_range
 from citeledger.core.shell import normal_path, same_file, shell_intent
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
 from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolUse, Transcript
@@ -65,7 +66,7 @@ __all__ = sorted(
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
         "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
         "SourceLine", "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "glob_pattern",
-        "find_evidence", "MAX_DIGITS", "bounded_int", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
+        "find_evidence", "MAX_DIGITS", "bounded_int", "INTEGER_RANGE", "bounded", "field_range", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
         "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,
     ]

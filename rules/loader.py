@@ -18,10 +18,10 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import UserError, channels as installed_channels
+from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range
 
 from citeledger.rules import safety
-from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules, integer_range
+from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
 
@@ -400,7 +400,7 @@ def build(cls, mapping: Located, prefix: str):
             if field.default is attrs.NOTHING:
                 raise RulesetError(mapping.file, mapping.line, f"{prefix}.{name}", "missing")
             continue
-        values[name] = _convert(mapping, name, mapping[name], hints[name], prefix + ".")
+        values[name] = _convert(mapping, name, mapping[name], hints[name], prefix + ".", field_range(field))
     try:
         return cls(**values)
     except (TypeError, ValueError) as exc:
@@ -414,7 +414,7 @@ def _validator_message(exc: Exception) -> str:
     return str(exc.args[0]) if exc.args else str(exc)
 
 
-def _convert(mapping: Located, key: str, value, hint, prefix: str):
+def _convert(mapping: Located, key: str, value, hint, prefix: str, limits: tuple[int, int] = INTEGER_RANGE):
     origin = typing.get_origin(hint)
     if hint is re.Pattern:
         _check_type(mapping, key, value, str, prefix)
@@ -436,7 +436,7 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
             return None
-        return _convert(mapping, key, value, args[0], prefix)
+        return _convert(mapping, key, value, args[0], prefix, limits)
     if attrs.has(hint):
         if not isinstance(value, Located):
             raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, "must be a mapping")
@@ -446,15 +446,15 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str):
     if hint in (str, int, bool, float):
         _check_type(mapping, key, value, hint, prefix)
         if hint is int:
-            _check_range(mapping, key, value, prefix)
+            _check_range(mapping, key, value, prefix, limits)
         if hint is float and not math.isfinite(value):
             raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"must be a finite number, not {value}")
         return value
     return value
 
 
-def _check_range(mapping, key, value: int, prefix: str) -> None:
-    low, high = integer_range(prefix + key)
+def _check_range(mapping, key, value: int, prefix: str, limits: tuple[int, int]) -> None:
+    low, high = limits
     if not low <= value <= high:
         shown = f"{value:,}" if value.bit_length() <= 64 else "a number of more than 19 digits"
         raise RulesetError(

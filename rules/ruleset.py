@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import attrs
 
-from citeledger.core import ReadOptions, needs_groups
+from citeledger.core import ReadOptions, bounded, field_range, needs_groups
 
 # Hashes are cached: scoring keys its shared work by these records' values
 # (core.accountant stages), once per transcript.
@@ -29,22 +29,6 @@ def one_of(*choices):
 # Why each bound: a line is held in memory up to max_line_bytes; a context of
 # c credits 2c + 1 lines per quoted or cited line; lengths and ambiguity limits
 # only compare, bounded so no number reaches a native argument.
-RANGES = {
-    "reader.max_line_bytes": (1, 1 << 30),
-    "channels.symbol.min_length": (0, 10_000),
-    "channels.symbol.ambiguity_limit": (0, 1_000_000),
-    "channels.quote.min_length": (1, 10_000),
-    "channels.quote.context": (0, 1_000),
-    "channels.quote.ambiguity_limit": (0, 1_000_000),
-    "channels.line_range.context": (0, 1_000),
-}
-# An integer key not listed above (a plugin channel's option).
-INTEGER_RANGE = (-(2**31), 2**31 - 1)
-
-
-def integer_range(key: str) -> tuple[int, int]:
-    """The allowed range of the integer ruleset key `key` (dotted, e.g. channels.quote.context)."""
-    return RANGES.get(key, INTEGER_RANGE)
 
 
 # No field has a default: every value comes from the YAML (default.yaml holds
@@ -65,7 +49,7 @@ class ReaderRules:
     # the turn's last tool call ("final-turn-text").
     answer: str = attrs.field(validator=one_of("last-text-event", "final-turn-text"))
     # Lines longer than this are skipped with a warning, never held in memory.
-    max_line_bytes: int = attrs.field(validator=attrs.validators.gt(0))
+    max_line_bytes: int = bounded(1, 1 << 30)  # 1 GiB
 
     def read_options(self) -> ReadOptions:
         return ReadOptions(self.explore_tool, self.max_line_bytes)
@@ -113,3 +97,17 @@ class Ruleset:
             if rule.name == name:
                 return rule.options
         return None
+
+
+def integer_ranges(options_of: dict) -> dict[str, tuple[int, int]]:
+    """Every int ruleset key (dotted) with its range, read from the fields that declare them.
+
+    `options_of` maps a channel's name to its Options class (the installed channels).
+    """
+    found = {}
+    for prefix, cls in (("reader", ReaderRules), ("splitter", SplitterRules),
+                        *((f"channels.{name}", options) for name, options in sorted(options_of.items()))):
+        for field in attrs.fields(cls):
+            if field.type in (int, "int"):
+                found[f"{prefix}.{field.name}"] = field_range(field)
+    return found

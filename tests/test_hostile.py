@@ -330,7 +330,10 @@ def test_render_tags_nested_past_the_recursion_limit_read_as_symbols():
 from citeledger import cli  # noqa: E402
 from citeledger.cli import limits  # noqa: E402
 from citeledger.rules import loader  # noqa: E402
-from citeledger.rules.ruleset import RANGES  # noqa: E402
+from citeledger.core import channels as installed_channels  # noqa: E402
+from citeledger.rules.ruleset import integer_ranges  # noqa: E402
+
+RANGES = integer_ranges({name: cls.Options for name, cls in installed_channels().items()})
 
 
 def one_line(result) -> str:
@@ -648,3 +651,11 @@ def test_score_session_on_a_directory_that_cannot_be_listed_says_permission_deni
     monkeypatch.setattr(os, "scandir", denied(real_scandir))
     assert cli.main(["score", "--session", str(locked)]) == 2
     assert capsys.readouterr().err == f"citeledger: error: {locked}: cannot read directory: Permission denied\n"
+
+
+def test_every_integer_ruleset_key_has_a_declared_range_and_robustness_md_states_it():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "robustness.md").read_text()
+    assert {"reader.max_line_bytes", "channels.quote.context", "channels.symbol.ambiguity_limit"} <= set(RANGES)
+    for key, (low, high) in RANGES.items():
+        row = next((line for line in doc.splitlines() if line.startswith(f"| `{key}`") or f", `{key}` |" in line), None)
+        assert row is not None and f"{low:,} to {high:,}" in row, key

@@ -37,7 +37,7 @@ def test_1001_sessions_make_three_collapsed_pages_and_a_section_each():
     for r in rows:
         table.add(r)
     header = {"paths": ["g"], "rulesets": ["default"], "sessions": 1001, "single_question": 1001, "multi_turn": 0}
-    page = sweep_page(header, [table.rows()], [sweep_session(r) for r in rows], [], [])
+    page = sweep_page(header, [table.rows()], [sweep_session(r) for r in rows], [], [], {"default": "path"})
     parsed = _Ids()
     parsed.feed(page)
     assert parsed.pages == 3  # 500 + 500 + 1

@@ -121,4 +121,4 @@ def test_quote_context_has_an_upper_bound(tmp_path):
     for too_many in (MAX_CONTEXT + 1, 10**9):
         with pytest.raises(RulesetError) as err:
             load_ruleset(ruleset(too_many))
-        assert err.value.key == "channels.quote.context" and "<= 1000" in str(err.value) and "\n" not in str(err.value)
+        assert err.value.key == "channels.quote.context" and "from 0 to 1,000" in str(err.value) and "\n" not in str(err.value)
