@@ -55,6 +55,7 @@ def _js_int(text: str):
     return float(text)
 
 
+
 def decode_line(raw: bytes) -> object:
     """JSON.parse of one line: orjson first, then the exact semantics for what it refuses.
 
@@ -63,10 +64,16 @@ def decode_line(raw: bytes) -> object:
     surrogate), and numbers beyond a double's range, which JavaScript reads
     as ±Infinity; the fallback reproduces that. Raises ValueError (or
     RecursionError for nesting deeper than either decoder allows).
+
+    Nesting deeper than orjson's 1,024 levels is refused on every Python:
+    json's own limit moves with the interpreter (3.13 reads what 3.11
+    cannot), and a transcript event is never nested that deep.
     """
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):
+            raise ValueError("nested too deeply") from None  # the same warning as a RecursionError
         text = raw.decode("utf-8", "replace")
         return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
 
