@@ -55,7 +55,6 @@ def _js_int(text: str):
     return float(text)
 
 
-
 def decode_line(raw: bytes) -> object:
     """JSON.parse of one line: orjson first, then the exact semantics for what it refuses.
 
