@@ -23,7 +23,9 @@ from citeledger.core.numbers import MAX_DIGITS, bounded_int
 from citeledger.core.ranges import INTEGER_RANGE, bounded, field_range
 from citeledger.core.shell import normal_path, same_file, shell_intent
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolUse, Transcript
+from citeledger.core.transcript import (
+    AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolUse, Transcript, explore_queries,
+)
 
 __version__ = "0.1.0"
 
@@ -63,7 +65,7 @@ def __getattr__(name):
 __all__ = sorted(
     [
         "AssistantText", "Call", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
-        "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
+        "EXIT_WARNINGS", "Envelope", "explore_queries", "FileScore", "Finding", "Header", "InputError", "InputWarning",
         "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
         "SourceLine", "Symbol", "ToolResponse", "ToolUse", "Transcript", "UserError", "Verdict", "glob_pattern",
         "find_evidence", "MAX_DIGITS", "bounded_int", "INTEGER_RANGE", "bounded", "field_range", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",

@@ -23,7 +23,7 @@ from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
 from citeledger.core.sections.splitter import Cuts
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.transcript import InputWarning, Transcript, explore_queries
 
 
 @attrs.frozen
@@ -442,7 +442,20 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         charges.line_used,  # line_used
         charges.line_pinned,  # line_pinned
         len(responses),  # responses
+        memo.get(("queries", keys["envelope"]), lambda: _queries(calls, cuts, responses, transcript.tool_uses)),
     )
+
+
+def _queries(calls, cuts, responses, tool_uses) -> tuple:
+    """Each call's query: its response's (calls are the responses with sections, in order)."""
+    asked = explore_queries(tool_uses, responses)
+    out, i = [], 0
+    for call in calls:
+        while (cuts[i][0].number, cuts[i][1]) != (call.text_key, call.origin):
+            i += 1
+        out.append(asked[i])
+        i += 1
+    return tuple(out)
 
 
 def _verdicts(paths, judged, channels) -> tuple[dict, dict]:

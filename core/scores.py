@@ -90,6 +90,8 @@ class SessionScore:
     # Explore responses read (spec section 1), with or without a section:
     # the envelope view's "over N response(s)".
     responses: int = 0
+    # queries[i] is calls[i]'s explore query (None: its tool_use had none).
+    queries: tuple[Optional[str], ...] = ()
 
     @property
     def line_efficiency(self) -> float:

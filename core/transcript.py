@@ -98,6 +98,22 @@ class ToolUse:
     notebook_path: Optional[str] = None  # NotebookRead's input.notebook_path
 
 
+def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
+    """Each response's explore query: the input.query of the last tool_use of
+    its id read before it (None when there is none, or no string)."""
+    asked: dict[str, list] = {}
+    for use in tool_uses:
+        asked.setdefault(use.id, []).append(use)
+    out = []
+    for response in responses:
+        found = None
+        for use in asked.get(response.tool_use_id, ()):
+            if use.order < response.order:
+                found = use.query
+        out.append(found)
+    return tuple(out)
+
+
 @frozen
 class ExploreAnswer:
     """A `user` event's successful tool_result for a tool_use an `assistant`

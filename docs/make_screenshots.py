@@ -1,4 +1,4 @@
-"""Regenerate the screenshots of the three HTML page types in docs/img/.
+"""Regenerate the screenshots of the four HTML page types in docs/img/.
 
     .venv/bin/python docs/make_screenshots.py
 
@@ -22,8 +22,11 @@ from citeledger.cli import main  # noqa: E402
 PAGES = {
     "html-session.png": ["score", "tests/fixtures/real/stream/express-sendfile-2calls.jsonl", "--answer", "lib/*.js"],
     "html-sweep.png": ["sweep", "tests/fixtures/corpus/base", "-q", "-j1"],
-    "html-compare.png": ["compare", "tests/fixtures/corpus/base", "tests/fixtures/corpus/new", "-q", "-j1"],
+    "html-compare.png": ["compare", "tests/fixtures/pass", "--arms", "baseline", "new", "-q", "-j1"],
+    "html-sensitivity.png": ["sensitivity", "tests/fixtures/real", "--ruleset", "corrected", "--ruleset", "path-only",
+                             "-q", "-j1"],
 }
+WIDTH = 1400  # as the fit test's wide case (tests/test_everyday_use.py also checks 800 px)
 OPEN = {"html-sweep.png": "#s-0-4"}  # show one session's section opened
 
 
@@ -36,7 +39,7 @@ def run() -> None:
             for name, argv in PAGES.items():
                 page_file = Path(tmp) / (name[:-4] + ".html")
                 main(argv + ["--html", str(page_file)])
-                page = browser.open(page_file, width=1100, height=800)
+                page = browser.open(page_file, width=WIDTH, height=800)
                 if name in OPEN:
                     page.eval(f"location.hash = '{OPEN[name]}'; window.scrollTo(0, 0)")
                 problems = page.problems()

@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import Envelope, InputWarning, Origin, utf16_len
+from citeledger.core import Envelope, InputWarning, Origin, explore_queries, utf16_len
 from citeledger.core.readers.diagnostics import ExploreReport
 
 MATCHED, UNMATCHED = "matched", "unmatched"
@@ -86,14 +86,6 @@ def _responses(transcript, ruleset):
     return responses
 
 
-def _query(transcript, response) -> Optional[str]:
-    found = None
-    for use in transcript.tool_uses:
-        if use.id == response.tool_use_id and use.order < response.order:
-            found = use.query
-    return found
-
-
 def _fits(report: ExploreReport, lengths: tuple[int, ...], paths: frozenset) -> bool:
     if not report.files and report.note is not None:  # nothing found: envelope.chars is 0
         return not paths
@@ -113,7 +105,9 @@ def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: 
     joins = []
     number = 0
     where = ", ".join(sidecars) or "no sidecar"
-    for index, response in enumerate(_responses(transcript, ruleset), 1):
+    responses = _responses(transcript, ruleset)
+    queries = explore_queries(transcript.tool_uses, responses)
+    for index, (response, query) in enumerate(zip(responses, queries), 1):
         cut = calls_of((response,), ruleset)
         call = None
         paths: frozenset = frozenset()
@@ -126,7 +120,6 @@ def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: 
         # `codegraph explore` (the CLI) prints the response and one newline;
         # a transcript made from its output carries that newline, the report does not.
         lengths = (chars, chars - 1) if text.endswith("\n") else (chars,)
-        query = _query(transcript, response)
         base = dict(response=index, call=call, tool_use_id=response.tool_use_id, query=query, chars=chars,
                     origin=response.origin)
         if query is None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from citeledger.core import SessionScore, percent, ratio, thousands, utf16_len
+from citeledger.report.jsonreport import json_bytes
+from citeledger.report.sufficiency import cut_query
 from citeledger.report.text import NO_CALLS
 
 SOURCES = {
@@ -26,6 +28,13 @@ def render_explain(result: SessionScore) -> str:
     ]
     if not result.has_answer:
         lines.append("  !! no final answer text: nothing can be credited")
+    lines.append("")
+    lines.append("  calls (explore query as asked):")
+    queries = result.queries or (None,) * len(result.calls)
+    for call, query in zip(result.calls, queries):
+        asked = "no query recorded" if query is None else json_bytes(cut_query(query)).decode()
+        # Cut as the sufficiency block cuts it; --json has it whole.
+        lines.append(f"    call {call.number}  {percent(call.efficiency)} of {thousands(call.envelope)} chars  {asked}")
     width = max(len(c) for c in result.channels) if result.channels else 0
     for f in result.files:
         v = f.verdict

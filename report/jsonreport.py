@@ -73,10 +73,12 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             "pinned_efficiency": score.line_pinned_efficiency,
         }
     verdicts = {f.path: f.verdict for f in score.files}
-    for call in score.calls:
+    queries = score.queries or (None,) * len(score.calls)
+    for call, query in zip(score.calls, queries):
         out["calls"].append(
             {
                 "call": call.number,
+                "query": query,
                 "envelope": call.envelope,
                 "used": call.used,
                 "efficiency": call.efficiency,

@@ -17,7 +17,7 @@ SWEEP_FORMAT = "citeledger-sweep/1"
 SESSION_COLUMNS = (
     "session", "group", "root", "reader", "turns", "ruleset", "status", "reason",
     "envelope", "used", "used_path_only", "efficiency", "path_only", "calls",
-    "call_efficiencies", "files_returned", "files_used", "warnings", "inputs",
+    "call_efficiencies", "call_queries", "files_returned", "files_used", "warnings", "inputs",
 )
 SLICE_COLUMNS = (
     "ruleset", "slice", "n", "pooled", "median", "p25", "p75", "min", "path_only_pooled",
@@ -43,7 +43,7 @@ def session_rows(outcome, rulesets) -> list[dict]:
             "reason": outcome.error,
             "envelope": 0, "used": 0, "used_path_only": 0,
             "efficiency": None, "path_only": None,
-            "calls": 0, "call_efficiencies": [],
+            "calls": 0, "call_efficiencies": [], "call_queries": [],
             "files_returned": 0, "files_used": 0,
             "warnings": len(outcome.warnings),
             "inputs": list(s.inputs) if s is not None else list(ref.files),
@@ -61,6 +61,8 @@ def session_rows(outcome, rulesets) -> list[dict]:
                 calls=len(s.calls),
                 # As `efficiency`: a killed or empty run's calls have none to average (not 0.0 each).
                 call_efficiencies=[c.efficiency for c in s.calls] if s.status == "scored" else [],
+                # Each call's explore query, in call order (null: its tool_use had none).
+                call_queries=list(s.queries or (None,) * len(s.calls)),
                 files_returned=len(s.files),
                 files_used=s.files_used,
                 files=[[f.path, f.chars, f.verdict.channel] for f in s.files],

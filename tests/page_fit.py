@@ -1,6 +1,7 @@
 """Measurements of a loaded page for the fit tests: what sticks out sideways, what text overlaps."""
 
-# Elements whose box reaches past the viewport, or past an ancestor that clips or scrolls it.
+# Elements whose box reaches past the viewport, or past an ancestor that clips it (what
+# scrolls inside its own box is reachable; SCROLLED_JS lists those boxes).
 OVERFLOW_JS = r"""(function () {
   var out = [], vw = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > vw + 1)
@@ -10,6 +11,7 @@ OVERFLOW_JS = r"""(function () {
     if (!r.width || !r.height) return;
     for (var a = el.parentElement; a && a !== document.body; a = a.parentElement) {
       var ov = getComputedStyle(a).overflowX;
+      if (ov === 'auto' || ov === 'scroll') return;  // reachable by scrolling its own box
       if (ov !== 'visible') {
         var ar = a.getBoundingClientRect();
         if (r.right > ar.right + 1) out.push(el.tagName + ' ' + (el.textContent || '').slice(0, 40) + ': cut at ' + Math.round(ar.right));
@@ -47,5 +49,16 @@ OVERLAP_JS = r"""(function () {
       var h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (w > 2 && h > 2) out.push(boxes[i].t + ' / ' + boxes[j].t);
     }
+  return out.slice(0, 20);
+})()"""
+
+# Boxes that scroll sideways because their content is wider (a wide table in a narrow window).
+SCROLLED_JS = r"""(function () {
+  var out = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var ov = getComputedStyle(el).overflowX;
+    if ((ov === 'auto' || ov === 'scroll') && el.scrollWidth > el.clientWidth + 1)
+      out.push(el.tagName + '.' + el.className + ' ' + (el.textContent || '').slice(0, 40));
+  });
   return out.slice(0, 20);
 })()"""

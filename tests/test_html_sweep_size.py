@@ -13,7 +13,7 @@ def record(i: int, files: int) -> dict:
         "record": "session", "session": f"g/r{i}.jsonl", "group": "g", "root": ".", "reader": "claude-stream",
         "turns": 1, "ruleset": "default", "status": "scored", "reason": None, "envelope": 100 * files,
         "used": 100, "used_path_only": 100, "efficiency": 1 / files, "path_only": 1 / files, "calls": 1,
-        "call_efficiencies": [1 / files], "files_returned": files, "files_used": 1, "warnings": 0,
+        "call_efficiencies": [1 / files], "call_queries": ["how is f0 used " * 20], "files_returned": files, "files_used": 1, "warnings": 0,
         "inputs": [f"g/r{i}.jsonl"],
         "files": [[f"src/f{k}.py", 100, "path" if k == 0 else None] for k in range(files)],
     }

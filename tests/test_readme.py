@@ -1,46 +1,52 @@
-"""The README's score blocks are what the command above each prints.
+"""Docs that cannot drift: every marked block in README.md and docs/*.md is what its command prints.
 
-Each `    .venv/bin/citeledger score ...` line in README.md is followed by a
-fenced block; running the command must print that block: the whole output
-for the first (allocation) one, the sufficiency block for `--sufficiency`;
-for `compare ... --sufficiency`, its pooled sufficiency block.
+A block sits between `<!-- output: COMMAND | ... -->` and `<!-- /output -->`;
+docs/make_outputs.py regenerates each in place, and here it runs in check mode.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
-import shlex
 from pathlib import Path
 
-from citeledger.cli import main
-
 REPO = Path(__file__).resolve().parent.parent
-COMMAND = re.compile(r"^    (?:.*&& )?\.venv/bin/citeledger (score [^\n]*)\n\n```\n(.*?)```\n", re.M | re.S)
 
 
-def test_readme_score_blocks_are_the_commands_output(capsys, monkeypatch):
-    monkeypatch.chdir(REPO)
-    found = COMMAND.findall((REPO / "README.md").read_text(encoding="utf-8"))
-    assert [c.split()[1] for c, _ in found[:2]] == ["tests/fixtures/real/stream/express-sendfile-2calls.jsonl",
-                                                    "--sufficiency"]
-    for command, block in found:
-        main(shlex.split(command))
-        out = capsys.readouterr().out
-        if "--sufficiency" in command:
-            out = out[out.index("Explore sufficiency"):]
-        assert out == block, command
+def _make_outputs():
+    spec = importlib.util.spec_from_file_location("make_outputs", REPO / "docs" / "make_outputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-POOLED = re.compile(r"^    \.venv/bin/citeledger (compare [^\n]*--sufficiency[^\n]*)\n\n```\n(.*?)```\n", re.M | re.S)
+def test_every_marked_block_in_the_docs_is_what_its_command_prints():
+    assert _make_outputs().regenerate(check=True) == []
 
 
-def test_readme_pooled_sufficiency_block_is_what_compare_prints(capsys, monkeypatch):
-    monkeypatch.chdir(REPO)
-    found = POOLED.findall((REPO / "README.md").read_text(encoding="utf-8"))
-    assert [shlex.split(c)[1:5] for c, _ in found] == [["tests/fixtures/pass", "--arms", "baseline", "new"]]
-    for command, block in found:
-        main(shlex.split(command))
-        out = capsys.readouterr().out
-        start = out.index("Explore sufficiency — what the agent did NEXT, pooled")
-        assert out[start:out.index("\n\n", start) + 1] == block, command
-        assert block.count("answered calls") == 4  # three groups and (all)
+def test_the_readme_score_blocks_and_the_generated_tables_are_marked():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    specs = re.findall(r"<!-- output: (.*?) -->", readme)
+    assert specs[:2] == [
+        "citeledger score tests/fixtures/real/stream/express-sendfile-2calls.jsonl",
+        'citeledger score --sufficiency tests/fixtures/real/stream/express-sendfile-2calls.jsonl | from "Explore sufficiency"',
+    ]
+    assert any(s.startswith("citeledger compare tests/fixtures/pass --arms baseline new") for s in specs)
+    for doc, script in (("rulesets.md", "make_ruleset_table.py"), ("line-level.md", "make_line_table.py")):
+        assert f"<!-- output: python docs/{script} | raw -->" in (REPO / "docs" / doc).read_text(encoding="utf-8")
+
+
+def test_a_drifted_block_is_found(tmp_path, monkeypatch):
+    module = _make_outputs()
+    doc = tmp_path / "x.md"
+    doc.write_text("<!-- output: citeledger score tests/fixtures/real/stream/express-res-send.jsonl | head 1 -->\n"
+                   "```\nExplore allocation — (9 calls)\n```\n<!-- /output -->\n", encoding="utf-8")
+    monkeypatch.setattr(module, "documents", lambda: [doc])
+    monkeypatch.setattr(module, "REPO", tmp_path)
+    (tmp_path / "tests").symlink_to(REPO / "tests")
+    for name in module.LINKED[1:]:
+        (tmp_path / name).symlink_to(REPO / name)
+    assert module.regenerate(check=True) == ["x.md: citeledger score tests/fixtures/real/stream/express-res-send.jsonl | head 1"]
+    assert module.regenerate(check=False) == ["x.md: citeledger score tests/fixtures/real/stream/express-res-send.jsonl | head 1"]
+    assert "(1 call, 3 files)" in doc.read_text(encoding="utf-8")
+    assert module.regenerate(check=True) == []

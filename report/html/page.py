@@ -70,7 +70,8 @@ def table(headers: Sequence[str], rows: Iterable[str], caption: str = "", cls: s
     )
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     klass = f' class="{cls}"' if cls else ""
-    return f"<table{klass}>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # In its own scroll box: a table wider than a narrow window scrolls there, the page does not.
+    return f'<div class="scroll"><table{klass}>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
 def warnings_list(warnings: Sequence[dict], title: str = "Input warnings") -> str:
@@ -94,6 +95,7 @@ code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consola
 .muted { color: var(--muted); }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 table { border-collapse: collapse; margin: .3rem 0 .8rem; }
+.scroll { overflow-x: auto; max-width: 100%; }
 caption { text-align: left; font-weight: 600; padding: .2rem 0; }
 th, td { padding: .18rem .55rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: var(--band); font-weight: 600; }

@@ -143,6 +143,8 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
             )
         out.append(
             f'<div class="call" data-call="{n}">{line}'
+            + (f'<p class="query">query: <q>{esc(call["query"])}</q></p>' if call.get("query") is not None else "")
+            +
             f'<div class="bar" role="img" aria-label="call {n}: {len(sections)} sections, {credited} credited">{"".join(segs)}</div>'
             f"<details><summary>sections of call {n}</summary>"
             + table(("#", "verdict", "file", "chars", "share of call", "channel", "evidence"), rows, numeric=(0, 3, 4))

@@ -20,12 +20,13 @@ from typing import Optional
 from citeledger.core import ratio
 from citeledger.report.html.page import CREDITED, NOT_CREDITED, cell, document, esc, field, mark, num, pct, table, warnings_list
 from citeledger.report.html.svg import histogram
+from citeledger.report.sufficiency import cut_query
 
 PAGE = 500
 TOP_FILES = 12  # as report.text.TOP_FILES
 SESSION_KEYS = (
     "session", "ruleset", "status", "reason", "turns", "envelope", "used", "efficiency", "path_only",
-    "calls", "call_efficiencies", "files_returned", "files_used", "warnings", "inputs",
+    "calls", "call_efficiencies", "call_queries", "files_returned", "files_used", "warnings", "inputs",
 )
 
 SLICE_HEADERS = ("slice", "n", "pooled", "median", "p25", "p75", "min", "{floor}-only", "calls", "call median",
@@ -37,6 +38,8 @@ SLICE_FIELDS = ("n", "pooled", "median", "p25", "p75", "min", "path_only_pooled"
 def keep(row: dict) -> dict:
     """What the page needs of one session record: its numbers and its top files (bounded memory)."""
     out = {k: row[k] for k in SESSION_KEYS}
+    # A query is shown cut (as the sufficiency block cuts it): the page's bytes stay bounded.
+    out["call_queries"] = [None if q is None else cut_query(q) for q in row["call_queries"]]
     out["files"] = row["files"][:TOP_FILES]
     return out
 
@@ -157,7 +160,11 @@ def _session(s: dict, sid: str) -> str:
         for path, chars, channel in s["files"]
     )
     more = s["files_returned"] - len(s["files"])
-    calls = " · ".join(pct(e) for e in s["call_efficiencies"]) or "—"
+    queries = s["call_queries"]
+    effs = s["call_efficiencies"] or [None] * len(queries)
+    calls = " · ".join(
+        ("" if e is None else pct(e)) + ("" if q is None else f" <q>{esc(q)}</q>") for e, q in zip(effs, queries)
+    ) or "—"
     reason = f" — {esc(s['reason'])}" if s["reason"] else ""
     return (
         f'<details id="{sid}" class="session"><summary>{_status(s)} <code>{esc(s["session"])}</code> '
