@@ -574,10 +574,14 @@ class LinearPattern:
         per offset; reading the bytes and converting each match's offsets
         from the previous one (`_Offsets`) is the same work once.
         """
-        readable = self._readable(text)
-        if readable.__class__ is bytes:
-            return readable, True
-        return readable.encode("utf-8"), False
+        if self._ends is not None and any(c in text for c in self._end_chars):
+            text = text.translate(self._ends)
+        if text.isascii():
+            return text.encode("ascii"), True
+        try:
+            return text.encode("utf-8"), False
+        except UnicodeEncodeError:  # lone surrogates read as U+FFFD, one code point each
+            return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), False
 
     def _matches(self, text: str):
         """(span of each group, 0 first) of every match, in code points of `text`."""
