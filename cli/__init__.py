@@ -19,6 +19,7 @@ import threading
 from citeledger.core import __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 from citeledger.cli.limits import check_options
+from citeledger.cli.commands import SUMMARY
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
 
@@ -38,7 +39,10 @@ EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, only the command they
+    name is imported and fully built: the others (and `--help`, `--version`)
+    need no command module, each listed by its SUMMARY line alone."""
     parser = Parser(
         prog="citeledger",
         description=(
@@ -51,7 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parser.set_defaults(subparsers=sub.choices)
+    wanted = COMMANDS if argv is None else _named_command(argv)
     for name in COMMANDS:
+        if name not in wanted:
+            sub.add_parser(name, help=SUMMARY[name])  # never parsed: the arguments name another command
+            continue
         try:
             module = importlib.import_module(f"{__package__}.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -60,6 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.add_parser(sub)
     return parser
+
+
+def _named_command(argv) -> tuple:
+    """The command the arguments name: the first that is not an option (the
+    top-level options take no value), if it is a command."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return (arg,) if arg in COMMANDS else ()
+        if arg == "--":
+            break
+    return ()
 
 
 class _Version(argparse.Action):
@@ -158,7 +177,8 @@ def _keep_freed_memory() -> None:
 
 def main(argv=None) -> int:
     _keep_freed_memory()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
         args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")

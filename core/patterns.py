@@ -567,17 +567,66 @@ class LinearPattern:
             text = _LONE_SURROGATE.sub("\ufffd", text)
         return text
 
+    def _bytes(self, text: str) -> tuple[bytes, bool]:
+        """(the UTF-8 bytes RE2 reads for `text`, whether they are ASCII).
+
+        re2's own str path converts every offset of every match with a call
+        per offset; reading the bytes and converting each match's offsets
+        from the previous one (`_Offsets`) is the same work once.
+        """
+        if self._ends is not None and any(c in text for c in self._end_chars):
+            text = text.translate(self._ends)
+        if text.isascii():
+            return text.encode("ascii"), True
+        try:
+            return text.encode("utf-8"), False
+        except UnicodeEncodeError:  # lone surrogates read as U+FFFD, one code point each
+            return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), False
+
+    def _matches(self, text: str):
+        """(span of each group, 0 first) of every match, in code points of `text`."""
+        data, ascii_ = self._bytes(text)
+        groups = range(self.groups + 1)
+        if ascii_:
+            for m in self._re2.finditer(data):
+                yield [m.span(g) for g in groups]
+            return
+        at = _Offsets(data)
+        for m in self._re2.finditer(data):
+            start, end = m.span()
+            char_start = at(start)
+            spans = [(char_start, at.within(start, char_start, end))]
+            for g in groups[1:]:
+                a, b = m.span(g)
+                if a == -1:
+                    spans.append((-1, -1))
+                else:
+                    ca = at.within(start, char_start, a)
+                    spans.append((ca, at.within(a, ca, b)))
+            at.move(end, spans[0][1])
+            yield spans
+
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        groups = range(self.groups + 1)
-        return (_Match([m.span(g) for g in groups], text, self) for m in self._re2.finditer(self._readable(text)))
+        return (_Match(spans, text, self) for spans in self._matches(text))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        return [m.span() for m in self._re2.finditer(self._readable(text))]
+        data, ascii_ = self._bytes(text)
+        if ascii_:
+            return [m.span() for m in self._re2.finditer(data)]
+        at = _Offsets(data)
+        out = []
+        for m in self._re2.finditer(data):
+            start, end = m.span()
+            char_start = at(start)
+            char_end = at.within(start, char_start, end)
+            at.move(end, char_end)
+            out.append((char_start, char_end))
+        return out
 
     def _one(self, method, text: str):
         m = method(self._readable(text))
@@ -613,6 +662,30 @@ class LinearPattern:
             done += 1
         out.append(text[at:])
         return "".join(out)
+
+
+class _Offsets:
+    """Byte offsets of UTF-8 `data` to code point offsets, for offsets met in increasing order.
+
+    RE2 in UTF-8 mode reports offsets at character boundaries, so the code
+    points between two offsets are the length of the bytes between them decoded.
+    """
+
+    __slots__ = ("data", "byte", "char")
+
+    def __init__(self, data: bytes):
+        self.data, self.byte, self.char = data, 0, 0
+
+    def __call__(self, offset: int) -> int:
+        """The code point offset of a byte `offset` at or after the last one moved to."""
+        return self.within(self.byte, self.char, offset)
+
+    def within(self, byte: int, char: int, offset: int) -> int:
+        """The code point offset of `offset`, from a known pair (byte, char) at or before it."""
+        return char + len(self.data[byte:offset].decode("utf-8")) if offset > byte else char
+
+    def move(self, byte: int, char: int) -> None:
+        self.byte, self.char = byte, char
 
 
 class _Match:

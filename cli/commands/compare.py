@@ -3,6 +3,8 @@ difference with a bootstrap interval, and the files whose envelope share moved m
 
 from __future__ import annotations
 
+from citeledger.cli.commands import SUMMARY
+
 import contextlib
 import os
 import re
@@ -34,7 +36,7 @@ from citeledger.report.sweep import QUANTILE_NOTE
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "compare",
-        help="new build vs baseline on the same questions: per-group runs, medians, bootstrap CI, plot",
+        help=SUMMARY["compare"],
         usage="%(prog)s BASELINE NEW [options]\n       %(prog)s PASS [PASS ...] --arms LABEL_A LABEL_B [options]",
         description=(
             "Compare two builds. Either BASELINE and NEW, each a directory or file of transcripts (scored "

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from citeledger.cli.commands import SUMMARY
+
 from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
 from citeledger.report.explain import render_explain
 from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
 from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
 from citeledger.core.sufficiency import sufficiency
-from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
@@ -20,7 +21,7 @@ from citeledger.cli.commands.common import (
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "explain",
-        help="why each returned file was or was not credited, channel by channel",
+        help=SUMMARY["explain"],
         description=(
             "For every file the explore calls returned: its pooled chars, what each channel of the "
             "ruleset found (in rank order) and the guard that decided, e.g. an ambiguity cutoff, a "
@@ -50,6 +51,8 @@ def run(args) -> int:
     judged = sufficiency(transcript) if args.sufficiency else None
     if args.html:
         page = with_next_acts(session_dict(result, explain=True), transcript, judged or sufficiency(transcript))
+        from citeledger.report.html import session_page  # here: a run without --html draws no page
+
         write_file(args.html, session_page(page, result.answer))
     if args.json:
         data = session_dict(result, explain=True)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from citeledger.cli.commands import SUMMARY
+
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
 from citeledger.report.envelope import answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import added_line, render_text
-from citeledger.report.html import session_page
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
@@ -22,7 +23,7 @@ from citeledger.core.sufficiency import sufficiency
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "score",
-        help="score one session (the reference's text block, or --json)",
+        help=SUMMARY["score"],
         description=(
             "Score one session: stream-json segment FILEs of one run (run-x.jsonl run-x.t2.jsonl ...), "
             "or --session PATH for a Claude Code interactive log (a project directory, its "
@@ -69,6 +70,8 @@ def run(args) -> int:
     judged = sufficiency(transcript) if args.sufficiency else None
     if args.html:  # the page also says why, as explain does, and each call's next act
         page = with_next_acts({**session_dict(result, explain=True), **views}, transcript, judged or sufficiency(transcript))
+        from citeledger.report.html import session_page  # here: a run without --html draws no page
+
         write_file(args.html, session_page(page, result.answer))
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
     if args.json:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from citeledger.cli.commands import SUMMARY
+
 import contextlib
 import os
 import sys
@@ -32,7 +34,7 @@ FORMAT = "citeledger-sensitivity/1"
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "sensitivity",
-        help="how far other rulesets move the numbers from a base ruleset",
+        help=SUMMARY["sensitivity"],
         description=(
             "Score every session under PATH... once per ruleset (each session is parsed once) and "
             "report, per ruleset and slice (all, single-question, multi-turn): pooled, median and p25 "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from citeledger.cli.commands import SUMMARY
+
 import contextlib
 import csv
 import io
@@ -53,7 +55,7 @@ def add_exclude_option(p) -> None:
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "sweep",
-        help="score every session under files and directories: the baseline slice table",
+        help=SUMMARY["sweep"],
         description=(
             "Find every session under the given files and directories (stream-json segment groups "
             "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs and Codex rollouts) and print, per ruleset, "
