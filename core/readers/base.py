@@ -11,7 +11,8 @@ from typing import ClassVar, Optional, Protocol, Sequence
 import attrs
 
 from citeledger.core.errors import InputError  # noqa: F401  (readers raise it)
-from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.jsstr import is_blank
+from citeledger.core.transcript import InputWarning, ResultText, Transcript
 
 
 @attrs.frozen
@@ -150,3 +151,16 @@ def session_of(reader, path: str) -> SessionFiles:
 def part_of_session(reader, dirpath: str) -> bool:
     check = getattr(reader, "part_of_session", None)
     return bool(check and check(dirpath))
+
+
+def final_answers(texts) -> tuple:
+    """Each turn's last non-blank assistant text, in turn order, as `ResultText`s.
+
+    For formats whose turns end with the agent's message (Codex rollouts,
+    Gemini CLI sessions): `texts` holds (turn, text, origin) in reading order.
+    """
+    last: dict = {}
+    for turn, text, origin in texts:
+        if not is_blank(text):
+            last[turn] = ResultText(text, origin)
+    return tuple(last[t] for t in sorted(last))

@@ -18,9 +18,8 @@ import orjson
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.jsstr import is_blank
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, open_regular, read_head, reading, session_name
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, Transcript
+from citeledger.core.readers.base import InputError, ReadOptions, final_answers, open_regular, read_head, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -209,15 +208,6 @@ class CodexReader:
         blocks, failed = output_blocks(payload.get("output"))
         if not failed:
             responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin))
-
-
-def final_answers(texts) -> tuple[ResultText, ...]:
-    """Each turn's last non-blank assistant message: a headless run's `result`, per turn."""
-    last: dict[int, ResultText] = {}
-    for turn, text, origin in texts:
-        if not is_blank(text):
-            last[turn] = ResultText(text, origin)
-    return tuple(last[t] for t in sorted(last))
 
 
 @hookimpl

@@ -21,10 +21,12 @@ from typing import Optional, Sequence
 import orjson
 
 from citeledger.core.hookspecs import hookimpl
-from citeledger.core.jsstr import is_blank
-from citeledger.core.readers.base import InputError, ReadOptions, open_regular, read_head, reading, session_name
+from citeledger.core.readers.base import (
+    InputError, ReadOptions, final_answers, open_regular, read_head, reading, session_name,
+)
 from citeledger.core.readers.jsonl import BOM, decode_line, read_jsonl
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolUse, Transcript
+from citeledger.core.readers.walker import MISSING, js_type
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
 
 # The CLI's file-reading tools and the input keys naming what they read, by
 # release (docs/gemini.md): (ToolUse field, argument keys, first one present wins).
@@ -235,9 +237,9 @@ class GeminiReader:
             raise InputError(path, "not JSON (nested too deeply), session not read")
         if not isinstance(doc, dict) or not isinstance(doc.get("sessionId"), str):
             raise InputError(path, "not a Gemini CLI session (no sessionId)")
-        listed = doc.get("messages", _MISSING)
+        listed = doc.get("messages", MISSING)
         if not isinstance(listed, list):
-            raise InputError(path, f"session's messages is {_js_type(listed)}, not a list")
+            raise InputError(path, f"session's messages is {js_type(listed)}, not a list")
         lines = _Lines(data)
         out = []
         for index, msg in enumerate(listed):
@@ -256,7 +258,7 @@ class GeminiReader:
             record = line.value
             origin = Origin(path, line.number)
             if not isinstance(record, dict):
-                warnings.append(InputWarning(path, line.number, f"record is {_js_type(record)}, not an object, skipped"))
+                warnings.append(InputWarning(path, line.number, f"record is {js_type(record)}, not an object, skipped"))
                 continue
             if isinstance(record.get("$rewindTo"), str):
                 ids = list(by_id)
@@ -303,7 +305,7 @@ class GeminiReader:
             if calls is None:
                 continue
             if not isinstance(calls, list):
-                warnings.append(InputWarning(origin.file, origin.line, f"toolCalls is {_js_type(calls)}, not a list, ignored"))
+                warnings.append(InputWarning(origin.file, origin.line, f"toolCalls is {js_type(calls)}, not a list, ignored"))
                 continue
             for index, call in enumerate(calls):
                 if not isinstance(call, dict) or not isinstance(call.get("name"), str):
@@ -349,34 +351,6 @@ class _Lines:
         self.line += self.data.count(b"\n", self.cursor, at)
         self.cursor = at
         return self.line
-
-
-def final_answers(texts) -> tuple[ResultText, ...]:
-    """Each turn's last non-blank model message, in turn order."""
-    last: dict[int, ResultText] = {}
-    for turn, text, origin in texts:
-        if not is_blank(text):
-            last[turn] = ResultText(text, origin)
-    return tuple(last[t] for t in sorted(last))
-
-
-_MISSING = object()
-
-
-def _js_type(value) -> str:
-    if value is _MISSING:
-        return "missing"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 @hookimpl

@@ -340,6 +340,7 @@ class EventWalker:
 
 
 _MISSING = object()
+MISSING = _MISSING  # a key absent from a decoded object (js_type says "missing")
 _NO_INPUT: dict = {}
 
 
