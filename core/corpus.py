@@ -180,10 +180,11 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
     order = order or reader_order()
     name = None
     files: dict[str, None] = {}
+    seen: set[str] = set()  # real paths: one file named two ways is read once
     warnings: list[InputWarning] = []
     turns = 0
     for path in paths:
-        if path in files:
+        if os.path.realpath(path) in seen:
             continue
         # A file named but claimed by no reader goes to the last one asked
         # (the catch-all), which says in one line why it is not a transcript.
@@ -194,7 +195,8 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
             raise InputError(path, f"is a {this} transcript, but {next(iter(files))} is {name}: one format per session")
         name = this
         whole = session_of(dict(order)[name](), path)
-        new = [f for f in whole.files if f not in files]
+        new = [f for f in whole.files if os.path.realpath(f) not in seen]
+        seen.update(map(os.path.realpath, new))
         files.update(dict.fromkeys(new))
         warnings.extend(whole.warnings)
         turns += whole.turns or 0

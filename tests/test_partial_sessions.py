@@ -94,3 +94,14 @@ def test_sweep_inputs_list_the_subagent_files_read(capsys, tmp_path):
     _, out, _ = cli(capsys, "sweep", str(tmp_path / "p"), "--json", "-q")
     (row,) = [r for r in map(json.loads, out.splitlines()) if r["record"] == "session"]
     assert [Path(f).name for f in row["inputs"]] == [LOG.name, "agent-a7e3c19.jsonl"]
+
+
+def test_a_segment_named_once_relative_and_once_absolute_is_read_once(monkeypatch):
+    from citeledger.core.corpus import session_for
+
+    repo = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(repo)
+    relative = "tests/fixtures/real/stream/flask-views.jsonl"
+    _, alone = session_for([relative])
+    _, both = session_for([relative, str(repo / "tests/fixtures/real/stream/flask-views.t2.jsonl")])
+    assert both.files == alone.files and len(alone.files) == 2 and both.turns == alone.turns
