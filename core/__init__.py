@@ -23,7 +23,9 @@ from citeledger.core.numbers import MAX_DIGITS, bounded_int
 from citeledger.core.shell import normal_path, same_file, shell_intent
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.source import UNKNOWN, Given, Pieces, Pulled, make_sources, read_options, unknown_warning
+from citeledger.core.source import (
+    UNKNOWN, Given, Pieces, Pulled, by_file, make_sources, read_options, unknown_warning,
+)
 from citeledger.core.transcript import (
     AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolResult, ToolUse, Transcript,
 )
@@ -68,7 +70,7 @@ __all__ = sorted(
         "EXIT_WARNINGS", "Envelope", "FileScore", "Finding", "Header", "InputError", "InputWarning",
         "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
         "SourceLine", "Symbol", "ToolResponse", "ToolResult", "ToolUse", "KeptTools", "MEASURES", "UNKNOWN",
-        "Given", "Pieces", "Pulled", "unknown_warning", "make_sources", "read_options", "Transcript", "UserError", "Verdict", "glob_pattern",
+        "Given", "Pieces", "Pulled", "unknown_warning", "by_file", "make_sources", "read_options", "Transcript", "UserError", "Verdict", "glob_pattern",
         "find_evidence", "MAX_DIGITS", "bounded_int", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
         "shipped_lines", "thousands", "to_fixed", "utf16_len",
         *_LAZY,

@@ -22,7 +22,7 @@ from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.source import Given, make_sources, pull
+from citeledger.core.source import Given, make_sources, pull, tally
 from citeledger.core.transcript import InputWarning, Transcript
 
 
@@ -456,6 +456,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         charges.line_used,  # line_used
         charges.line_pinned,  # line_pinned
         len(responses),  # responses
+        tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),  # sources
     )
 
 

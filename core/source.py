@@ -54,7 +54,9 @@ class Pulled:
 class Pieces:
     """A cut made of (path, text) pieces: each a Section sized in the unit asked for.
 
-    Empty pieces are no section (nothing filled the window).
+    A piece whose path is None is a meta section (a tool's own line, "Found 3
+    files": charged to no file, counted in the envelope). Empty pieces are no
+    section (nothing filled the window).
     """
 
     __slots__ = ("pieces", "number", "_sections")
@@ -68,8 +70,19 @@ class Pieces:
         found = self._sections.get(unit)
         if found is None:
             measure = MEASURES[unit]
-            found = self._sections[unit] = tuple(Section(path, None, measure(text), text) for path, text in self.pieces)
+            found = self._sections[unit] = tuple(
+                Section(path or "", None, measure(text), text, meta=path is None) for path, text in self.pieces
+            )
         return found
+
+
+def by_file(pieces: Iterable[tuple[Optional[str], str]]) -> list[tuple[Optional[str], str]]:
+    """Pieces of one result gathered per file, in first-seen order: a file's lines
+    make one section however they interleave (meta lines likewise)."""
+    gathered: dict = {}
+    for path, text in pieces:
+        gathered.setdefault(path, []).append(text)
+    return [(path, "".join(texts)) for path, texts in gathered.items()]
 
 
 def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
@@ -100,6 +113,19 @@ def read_options(reader, sources) -> ReadOptions:
     base = reader.read_options()
     kept = kept_tools(sources)
     return base if kept is None else attrs.evolve(base, keep=kept)
+
+
+def tally(sources, calls, call_scores) -> tuple:
+    """One SourceScore per source object, from the calls and their scores (same order)."""
+    from citeledger.core.scores import SourceScore
+
+    by_name: dict = {s.name: ([], [0, 0]) for s in sources}
+    for call, scored in zip(calls, call_scores):
+        numbers, sums = by_name[call.source]
+        numbers.append(call.number)
+        sums[0] += scored.envelope
+        sums[1] += scored.used
+    return tuple(SourceScore(name, tuple(n), env, used) for name, (n, (env, used)) in by_name.items())
 
 
 def pull(given: Given, ruleset, sources, memo: dict) -> tuple[tuple[Pulled, ...], tuple[InputWarning, ...]]:
