@@ -200,3 +200,51 @@ def test_retrieval_text_json_and_explain_name_the_sources(tmp_path, capsys):
     assert main(["score", str(path), "--json"]) == 0  # default: no new keys
     data = json.loads(capsys.readouterr().out)
     assert "sources" not in data and "via" not in data["calls"][0]
+
+
+def _codex_rollout(tmp_path):
+    def item(payload):
+        return {"timestamp": "2025-11-30T10:00:00Z", "type": "response_item", "payload": payload}
+    explore = response(section("src/a.py", size=60), section("src/b.py", size=40))
+    rows = [
+        {"timestamp": "2025-11-30T10:00:00Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
+        {"timestamp": "2025-11-30T10:00:00Z", "type": "turn_context", "payload": {"cwd": "/w"}},
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "q"}]}),
+        item({"type": "function_call", "name": "mcp__codegraph__codegraph_explore", "arguments": '{"query": "q"}', "call_id": "c1"}),
+        item({"type": "function_call_output", "call_id": "c1", "output": explore}),
+        item({"type": "function_call", "name": "shell", "call_id": "c2",
+              "arguments": json.dumps({"command": ["bash", "-lc", "sed -n '1,2p' src/b.py"], "workdir": "/w"})}),
+        item({"type": "function_call_output", "call_id": "c2",
+              "output": json.dumps({"output": SED_TEXT, "metadata": {"exit_code": 0}})}),
+        item({"type": "local_shell_call", "call_id": "c3", "status": "completed",
+              "action": {"type": "exec", "command": ["cat", "src/missing.py"]}}),
+        item({"type": "function_call_output", "call_id": "c3",
+              "output": json.dumps({"output": "cat: src/missing.py: No such file", "metadata": {"exit_code": 1}})}),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It is `src/a.py`."}]}),
+    ]
+    return write_jsonl(tmp_path / "rollout-2025-11-30T10-00-00-s1.jsonl", rows)
+
+
+def test_codex_shell_calls_are_tool_uses_and_bash_read_results(tmp_path):
+    path = _codex_rollout(tmp_path)
+    rules = load_ruleset("retrieval")
+    transcript = readers()["codex"]().read([str(path)], rules.read_options())
+    assert [(u.name, u.command) for u in transcript.tool_uses] == [
+        ("mcp__codegraph__codegraph_explore", None), ("shell", "sed -n '1,2p' src/b.py"), ("local_shell", "cat src/missing.py")]
+    # The failed cat (exit 1) is no result; the sed's output (23 chars) is charged to src/b.py.
+    score = accountant.score(transcript, rules)
+    assert [c.files for c in score.calls] == [(("src/a.py", 60), ("src/b.py", 40)), (("src/b.py", 23),)]
+    assert {s.name: (s.envelope, s.used) for s in score.sources}["bash_read"] == (23, 0)
+    # default keeps none of it, and scores as before
+    plain = readers()["codex"]().read([str(path)], load_ruleset("default").read_options())
+    assert plain.tool_results == () and accountant.score(plain, load_ruleset("default")).envelope == 100
+
+
+def test_read_after_credits_a_codex_shell_read(tmp_path):
+    path = _codex_rollout(tmp_path)
+    rules = load_ruleset("reactions")
+    transcript = readers()["codex"]().read([str(path)], rules.read_options())
+    score = accountant.score(transcript, rules)
+    verdicts = {f.path: f.verdict for f in score.files}
+    assert verdicts["src/a.py"].channel == "path"
+    assert verdicts["src/b.py"].channel == "read_after" and verdicts["src/b.py"].evidence.startswith("shell c2 src/b.py")
