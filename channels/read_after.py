@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl, normal_path
+from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl, normal_path, shell_intent
 
 
 @attrs.frozen
@@ -59,14 +59,20 @@ class CallReads:
     misses: tuple[Read, ...]
 
 
-def reads_of(tool_uses: Iterable[ToolUse], read_tools: Sequence[str], search_tools: Sequence[str]) -> tuple[Read, ...]:
-    """Every tool use that names a file, in reading order."""
+def reads_of(tool_uses: Iterable[ToolUse], read_tools: Sequence[str], search_tools: Sequence[str],
+             shell_tools: Sequence[str] = ()) -> tuple[Read, ...]:
+    """Every tool use that names a file, in reading order: a shell command names
+    the file core.shell's bashIntent rule says it reads (Codex reads through the shell)."""
     out = []
     for use in tool_uses:
         if use.name in read_tools and use.file_path:
             out.append(Read(use.name, use.id, use.file_path, use.thread, use.order, use.origin, False))
         elif use.name in search_tools and use.path:
             out.append(Read(use.name, use.id, use.path, use.thread, use.order, use.origin, True))
+        elif use.name in shell_tools and use.command:
+            intent = shell_intent(use.command)
+            if intent.reads:
+                out.append(Read(use.name, use.id, intent.path, use.thread, use.order, use.origin, False))
     return tuple(out)
 
 
@@ -148,6 +154,8 @@ class ReadAfterOptions:
     read_tools: tuple[str, ...]
     # Tools whose input.path names a file (or a directory) the agent searched.
     search_tools: tuple[str, ...]
+    # Shell tools whose command reads a file (core.shell's bashIntent rule); none unless named.
+    shell_tools: tuple[str, ...] = ()
 
 
 class ReadAfterChannel:
@@ -159,7 +167,7 @@ class ReadAfterChannel:
 
     def call_reads(self, envelope: Envelope) -> tuple[CallReads, ...]:
         """What the agent read after each explore call of the envelope (the reads report's rows)."""
-        reads = reads_of(envelope.tool_uses, self.options.read_tools, self.options.search_tools)
+        reads = reads_of(envelope.tool_uses, self.options.read_tools, self.options.search_tools, self.options.shell_tools)
         return reads_by_call(envelope.calls, envelope.responses, reads, envelope.paths)
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:

@@ -17,12 +17,12 @@ import attrs
 
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.core.jsstr import is_blank
-from citeledger.core.plugins import channels as channel_classes
+from citeledger.core.plugins import channels as channel_classes, sources as source_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
-from citeledger.core.sections.splitter import Cuts
 from citeledger.core.sections.units import MEASURES
+from citeledger.core.source import Given, make_sources, pull, tally
 from citeledger.core.transcript import InputWarning, Transcript, explore_queries
 
 
@@ -50,16 +50,18 @@ class Stage:
 
 # What scoring reads of a ruleset, stage by stage. The corpus reads each
 # transcript once per distinct `transcript` key (core.corpus).
-TRANSCRIPT = ("reader.explore_tool", "reader.max_line_bytes")
+# `sources`: what the reader keeps is the tools the ruleset's sources read
+# (core.source.read_options); what is cut, which sources cut it.
+TRANSCRIPT = ("reader.explore_tool", "reader.max_line_bytes", "sources")
 READ = ("reader.bom", "reader.answer")
-CUT = ("reader.bom", "reader.block_separator", "splitter.header", "splitter.trailer")
+CUT = ("reader.bom", "reader.block_separator", "splitter.header", "splitter.trailer", "sources")
 SECTIONS = CUT + ("splitter.trailing_block",)
 ENVELOPE = SECTIONS + ("splitter.unit",)
 STAGES = {
     "transcript": Stage("transcript", TRANSCRIPT),
     # the responses a ruleset can read, the final answer and the warnings
     "read": Stage("read", READ),
-    # each response cut into header-delimited pieces
+    # each tool result a source reads cut into pieces (explore responses at their headers)
     "cut": Stage("cut", CUT),
     # work channels derive from the sections' texts (owner tables, citations):
     # it never depends on the unit sizes are counted in
@@ -115,7 +117,7 @@ class Plan:
 class _RulesetPlan:
     """One ruleset's stage numbers, channel objects and channel names (`Plan.of`)."""
 
-    __slots__ = ("keys", "findings", "channels", "names", "line_level")
+    __slots__ = ("keys", "findings", "channels", "names", "line_level", "sources")
 
     def __init__(self, ruleset, plan: Plan):
         self.keys = {name: plan.number(stage.key(ruleset)) for name, stage in STAGES.items()}
@@ -132,21 +134,22 @@ class _RulesetPlan:
         self.channels = tuple(channels)
         self.names = tuple(c.name for c in channels)
         self.line_level = any(getattr(c, "line_level", False) for c in channels)
+        self.sources = make_sources(ruleset.sources, source_classes())
 
 
 class Shared:
     """Work the rulesets scoring one transcript share, keyed by stage numbers (`Plan`).
 
     Made by each `score_many` call, so nothing outlives the transcript it
-    describes. `cuts` is keyed by content (the response text, the header
-    line), shared by every ruleset that cuts alike.
+    describes. `sources` is the sources' own memo (the explore splitter's
+    cuts, keyed by content), shared by every ruleset that cuts alike.
     """
 
-    __slots__ = ("results", "cuts", "plan")
+    __slots__ = ("results", "sources", "plan")
 
     def __init__(self, plan: Plan | None = None):
         self.results: dict = {}
-        self.cuts = Cuts()
+        self.sources: dict = {}
         self.plan = plan if plan is not None else Plan()
 
     def get(self, key, make):
@@ -158,8 +161,9 @@ class Shared:
 
 
 def _readable(transcript: Transcript, reader):
-    """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings)."""
+    """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings, tool results)."""
     responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
+    tool_results = transcript.tool_results
     warnings = list(transcript.warnings)
     if reader.bom == "unreadable" and transcript.bom_lines:
         lost = set(transcript.bom_lines)
@@ -168,18 +172,22 @@ def _readable(transcript: Transcript, reader):
         )
         results = tuple(r for r in results if r.origin not in lost)
         texts = tuple(t for t in texts if t.origin not in lost)
+        tool_results = tuple(
+            r for r in tool_results
+            if r.origin not in lost and (r.use is None or r.use.origin not in lost)
+        )
         warnings += [  # in file order: a set's order would vary from run to run
             InputWarning(o.file, o.line, "not JSON (starts with a byte order mark), skipped")
             for o in dict.fromkeys(transcript.bom_lines)
         ]
-    return responses, results, texts, tuple(warnings)
+    return responses, results, texts, tuple(warnings), tool_results
 
 
 def _read(transcript: Transcript, reader) -> tuple:
-    """(responses, answer, its source, whether it has one, warnings)."""
-    responses, results, texts, warnings = _readable(transcript, reader)
+    """(responses, answer, its source, whether it has one, warnings, kept tool results)."""
+    responses, results, texts, warnings, tool_results = _readable(transcript, reader)
     answer, source = final_answer(results, texts, reader.answer)
-    return responses, answer, source, not is_blank(answer), warnings
+    return responses, answer, source, not is_blank(answer), warnings, tool_results
 
 
 def final_answer(results, texts, rule: str) -> tuple[str, str]:
@@ -200,29 +208,32 @@ def final_answer(results, texts, rule: str) -> tuple[str, str]:
     return "", "none"
 
 
-def _cuts_of(responses, ruleset, memo: Shared) -> tuple:
-    """(cut, origin) of each response: the same text read again is the same cut."""
-    join = ruleset.reader.block_separator.join
-    cuts = memo.cuts.cut_all([join(r.blocks) for r in responses], ruleset.splitter)
-    return tuple(zip(cuts, [r.origin for r in responses]))
+def _cuts_of(given: Given, ruleset, sources, memo: Shared) -> tuple:
+    """(pulled cuts in reading order, the sources' warnings): the same text read again is the same cut."""
+    return pull(given, ruleset, sources, memo.sources)
 
 
-def _envelope(cuts, rules, channel_memo: dict, *context) -> Envelope:
+def _envelope(pulled, rules, channel_memo: dict, *context) -> Envelope:
     """The calls that returned sections, numbered from 1, and their distinct paths."""
     calls = []
     trailing_block, unit = rules.trailing_block, rules.unit
-    for cut, origin in cuts:
+    for one in pulled:
+        cut = one.cut
         sections = cut.sections(trailing_block, unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, origin, cut.number))
+            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     return Envelope(tuple(calls), paths, channel_memo, *context)  # context: the tool uses, the responses
 
 
-def calls_of(responses, ruleset) -> tuple[Call, ...]:
-    """The explore calls of `responses` exactly as `score` numbers and cuts them (a response
-    without a section is no call), for reports that need the sections beside a score."""
-    return _envelope(_cuts_of(responses, ruleset, Shared()), ruleset.splitter, {}).calls
+def calls_of(responses, ruleset, results=(), files=()) -> tuple[Call, ...]:
+    """The calls of `responses` (and the kept tool `results`) exactly as `score` numbers
+    and cuts them (a result without a section is no call), for reports that need the
+    sections beside a score."""
+    shared = Shared()
+    pulled, _ = _cuts_of(Given(tuple(responses), tuple(results), tuple(files)), ruleset,
+                         shared.plan.of(ruleset).sources, shared)
+    return _envelope(pulled, ruleset.splitter, {}).calls
 
 
 class _Charges:
@@ -391,13 +402,16 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     read = results.get(keys["read"])
     if read is None:
         read = results[keys["read"]] = _read(transcript, reader)
-    responses, answer, source, has_answer, warnings = read
-    cuts = memo.get(keys["cut"], lambda: _cuts_of(responses, ruleset, memo))
+    responses, answer, source, has_answer, warnings, tool_results = read
+    pulled, said = memo.get(keys["cut"], lambda: _cuts_of(
+        Given(responses, tool_results, transcript.files), ruleset, mine.sources, memo))
+    if said:  # a source's own warnings (a result charged to no known file)
+        warnings = warnings + said
     # Envelopes that differ only in their unit share one channel memo.
     channel_memo = memo.get(keys["sections"], dict)
     envelope = results.get(keys["envelope"])
     if envelope is None:
-        envelope = results[keys["envelope"]] = _envelope(cuts, rules, channel_memo, transcript.tool_uses, responses)
+        envelope = results[keys["envelope"]] = _envelope(pulled, rules, channel_memo, transcript.tool_uses, responses)
     calls, paths = envelope.calls, envelope.paths
     channels = mine.channels
     judged = []
@@ -442,20 +456,19 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         charges.line_used,  # line_used
         charges.line_pinned,  # line_pinned
         len(responses),  # responses
-        memo.get(("queries", keys["envelope"]), lambda: _queries(calls, cuts, responses, transcript.tool_uses)),
+        memo.get(("queries", keys["envelope"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
+        tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),  # sources
     )
 
 
-def _queries(calls, cuts, responses, tool_uses) -> tuple:
-    """Each call's query: its response's (calls are the responses with sections, in order)."""
+def _queries(pulled, rules, responses, tool_uses) -> tuple:
+    """Each call's query: its explore response's (a call is a pulled result with sections,
+    in order, as _envelope makes them); None for a call of another source."""
     asked = explore_queries(tool_uses, responses)
-    out, i = [], 0
-    for call in calls:
-        while (cuts[i][0].number, cuts[i][1]) != (call.text_key, call.origin):
-            i += 1
-        out.append(asked[i])
-        i += 1
-    return tuple(out)
+    return tuple(
+        asked[one.response] if one.response >= 0 else None
+        for one in pulled if one.cut.sections(rules.trailing_block, rules.unit)
+    )
 
 
 def _verdicts(paths, judged, channels) -> tuple[dict, dict]:

@@ -303,7 +303,7 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...], object], ...]:
 
     plan: dict = {}
     for i, ruleset in enumerate(rulesets):
-        plan.setdefault(ruleset.reader.read_options(), []).append(i)
+        plan.setdefault(ruleset.read_options(), []).append(i)
     keys = Plan()
     return tuple((options, tuple(ix), keys) for options, ix in plan.items())
 

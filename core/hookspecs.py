@@ -1,8 +1,8 @@
 """The plugin API: what a citeledger plugin can provide.
 
 A plugin is a module with functions marked `@hookimpl`, named after the hooks
-below, registered under the `citeledger.channels` or `citeledger.readers`
-entry-point group. See docs/write-a-channel.md for a worked example.
+below, registered under the `citeledger.channels`, `citeledger.readers` or
+`citeledger.sources` entry-point group. See docs/write-a-channel.md for a worked example.
 """
 
 import pluggy
@@ -30,4 +30,15 @@ def citeledger_register_readers(register):
     say how its files make sessions: `sessions(paths)`, `session_of(path)`,
     `part_of_session(dirpath)`; see citeledger.core.readers.base.Reader and
     docs/architecture.md, "The reader contract".
+    """
+
+
+@hookspec
+def citeledger_register_sources(register):
+    """Add envelope sources: call `register(SourceClass)` once per source.
+
+    A source class has a `name`, an attrs `Options` class (its ruleset keys
+    under `sources:`), `tools()` (the tools whose results the reader keeps
+    for it) and `cuts(given, ruleset, memo)` (the Sections of each tool
+    result it charges); see citeledger.core.source and docs/sources.md.
     """

@@ -1,7 +1,8 @@
-"""The plugin registry: installed channels and readers, built-in or not.
+"""The plugin registry: installed channels, readers and sources, built-in or not.
 
 Every plugin, citeledger's own included, is a module named under an
-entry-point group (`citeledger.channels`, `citeledger.readers`) of an
+entry-point group (`citeledger.channels`, `citeledger.readers`,
+`citeledger.sources`) of an
 installed distribution: citeledger's own are in its pyproject.toml, so a
 built-in registers exactly as a third party's does, and core names none.
 """
@@ -18,7 +19,8 @@ from citeledger.core.errors import UserError
 
 CHANNEL_GROUP = "citeledger.channels"
 READER_GROUP = "citeledger.readers"
-GROUPS = (CHANNEL_GROUP, READER_GROUP)
+SOURCE_GROUP = "citeledger.sources"
+GROUPS = (CHANNEL_GROUP, READER_GROUP, SOURCE_GROUP)
 
 
 class PluginError(UserError):
@@ -65,6 +67,25 @@ def check_channel(cls) -> None:
         raise PluginError(f"channel plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
     if not callable(getattr(cls, "judge", None)):
         raise PluginError(f"channel plugin {cls.name!r}: has no judge(answer, envelope) method")
+
+
+@functools.lru_cache(maxsize=1)
+def sources() -> dict[str, type]:
+    """Envelope source classes by name (core/source.py)."""
+    found = _collect(manager().hook.citeledger_register_sources)
+    for cls in found.values():
+        check_source(cls)
+    return found
+
+
+def check_source(cls) -> None:
+    """Refuse a source class whose Options cannot key the shared-work caches."""
+    options = getattr(cls, "Options", None)
+    if not (attrs.has(options) and options.__hash__ is not None):
+        raise PluginError(f"source plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
+    for method in ("tools", "cuts"):
+        if not callable(getattr(cls, method, None)):
+            raise PluginError(f"source plugin {cls.name!r}: has no {method}() method")
 
 
 def priority(cls) -> int:

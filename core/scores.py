@@ -58,6 +58,20 @@ class CallScore:
 
 @pickle_by_fields
 @frozen
+class SourceScore:
+    """What one envelope source's calls add up to (a ruleset counting several sources)."""
+
+    name: str
+    calls: tuple[int, ...]  # the numbers of its calls
+    envelope: int
+    used: int
+
+    @property
+    def efficiency(self) -> float:
+        return ratio(self.used, self.envelope)
+
+
+@frozen
 class FileScore:
     path: str
     chars: int  # pooled: every return of the file is charged
@@ -92,6 +106,8 @@ class SessionScore:
     responses: int = 0
     # queries[i] is calls[i]'s explore query (None: its tool_use had none).
     queries: tuple[Optional[str], ...] = ()
+    # Per source, in the ruleset's order, when it counts more than one (else empty).
+    sources: tuple[SourceScore, ...] = ()
 
     @property
     def line_efficiency(self) -> float:

@@ -29,6 +29,10 @@ _NUMERIC = re.compile(r"['\"]?[0-9]")
 _SPLIT = re.compile(_S + "+")
 
 
+# The kinds of intent (the harness's words).
+READ_KIND, SEARCH_KIND = "read", "search"
+
+
 @attrs.frozen
 class ShellIntent:
     """`kind` is "read" (with the `path` read), "search", or None (neither)."""
@@ -36,9 +40,13 @@ class ShellIntent:
     kind: Optional[str]
     path: str = ""
 
+    @property
+    def reads(self) -> bool:
+        return self.kind == READ_KIND
+
 
 NEITHER = ShellIntent(None)
-SEARCH = ShellIntent("search")
+SEARCH = ShellIntent(SEARCH_KIND)
 
 
 def shell_intent(command: str) -> ShellIntent:
@@ -49,7 +57,7 @@ def shell_intent(command: str) -> ShellIntent:
             args = [a for a in _SPLIT.split(read.group(1)) if a and not a.startswith("-") and not _NUMERIC.match(a)]
             paths = [a for a in args if "/" in a or "." in a]
             if paths:
-                return ShellIntent("read", _unquote(paths[-1]))
+                return ShellIntent(READ_KIND, _unquote(paths[-1]))
     return SEARCH if _SEARCH.search(command) else NEITHER
 
 

@@ -165,7 +165,7 @@ def judge(act: Action, returned: Sequence[str], mentioned: Sequence[str], earlie
         return "search", name
     if name == "Bash":
         intent = shell_intent(act.command)
-        if intent.kind == "read":
+        if intent.reads:
             bucket, nxt = _read(intent.path, returned, mentioned, earlier)
             return bucket, "Bash " + nxt
         if intent.kind == "search":

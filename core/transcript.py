@@ -96,6 +96,22 @@ class ToolUse:
     assistant: bool = False  # from an `assistant` event (an interactive log's other events can hold tool_use)
     command: Optional[str] = None  # Bash's input.command
     notebook_path: Optional[str] = None  # NotebookRead's input.notebook_path
+    output_mode: Optional[str] = None  # Grep's input.output_mode
+
+
+@frozen
+class ToolResult:
+    """One successful tool_result of a tool some source of a ruleset reads
+    (core/source.py), other than an explore response (those are ToolResponses).
+
+    Kept only when the reading options ask for its tool (`ReadOptions.keep`):
+    a transcript read for explore responses alone keeps none.
+    """
+
+    name: str  # the tool's name
+    blocks: tuple[str, ...]  # one string per content item, as for a ToolResponse
+    origin: Origin
+    use: Optional["ToolUse"] = None  # the tool_use that called it (its input fields)
 
 
 def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
@@ -171,3 +187,5 @@ class Transcript:
     # `assistant` event whose content is a list.
     explore_answers: tuple[ExploreAnswer, ...] = ()
     threads: tuple[Optional[str], ...] = ()
+    # Results of the tools the reading options keep (`ToolResult`), in reading order.
+    tool_results: tuple[ToolResult, ...] = ()

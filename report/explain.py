@@ -36,6 +36,7 @@ def render_explain(result: SessionScore) -> str:
         # Cut as the sufficiency block cuts it; --json has it whole.
         lines.append(f"    call {call.number}  {percent(call.efficiency)} of {thousands(call.envelope)} chars  {asked}")
     width = max(len(c) for c in result.channels) if result.channels else 0
+    via = _sections_by_source(result)
     for f in result.files:
         v = f.verdict
         decided = f"credited by {v.channel}" if v.credited else "not credited"
@@ -45,6 +46,8 @@ def render_explain(result: SessionScore) -> str:
             f"  {'*' if v.credited else ' '} {f.path}  {thousands(f.chars)} chars ({percent(ratio(f.chars, env))}), "
             f"{calls} — {decided}"
         )
+        if via:
+            lines.append("      sections: " + ", ".join(via[f.path]))
         for finding in v.findings:
             mark = "yes" if finding.credited else "no "
             lines.append(f"      {finding.channel:<{width}}  {mark}  {finding.reason}")
@@ -55,3 +58,15 @@ def render_explain(result: SessionScore) -> str:
             "— charged to no file (splitter.trailing_block: meta)"
         )
     return "\n".join(lines) + "\n"
+
+
+def _sections_by_source(result: SessionScore) -> dict:
+    """path -> "<source> call N (chars)" of each of its sections, when the ruleset counts several sources."""
+    if not result.sources:
+        return {}
+    source_of = {n: s.name for s in result.sources for n in s.calls}
+    out: dict = {}
+    for call in result.calls:
+        for path, chars in call.files:
+            out.setdefault(path, []).append(f"{source_of[call.number]} call {call.number} ({thousands(chars)})")
+    return out

@@ -72,6 +72,14 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             "pinned": score.line_pinned,
             "pinned_efficiency": score.line_pinned_efficiency,
         }
+    via = {}
+    if score.sources:  # only beyond the reference: default's JSON keeps its keys
+        out["sources"] = [
+            {"source": s.name, "calls": len(s.calls), "envelope": s.envelope, "used": s.used,
+             "efficiency": s.efficiency if s.envelope else None}
+            for s in score.sources
+        ]
+        via = {n: s.name for s in score.sources for n in s.calls}
     verdicts = {f.path: f.verdict for f in score.files}
     queries = score.queries or (None,) * len(score.calls)
     for call, query in zip(score.calls, queries):
@@ -89,6 +97,8 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
                 ],
             }
         )
+        if via:
+            out["calls"][-1]["via"] = via[call.number]
         if score.line_level:
             out["calls"][-1].update(
                 line_used=call.line_used, line_efficiency=call.line_efficiency, line_pinned=call.line_pinned

@@ -63,6 +63,8 @@ def render_text(score: SessionScore) -> str:
         lines.append(f"    {percent(ratio(score.meta_chars, env)):>6} {score.meta_chars:>6}  (trailing blocks, charged to no file)")
     if len(score.channels) > 2:
         lines.append(ladder_line(score))
+    if score.sources:  # a ruleset counting more than one source (retrieval)
+        lines.append(source_line(score))
     lines.append(NOTE)
     return "\n".join(lines) + "\n"
 
@@ -71,6 +73,15 @@ def ladder_line(score: SessionScore) -> str:
     """Cumulative file-level lower bounds as channels are added in rank order."""
     steps = [f"{'+' if i else ''}{name} {percent(eff)}" for i, (name, eff) in enumerate(score.ladder)]
     return "  ladder (cumulative lower bounds): " + " · ".join(steps)
+
+
+def source_line(score: SessionScore) -> str:
+    """Each source's efficiency beside the total: its credited chars of what it returned."""
+    steps = [
+        f"{s.name} {percent(s.efficiency) if s.envelope else 'n/a'} ({thousands(s.used)}/{thousands(s.envelope)})"
+        for s in score.sources
+    ]
+    return f"  by source (total {percent(score.efficiency)}): " + " · ".join(steps)
 
 
 def added_line(added) -> str:

@@ -18,12 +18,12 @@ from typing import Any
 import attrs
 import yaml
 
-from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range
+from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range, sources as installed_sources
 
 from citeledger.rules import safety
-from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SplitterRules
+from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
 
-TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels"}
+TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels", "sources"}
 
 # Limits on an untrusted ruleset (docs/robustness.md). A shipped ruleset is
 # about 2 KB, 60 nodes, 4 levels deep, 1 extends.
@@ -344,6 +344,7 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         if not isinstance(body, Located):
             raise RulesetError(channels.file, channels.line_of(key), f"channels.{key}", "must be a mapping of options")
         options[key] = build(known[key].Options, body, f"channels.{key}")
+    sources = _sources(_section(tree, "sources"))
     return Ruleset(
         name=name,
         description=description.strip(),
@@ -352,7 +353,36 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         channels=tuple(ChannelRule(r, options[r]) for r in rank),
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
+        sources=sources,
     )
+
+
+def _sources(section: Located) -> tuple[SourceRule, ...]:
+    """`sources:`: `use` lists the counted sources; a key named after one holds its options.
+
+    Options of a source not in `use` are still checked (a typo is an error
+    wherever it is), but only the sources `use` lists are counted.
+    """
+    known = installed_sources()
+    use = section.get("use")
+    if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
+        raise RulesetError(section.file, section.line_of("use"), "sources.use", "must be a non-empty list of source names")
+    for key in set(section) - {"use"} | set(use):
+        if key not in known:
+            line = section.line_of(key if key in section else "use")
+            raise RulesetError(section.file, line, f"sources.{key}", f"unknown source (installed: {', '.join(sorted(known))})")
+    if len(set(use)) != len(use):
+        raise RulesetError(section.file, section.line_of("use"), "sources.use", "lists a source twice")
+    options = {}
+    for key in sorted(set(section) - {"use"} | set(use)):
+        body = section.get(key)
+        if body is None:
+            body = Located()
+            body.file, body.line, body.lines = section.file, section.line_of("use"), {}
+        if not isinstance(body, Located):
+            raise RulesetError(section.file, section.line_of(key), f"sources.{key}", "must be a mapping of options")
+        options[key] = build(known[key].Options, body, f"sources.{key}")
+    return tuple(SourceRule(u, options[u]) for u in use)
 
 
 def _section(tree: Located, key: str) -> Located:

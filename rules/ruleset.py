@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import attrs
 
-from citeledger.core import ReadOptions, bounded, field_range, needs_groups
+from citeledger.core import ReadOptions, bounded, field_range, make_sources, needs_groups
 
 # Hashes are cached: scoring keys its shared work by these records' values
 # (core.accountant stages), once per transcript.
@@ -78,6 +78,14 @@ class ChannelRule:
 
 
 @frozen
+class SourceRule:
+    """One counted envelope source (core/source.py): its name and validated options."""
+
+    name: str
+    options: Any
+
+
+@frozen
 class Ruleset:
     name: str
     description: str
@@ -87,6 +95,19 @@ class Ruleset:
     source: str = ""  # the file it was loaded from
     # Every channel's options, enabled or not (for explanations and variation).
     channel_options: tuple[ChannelRule, ...] = ()
+    # The envelope sources counted, in the order `sources.use` lists them.
+    sources: tuple[SourceRule, ...] = ()
+
+    @property
+    def source_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.sources)
+
+    def read_options(self) -> ReadOptions:
+        """How a transcript is read for this ruleset: its reader's options, keeping
+        the results of the tools its sources read."""
+        from citeledger.core import read_options, sources
+
+        return read_options(self.reader, make_sources(self.sources, sources()))
 
     @property
     def channel_names(self) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from citeledger.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "citeledger-example-channel"
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "channels", "rules", "rulesets", "report", "cli")
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "channels", "sources", "rules", "rulesets", "report", "cli")
 
 RULESET = """\
 extends: default

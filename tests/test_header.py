@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from builders import response, section, session
 from citeledger.cli import main
 from citeledger.core.sections import Header
-from citeledger.core.sections import header as header_mod
+from citeledger.sources.codegraph_explore import header as header_mod
 from citeledger.core import MAX_DIGITS
-from citeledger.core.sections.header import parse_header, read_names
+from citeledger.sources.codegraph_explore.header import parse_header, read_names
 
 from test_differential import header_suffix
 
@@ -148,11 +148,12 @@ def test_a_count_has_at_most_max_digits():
 def test_names_are_parsed_when_first_read_and_once(monkeypatch):
     calls = []
     monkeypatch.setattr(header_mod, "read_names", lambda p, s: calls.append(s) or ((), 7, ()))
-    h = Header("a.go", " — F(method), +7 more")
+    h = Header("a.go", " — F(method), +7 more", header_mod.names_of)
     assert calls == []
     assert (h.more, h.symbols, h.tags) == (7, (), ())
     assert calls == [" — F(method), +7 more"]
     assert h == Header("a.go", " — F(method), +7 more") and hash(h) == hash(Header("a.go", " — F(method), +7 more"))
+    assert Header("a.go", " — F(method)").symbols == ()  # no grammar given: no names
 
 
 def _spy_on_lark(monkeypatch) -> list:

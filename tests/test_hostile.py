@@ -317,7 +317,7 @@ def test_a_second_sweep_into_a_busy_out_directory_refuses_and_the_first_stays_wh
 def test_render_tags_nested_past_the_recursion_limit_read_as_symbols():
     # lark's LALR parse keeps its own stack, and the Header is read from the
     # transformed parts without recursion: any depth parses.
-    from citeledger.core.sections import header
+    from citeledger.sources.codegraph_explore import header
 
     suffix = " — " + "focused (" * 20_000 + "run(function), x(method)" + ")" * 20_000
     parsed = header.parse_header("src/deep.js", suffix)

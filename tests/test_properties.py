@@ -22,12 +22,12 @@ from citeledger.channels.symbol import SymbolChannel
 from citeledger.core.readers import jsonl
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
-from citeledger.core.sections.header import parse_header
+from citeledger.sources.codegraph_explore.header import parse_header
 from citeledger.core.jsstr import LINE_TERMINATORS, utf16_len
 from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResponse, Transcript
 from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.sections.splitter import split_sections
+from citeledger.sources.codegraph_explore.splitter import split_sections
 from citeledger.core.sections.units import MEASURES
 from citeledger.rules.loader import load_ruleset, shipped_names
 

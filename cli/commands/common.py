@@ -112,7 +112,7 @@ def read_session(files, session, ruleset, whole: bool = False):
     Without it exactly the FILEs given are read (the differential tests).
     """
     known = readers()
-    options = ruleset.reader.read_options()
+    options = ruleset.read_options()
     if whole and files and not session:
         for f in files:
             if os.path.isdir(f):

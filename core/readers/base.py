@@ -16,11 +16,31 @@ from citeledger.core.transcript import InputWarning, ResultText, Transcript
 
 
 @attrs.frozen
+class KeptTools:
+    """The tools whose results a reader keeps besides explore responses (`ToolResult`):
+    a name in `names`, or one a pattern of `patterns` finds (`.search`)."""
+
+    names: frozenset = frozenset()
+    patterns: tuple = ()  # compiled ruleset patterns (core.patterns): linear time on any name
+
+    def __call__(self, name) -> bool:
+        if not isinstance(name, str):
+            return False
+        return name in self.names or any(p.search(name) for p in self.patterns)
+
+    def __or__(self, other: "KeptTools") -> "KeptTools":
+        return KeptTools(self.names | other.names, tuple(dict.fromkeys(self.patterns + other.patterns)))
+
+
+@attrs.frozen
 class ReadOptions:
     """Reading choices that change what is kept, so a corpus is parsed per distinct value."""
 
     explore_tool: str = "codegraph_explore"  # substring of the tool's name
     max_line_bytes: int = 64 << 20
+    # Whose results to keep besides explore responses: None keeps none (the
+    # reading a ruleset counting explore responses alone asks for).
+    keep: Optional[KeptTools] = None
 
 
 def session_name(paths: Sequence[str]) -> str:

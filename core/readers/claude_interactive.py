@@ -144,7 +144,7 @@ class ClaudeInteractiveReader:
         if len(paths) != 1:
             raise InputError(",".join(paths), "an interactive session is one log file or directory")
         session = resolve_session(paths[0])
-        walker = EventWalker(options.explore_tool)
+        walker = EventWalker(options.explore_tool, keep=options.keep)
         files = [session]
         walker.new_turn()
         open_events(session, walker, options)

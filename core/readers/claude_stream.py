@@ -105,7 +105,7 @@ class ClaudeStreamReader:
         return SessionFiles((path,), 1)
 
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
-        walker = EventWalker(options.explore_tool, headless=True)
+        walker = EventWalker(options.explore_tool, headless=True, keep=options.keep)
         for path in paths:
             walker.new_turn()
             open_events(path, walker, options, alone=len(paths) == 1)

@@ -18,7 +18,9 @@ import orjson
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, Transcript
+from citeledger.core.transcript import (
+    AssistantText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
+)
 from citeledger.core.readers.base import InputError, ReadOptions, final_answers, open_regular, read_head, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
@@ -28,7 +30,10 @@ RESPONSE_ITEM_TYPES = frozenset({
     "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
     "custom_tool_call_output", "local_shell_call", "web_search_call",
 })
-CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
+CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+# A local_shell_call has no name: it is recorded under this one.
+LOCAL_SHELL = "local_shell"
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
 OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
@@ -79,6 +84,52 @@ def output_blocks(output) -> tuple[tuple[str, ...], bool]:
         if _is_mcp_content(decoded) or isinstance(decoded, dict) and _is_mcp_content(decoded.get("content")):
             return output_blocks(decoded)
     return (output,), False
+
+
+def call_input(payload: dict) -> dict:
+    """The input of a call item as a dict: `arguments` (a JSON string) decoded, a
+    local_shell_call's `action`, a custom tool's `input` text under "input"."""
+    if payload.get("type") == "local_shell_call":
+        action = payload.get("action")
+        return action if isinstance(action, dict) else {}
+    arguments = payload.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            decoded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return {}
+        return decoded if isinstance(decoded, dict) else {}
+    if isinstance(arguments, dict):
+        return arguments
+    text = payload.get("input")
+    return {"input": text} if isinstance(text, str) else {}
+
+
+def command_line(given: dict):
+    """A shell call's command as one line: `bash -lc SCRIPT` is SCRIPT; another argv is joined by spaces."""
+    command = given.get("command", given.get("cmd"))
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and command and all(isinstance(a, str) for a in command):
+        if len(command) >= 3 and command[0] in _SHELLS and command[1] in ("-c", "-lc", "-l"):
+            return command[-1]
+        return " ".join(command)
+    return None
+
+
+def shell_output(blocks: tuple) -> tuple[tuple[str, ...], bool]:
+    """A shell call's output: `{"output": ..., "metadata": {"exit_code": N}}` as its text
+    (a non-zero exit is a failure, as Claude Code's `is_error`), anything else as is."""
+    if len(blocks) == 1 and blocks[0][:1] == "{":
+        try:
+            decoded = orjson.loads(blocks[0])
+        except orjson.JSONDecodeError:
+            return blocks, False
+        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
+            meta = decoded.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            return (decoded["output"],), isinstance(code, int) and code != 0
+    return blocks, False
 
 
 def _is_mcp_content(value) -> bool:
@@ -139,6 +190,8 @@ class CodexReader:
         warnings: list[InputWarning] = []
         names: dict[Hashable, tuple[object, Origin]] = {}
         responses: list[ToolResponse] = []
+        uses: dict[Hashable, ToolUse] = {}
+        tool_results: list[ToolResult] = []
         # (turn, text, origin) of every assistant message; turn -> index of its last tool call
         texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
@@ -148,7 +201,7 @@ class CodexReader:
         # `turn_context` marks turns; a log without any falls back to user messages.
         by_context = any(kind == "turn_context" for kind, _, _ in items)
         turn = 0
-        for kind, payload, origin in items:
+        for order, (kind, payload, origin) in enumerate(items):
             if kind == "turn_context" and by_context:
                 turn += 1
             if kind != "response_item" or not isinstance(payload, dict):
@@ -162,11 +215,13 @@ class CodexReader:
                 texts.append((turn, message_text(payload), origin))
             elif ptype in CALL_TYPES:
                 call_id = payload.get("call_id")
+                name = LOCAL_SHELL if ptype == "local_shell_call" else payload.get("name")
                 if isinstance(call_id, Hashable):
-                    names[call_id] = (payload.get("name"), origin)
+                    names[call_id] = (name, origin)
+                    uses[call_id] = _tool_use(payload, name, call_id, origin, order)
                 last_call[turn] = len(texts)
             elif ptype in OUTPUT_TYPES:
-                self._output(payload, origin, names, responses, warnings, options)
+                self._output(payload, origin, names, responses, warnings, options, uses, tool_results, order)
         return Transcript(
             name=session_name(paths),
             files=tuple(paths),
@@ -179,6 +234,8 @@ class CodexReader:
             warnings=tuple(warnings),
             reader=self.name,
             turns=max(turn, 1),
+            tool_uses=tuple(uses.values()),
+            tool_results=tuple(tool_results),
         )
 
     def _items(self, path: str, warnings: list, options: ReadOptions):
@@ -196,7 +253,7 @@ class CodexReader:
             warnings.append(InputWarning(path, 0, "empty file"))
 
     @staticmethod
-    def _output(payload, origin, names, responses, warnings, options) -> None:
+    def _output(payload, origin, names, responses, warnings, options, uses, tool_results, order) -> None:
         call_id = payload.get("call_id")
         known = names.get(call_id) if isinstance(call_id, Hashable) else None
         if known is None:
@@ -204,10 +261,35 @@ class CodexReader:
             return
         name, use_origin = known
         if not (isinstance(name, str) and options.explore_tool in name):
+            if options.keep is not None and options.keep(name):  # a tool some source reads
+                blocks, failed = output_blocks(payload.get("output"))
+                use = uses.get(call_id)
+                if use is not None and use.command is not None:
+                    blocks, exited = shell_output(blocks)
+                    failed = failed or exited
+                if not failed:
+                    tool_results.append(ToolResult(name, blocks, origin, use))
             return
         blocks, failed = output_blocks(payload.get("output"))
         if not failed:
-            responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin))
+            responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin, order))
+
+
+def _tool_use(payload: dict, name, call_id, origin: Origin, order: int) -> ToolUse:
+    """A call item as a ToolUse: its input's fields that something reads (the shell
+    command as one line), in the main thread (Codex sub-agents are not read)."""
+    given = call_input(payload)
+
+    def text(key):
+        value = given.get(key)
+        return value if isinstance(value, str) else None
+
+    return ToolUse(
+        name if isinstance(name, str) else "", str(call_id), None, origin, order,
+        query=text("query"), file_path=text("file_path"),
+        path=text("path"), pattern=text("pattern"), key=call_id, assistant=True,
+        command=command_line(given),
+    )
 
 
 @hookimpl

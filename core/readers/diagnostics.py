@@ -19,6 +19,7 @@ import attrs
 from citeledger.core.errors import InputError
 from citeledger.core.readers.base import reading
 from citeledger.core.readers.jsonl import read_jsonl
+from citeledger.core.sufficiency import EXPLORE_TOOL
 from citeledger.core.transcript import InputWarning, Origin
 
 # The per-file ranking flags codegraph reports, in its order.
@@ -99,8 +100,8 @@ def parse_report(value, origin: Origin) -> ExploreReport:
     try:
         if not isinstance(value, dict):
             raise _Bad("not a JSON object")
-        if value.get("tool") != "codegraph_explore":
-            raise _Bad(f"tool is {value.get('tool')!r}, not 'codegraph_explore'")
+        if value.get("tool") != EXPLORE_TOOL:
+            raise _Bad(f"tool is {value.get('tool')!r}, not {EXPLORE_TOOL!r}")
         envelope = _get(value, "envelope", dict)
         budget = _get(value, "budget", dict)
         files = _get(value, "files", list)

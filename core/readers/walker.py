@@ -12,11 +12,11 @@ from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
 from citeledger.core.sufficiency import EXPLORE_TOOL
 from citeledger.core.transcript import (
-    AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolUse, Transcript,
+    AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
 )
 
 
-_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path")  # ToolUse's input fields, in its order
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path", "output_mode")  # ToolUse's input fields, in its order
 
 # Every key EventWalker.feed reads, per level (None: the value whole; a
 # dict: an object pruned to its keys; [dict]: each element of a list so
@@ -126,9 +126,13 @@ class EventWalker:
     every event whose message.content is a list is walked, whatever its type.
     """
 
-    def __init__(self, explore_tool: str = "codegraph_explore", headless: bool = False):
+    def __init__(self, explore_tool: str = "codegraph_explore", headless: bool = False, keep=None):
         self.explore_tool = explore_tool
         self.headless = headless
+        # Whose other results to keep (ReadOptions.keep; None: none), and each tool use by key.
+        self.keep = keep
+        self.tool_results: list[ToolResult] = []
+        self._uses: dict = {}
         self.names: dict[Hashable, object] = {}
         self.responses: list[ToolResponse] = []
         self.results: list[ResultText] = []
@@ -252,8 +256,8 @@ class EventWalker:
             self._acted[key] = name
         # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
-        command, notebook_path = given.get("command"), given.get("notebook_path")
-        self.tool_uses.append(ToolUse(
+        command, notebook_path, output_mode = given.get("command"), given.get("notebook_path"), given.get("output_mode")
+        use = ToolUse(
             name if type(name) is str else "",
             tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
@@ -261,7 +265,11 @@ class EventWalker:
             path if type(path) is str else None, pattern if type(pattern) is str else None,
             key, message_key, assistant,
             command if type(command) is str else None, notebook_path if type(notebook_path) is str else None,
-        ))
+            output_mode if type(output_mode) is str else None,
+        )
+        self.tool_uses.append(use)
+        if self.keep is not None and key is not None:
+            self._uses[key] = use
 
     def _tool_result(self, block: dict, parent, origin: Origin, user: bool = False) -> None:
         tool_id = block.get("tool_use_id")
@@ -276,6 +284,8 @@ class EventWalker:
             return
         name, use_origin = known
         if not (isinstance(name, str) and self.explore_tool in name):
+            if self.keep is not None and self.keep(name):  # a tool some source reads
+                self._keep_result(block, key, name, origin)
             return
         error = block.get("is_error")
         if error is not None and error is not False and js_truthy(error):
@@ -308,6 +318,14 @@ class EventWalker:
             self._order,
         ))
 
+    def _keep_result(self, block: dict, key, name: str, origin: Origin) -> None:
+        """A result of a tool a source reads; a failed call is no retrieval, as a failed explore."""
+        error = block.get("is_error")
+        if error is not None and error is not False and js_truthy(error):
+            return
+        content = block.get("content", _MISSING)
+        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key)))
+
     def _explore_answer(self, block: dict, key, origin: Origin) -> None:
         """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""
         name = self._acted.get(key)
@@ -336,6 +354,7 @@ class EventWalker:
             turns=max(turns, 1),
             explore_answers=tuple(self.explore_answers),
             threads=tuple(self._threads),
+            tool_results=tuple(self.tool_results),
         )
 
 

@@ -1,13 +1,14 @@
 """Sections: an explore response cut into one piece per returned file.
 
-The records here (`Section`, `Header`, `Call`) are what the splitter
-(`splitter.py`, with the header grammar in `header.lark`) makes of a response
-text; the accountant charges them and the channels judge them.
+The records here (`Section`, `Header`, `Call`) are what a source (a plugin,
+core/source.py) makes of a tool result: the codegraph_explore source's
+splitter, with its header grammar, makes Headers. The accountant charges
+sections and the channels judge them.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import attrs
 
@@ -25,23 +26,25 @@ class Symbol:
 @attrs.frozen(cache_hash=True)  # a dict key of channels' per-envelope work
 class Header:
     """A section header line: the path the splitter's header pattern matched,
-    and the rest of the line, whose names header.lark parses when first read.
+    and the rest of the line, whose names `read` (the source's grammar)
+    parses when first read.
 
     Equal lines are equal Headers: the names are a function of the line.
     """
 
     path: str
     suffix: str
-    # (symbols, more, tags), parsed on first read (header.read_names). Most
-    # headers are never read: only a channel that wants a name they hold does.
+    # (path, suffix) -> (symbols, more, tags): the grammar of the source that
+    # cut the line; None reads no names.
+    read: Optional[Callable] = attrs.field(default=None, eq=False, repr=False)
+    # (symbols, more, tags), parsed on first read. Most headers are never
+    # read: only a channel that wants a name they hold does.
     _names: Optional[tuple] = attrs.field(init=False, default=None, eq=False, repr=False)
 
     def _read(self) -> tuple:
         names = self._names
         if names is None:
-            from citeledger.core.sections.header import read_names
-
-            names = read_names(self.path, self.suffix)
+            names = self.read(self.path, self.suffix) if self.read is not None else ((), None, ())
             object.__setattr__(self, "_names", names)
         return names
 
@@ -94,4 +97,5 @@ class Call:
     # Calls of one transcript that returned the same text share a key (and
     # equal sections), so their sizes are tallied once; 0: not known.
     text_key: int = 0
+    source: str = ""  # the name of the source that made it (core/source.py)
 

@@ -17,8 +17,7 @@ import re
 from importlib import resources
 from typing import Optional
 
-from citeledger.core.numbers import bounded_int
-from citeledger.core.sections import Header, RenderTag, Symbol
+from citeledger.core import Header, RenderTag, Symbol, bounded_int
 
 
 # What a SYMBOL_ITEM token may hold before the item: header.lark's leading
@@ -149,7 +148,12 @@ def read_names(path: str, suffix: str) -> tuple[tuple[Symbol, ...], Optional[int
         return tuple(map(_symbol, tokens)), None, ()
 
 
+def names_of(path: str, suffix: str) -> tuple:
+    """`read_names`, looked up when called: what a Header made here reads its names with."""
+    return read_names(path, suffix)
+
+
 def parse_header(path: str, suffix: str) -> Header:
     """The Header of a header line the splitter found (its path and the rest of
     the line); its names are parsed by `read_names` when first read."""
-    return Header(path, suffix)
+    return Header(path, suffix, names_of)

@@ -1,16 +1,20 @@
-"""Split an explore response into sections, one per file header."""
+"""Split an explore response into sections, one per file header.
+
+The `mcp` source cuts another tool's output with the same machinery under
+its own header pattern and trailer (sources/mcp.py).
+"""
 
 from __future__ import annotations
 
 import re
 
-from citeledger.core.sections import Header, Section
-from citeledger.core.sections.units import MEASURES
+from citeledger.core import MEASURES, Header, Section
+from citeledger.sources.codegraph_explore.header import names_of
 
 
 def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
-    """[(start, end, path, suffix)] of each section: from each header match to the next,
-    the last to the trailer or the end."""
+    """[(start, end, path, suffix, header length)] of each section: from each header
+    match to the next, the last to the trailer or the end."""
     heads = list(header_re.finditer(text))
     spans = []
     for i, head in enumerate(heads):
@@ -20,7 +24,7 @@ def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
         else:
             found = text.find(trailer, start) if trailer else -1
             end = len(text) if found == -1 else found
-        spans.append((start, end, head.group(1), head.group(2)))
+        spans.append((start, end, head.group(1), head.group(2), head.end() - start))
     return spans
 
 
@@ -102,15 +106,15 @@ class _Cut:
         spans = _spans(text, header_re, trailer)
         pieces = []
         headers = cuts.headers
-        for start, end, path, suffix in spans:
+        for start, end, path, suffix, _ in spans:
             # The path is the header pattern's; the names wait until read.
             header = headers.get((path, suffix))
             if header is None:
-                header = headers[path, suffix] = Header(path, suffix)
+                header = headers[path, suffix] = Header(path, suffix, names_of)
             pieces.append((path, header, text[start:end], False))
         self._pieces = tuple(pieces)
-        # The last header line's length: "**`" path "`**" suffix.
-        self._header_end = len(spans[-1][2]) + len(spans[-1][3]) + 6 if spans else 0
+        # The last header line's length (the explore pattern's: "**`" path "`**" suffix).
+        self._header_end = spans[-1][4] if spans else 0
         self._meta = None
         self._sizes: dict = {}
 

@@ -1,0 +1,148 @@
+"""Envelope sources: what turns a tool call and its result into Sections.
+
+A source is a plugin (entry-point group `citeledger.sources`, hook
+`citeledger_register_sources`), like a channel: a class with a `name`, a
+frozen attrs `Options` class (its ruleset keys, under `sources:`), and
+
+- `tools()`: the tools whose results the reader must keep for it (a
+  `KeptTools`), or None when it reads explore responses only
+  (`Transcript.responses`, kept whatever the ruleset);
+- `cuts(given, ruleset, memo)`: one `Pulled` per tool result it charges,
+  and the warnings it has about them.
+
+A pulled cut has `sections(trailing_block, unit)` (its Sections, sized in
+the ruleset's unit) and `number` (a text key: equal numbers, equal sections;
+0 shares with nothing). The accountant numbers the calls and charges their
+sections exactly as it charges explore sections; nothing here names a
+source. A source that cannot tell which file a result belongs to charges it
+to `UNKNOWN` and warns (`unknown_warning`): it never drops the result.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import attrs
+
+from citeledger.core.readers.base import KeptTools, ReadOptions
+from citeledger.core.sections import Section
+from citeledger.core.sections.units import MEASURES
+from citeledger.core.transcript import InputWarning, Origin, ToolResponse, ToolResult
+
+# The file a result is charged to when its source cannot tell which it is.
+UNKNOWN = "(unknown)"
+
+
+@attrs.frozen
+class Given:
+    """What sources are given of one transcript, as a ruleset's reader reads it."""
+
+    responses: tuple[ToolResponse, ...]  # explore responses
+    results: tuple[ToolResult, ...]  # the kept results of other tools
+    files: tuple[str, ...]  # the transcript's files, in reading order
+
+
+@attrs.frozen
+class Pulled:
+    """One tool result a source charges: its cut, where it came from, the source's name."""
+
+    cut: object  # .sections(trailing_block, unit) -> tuple[Section, ...]; .number -> int
+    origin: Origin
+    source: str
+    response: int = -1  # its index in Given.responses when it is an explore response (its query's)
+
+
+class Pieces:
+    """A cut made of (path, text) pieces: each a Section sized in the unit asked for.
+
+    A piece whose path is None is a meta section (a tool's own line, "Found 3
+    files": charged to no file, counted in the envelope). Empty pieces are no
+    section (nothing filled the window).
+    """
+
+    __slots__ = ("pieces", "number", "_sections")
+
+    def __init__(self, pieces: Iterable[tuple[str, str]], number: int = 0):
+        self.pieces = tuple((path, text) for path, text in pieces if text)
+        self.number = number
+        self._sections: dict = {}
+
+    def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
+        found = self._sections.get(unit)
+        if found is None:
+            measure = MEASURES[unit]
+            found = self._sections[unit] = tuple(
+                Section(path or "", None, measure(text), text, meta=path is None) for path, text in self.pieces
+            )
+        return found
+
+
+def by_file(pieces: Iterable[tuple[Optional[str], str]]) -> list[tuple[Optional[str], str]]:
+    """Pieces of one result gathered per file, in first-seen order: a file's lines
+    make one section however they interleave (meta lines likewise)."""
+    gathered: dict = {}
+    for path, text in pieces:
+        gathered.setdefault(path, []).append(text)
+    return [(path, "".join(texts)) for path, texts in gathered.items()]
+
+
+def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
+    """The warning of a result charged to UNKNOWN."""
+    return InputWarning(
+        result.origin.file, result.origin.line,
+        f"{source}: {result.name} result charged to {UNKNOWN} ({why})",
+    )
+
+
+def make_sources(rules, known: dict) -> tuple:
+    """The source objects of a ruleset's `sources` (SourceRule: name, options)."""
+    return tuple(known[rule.name](rule.options) for rule in rules)
+
+
+def kept_tools(sources) -> Optional[KeptTools]:
+    """What the reader must keep for these source objects (None: explore responses only)."""
+    kept = None
+    for source in sources:
+        tools = source.tools()
+        if tools is not None:
+            kept = tools if kept is None else kept | tools
+    return kept
+
+
+def read_options(reader, sources) -> ReadOptions:
+    """The reading options of a ruleset: its reader's, keeping what its sources read."""
+    base = reader.read_options()
+    kept = kept_tools(sources)
+    return base if kept is None else attrs.evolve(base, keep=kept)
+
+
+def tally(sources, calls, call_scores) -> tuple:
+    """One SourceScore per source object, from the calls and their scores (same order)."""
+    from citeledger.core.scores import SourceScore
+
+    by_name: dict = {s.name: ([], [0, 0]) for s in sources}
+    for call, scored in zip(calls, call_scores):
+        numbers, sums = by_name[call.source]
+        numbers.append(call.number)
+        sums[0] += scored.envelope
+        sums[1] += scored.used
+    return tuple(SourceScore(name, tuple(n), env, used) for name, (n, (env, used)) in by_name.items())
+
+
+def pull(given: Given, ruleset, sources, memo: dict) -> tuple[tuple[Pulled, ...], tuple[InputWarning, ...]]:
+    """Every source's pulled cuts, in reading order, and their warnings.
+
+    One source: its own order (each source pulls in reading order). Several:
+    merged by where each result stands in the transcript (file, then line);
+    a stable sort, so results of one line keep their source's order.
+    """
+    pulled: list[Pulled] = []
+    warnings: list[InputWarning] = []
+    for source in sources:
+        cuts, said = source.cuts(given, ruleset, memo)
+        pulled.extend(cuts)
+        warnings.extend(said)
+    if len(sources) > 1:
+        rank = {f: i for i, f in enumerate(given.files)}
+        pulled.sort(key=lambda p: (rank.get(p.origin.file, len(rank)), p.origin.line))
+    return tuple(pulled), tuple(warnings)

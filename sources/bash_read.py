@@ -1,0 +1,42 @@
+"""The bash_read source: shell commands that read a file, their output charged to it.
+
+Whether a command reads, and which file, is `core.shell.shell_intent`: the
+harness's bashIntent rule, defined once (a heredoc or a redirect is a write,
+never a read; `cat`, `sed -n`, `head`, `tail`, `nl`, ... at a command
+position with a path argument is a read of that path). A read's whole
+output is charged to the path; any other command (a search, a write, a
+build) retrieved no file and is no call of this source.
+
+`tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
+(core/readers/codex.py records their argv as one command line).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from citeledger.core import UNKNOWN, hookimpl, shell_intent
+from citeledger.sources.results import ResultSource
+
+
+class BashReadSource(ResultSource):
+    name = "bash_read"
+
+    @attrs.frozen
+    class Options:
+        tools: tuple[str, ...] = ("Bash", "shell", "exec_command", "local_shell", "container.exec")
+
+    def pieces(self, text, result):
+        use = result.use
+        command = use.command if use is not None else None
+        if command is None:
+            return [(UNKNOWN, text)], "its input has no command"
+        intent = shell_intent(command)
+        if not intent.reads:  # a search, a write or neither: no file retrieved
+            return None, ""
+        return [(intent.path, text)], ""
+
+
+@hookimpl
+def citeledger_register_sources(register):
+    register(BashReadSource)
