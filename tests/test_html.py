@@ -291,6 +291,12 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert moved == [[r["group"], r["path"], r["delta"]] for r in records if r["record"] == "file"]
     assert page.eval("document.querySelectorAll('#plot svg').length") == 1
     assert page.eval("document.querySelectorAll('#not-compared li').length") == 2
+    # Each side named as the rest of the page names it ("baseline", not the JSON's "base").
+    sides = page.eval("Array.from(document.querySelectorAll('#not-compared li')).map(function (li) {"
+                      " return [li.dataset.side, li.querySelector('.side').textContent]; })")
+    assert sorted(sides) == sorted([[u["side"], {"base": "baseline", "new": "new"}[u["side"]]]
+                                    for u in records if u["record"] == "unscored"])
+    assert any(side == "base" for side, _ in sides)
 
 
 # ---------------------------------------------------------------- beyond the reference, and edge cases
@@ -436,3 +442,6 @@ def test_compare_arms_page_has_the_harness_view_and_the_arm_labels(browser, tmp_
         assert f"{arm:<8}  pooled efficiency  {pooled:>6}   per-run efficiency  {spread}" in text
     assert harness[0][3:] == ["62.8%", "51.6% [17.9%–95.1%]"]
     assert page.eval("document.querySelectorAll('#other-arms li').length") == 3
+    # The not-compared list names an arm by its label, as the headings do.
+    assert page.eval("Array.from(document.querySelectorAll('#not-compared li')).map(function (li) {"
+                     " return li.querySelector('.side').textContent + ' ' + li.dataset.status; })") == ["baseline no-answer"]

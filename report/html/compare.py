@@ -85,9 +85,11 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
             + "</section>"
         )
     if unscored:
+        side_label = dict(zip(("base", "new"), labels))  # the JSON's side, named as the headings name it
         items = "".join(
             f'<li data-side="{esc(u["side"])}" data-status="{esc(u["status"])}">{mark(False, "not compared")}'
-            f'{esc(u["side"])} {esc(u["status"])} <code>{esc(u["session"])}</code> — {esc(u["reason"])}</li>'
+            f'<span class="side">{esc(side_label.get(u["side"], u["side"]))}</span> {esc(u["status"])} <code>{esc(u["session"])}</code>'
+            f' — {esc(u["reason"])}</li>'
             for u in unscored
         )
         body.append(f'<section id="not-compared"><h2>Not compared ({len(unscored)})</h2><ul>{items}</ul></section>')
