@@ -119,7 +119,7 @@ a.cite { background: var(--hit); color: inherit; text-decoration: underline; tex
 a.cite sup { font-size: .7em; color: var(--muted); }
 .why { margin: 0; padding-left: 0; list-style: none; font-size: .9em; }
 .why li { margin: 0; }
-.warnings code { word-break: break-all; }
+.warnings code, .paths code { word-break: break-all; }
 table.top td:nth-child(2) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; }
 table.top td:nth-child(3), table.top td:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
 table.sessions th, td.status { white-space: nowrap; }
