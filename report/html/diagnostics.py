@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from citeledger.core import thousands, to_fixed
-from citeledger.report.html.page import cell, esc, field, pct, table, value_attr
+from citeledger.report.html.page import cell, esc, field, pct, swatch, table, value_attr
 
 
 def diagnostics_section(records: list[dict], title_of: Callable[[str], str]) -> str:
@@ -102,7 +102,8 @@ def _summary(s: dict, title: str) -> str:
     items = "".join(
         f'<li data-session="{esc(r["session"])}" data-call="{esc(r["call"])}" data-path="{esc(r["path"])}">'
         f'<code>{esc(r["session"])}</code> call {esc(r["call"])}: <code>{esc(r["path"])}</code> '
-        f'(rank {esc(r["rank"])}, {esc(r["skipped"] or "not rendered")}) — {esc(r["evidence"])}</li>'
+        f'(rank {esc(r["rank"])}, {esc(r["skipped"] or "not rendered")}) — '
+        f'{swatch(r["channel"]) if r["channel"] else ""}{esc(r["evidence"])}</li>'
         for r in cited
     )
     out.append(f'<p>Ranked but not rendered (in that call), cited anyway: '
