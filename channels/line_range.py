@@ -52,6 +52,7 @@ class RangeCitation:
 
 class LineRangeChannel:
     name = "line_range"
+    colour = "#e377c2"  # on every page that draws its credits (report.palette)
     Options = LineRangeOptions
 
     def __init__(self, options: LineRangeOptions):

@@ -37,6 +37,7 @@ def extension(path: str) -> str | None:
 
 class PathChannel:
     name = "path"
+    colour = "#1f77b4"  # on every page that draws its credits (report.palette)
     Options = PathOptions
 
     def __init__(self, options: PathOptions):

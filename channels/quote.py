@@ -54,6 +54,7 @@ class QuoteOptions:
 
 class QuoteChannel:
     name = "quote"
+    colour = "#9467bd"  # on every page that draws its credits (report.palette)
     Options = QuoteOptions
 
     def __init__(self, options: QuoteOptions):

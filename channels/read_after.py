@@ -160,6 +160,7 @@ class ReadAfterOptions:
 
 class ReadAfterChannel:
     name = "read_after"
+    colour = "#17becf"  # on every page that draws its credits (report.palette)
     Options = ReadAfterOptions
 
     def __init__(self, options: ReadAfterOptions):

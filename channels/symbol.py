@@ -89,6 +89,7 @@ class _OwnerTable:
 
 class SymbolChannel:
     name = "symbol"
+    colour = "#2ca02c"  # on every page that draws its credits (report.palette)
     Options = SymbolOptions
 
     def __init__(self, options: SymbolOptions):

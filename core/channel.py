@@ -90,6 +90,10 @@ class Channel(Protocol):
     # through the registry (core.plugins.evidence_label / evidence_spans);
     # a channel without them gets the defaults named.
 
+    # The colour ("#rrggbb") every page draws the channel's credits in.
+    # Default: one of report.palette's, by the channel's name.
+    colour: ClassVar[str]
+
     @classmethod
     def evidence_label(cls, verdict) -> str:
         """The text block's label of a file this channel credited (`verdict.evidence`

@@ -116,11 +116,12 @@ def render_summary(summary: dict, title: str) -> str:
 
 def plot(sessions: Sequence[SessionDiagnostics], title: str = "") -> dict[str, bytes]:
     """Share of the envelope against share of the score, one dot per rendered file: cited and uncited marked."""
+    from citeledger.report.palette import CITED, UNCITED
     from citeledger.report.plot import figure, images
 
     rows = rendered([r for s in sessions for r in s.rows])
     fig, ax = figure(5.2, 4.6)
-    for cited, colour, marker, label in ((True, "#2ca02c", "o", "cited"), (False, "#d62728", "x", "uncited")):
+    for cited, colour, marker, label in ((True, CITED, "o", "cited"), (False, UNCITED, "x", "uncited")):
         pts = [r for r in rows if r.cited == cited]
         ax.scatter([100 * r.score_share for r in pts], [100 * r.envelope_share for r in pts],
                    s=22, color=colour, marker=marker, label=f"{label} ({len(pts)})", zorder=3)

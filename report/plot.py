@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from citeledger.report.palette import SERIES as COLOURS, SLICES as SLICE_COLOURS
 from citeledger.report.tables import SLICES
-
-COLOURS = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
 
 
 def strip_plot(
@@ -52,7 +51,7 @@ def strip_plot(
             x1 = g - 0.4 + step * 1.5 + step * 0.42
             lo, hi = max(0.0, base + 100 * low), min(100.0, base + 100 * high)  # a median lies in [0, 100]
             ax.errorbar([x1], [(lo + hi) / 2], yerr=[[(hi - lo) / 2]], fmt="none",
-                        ecolor="black", elinewidth=1.2, capsize=4, zorder=4,
+                        color="black", ecolor="black", elinewidth=1.2, capsize=4, zorder=4,
                         label=(f"{int(round(confidence * 100))}% bootstrap interval of the median\n"
                                f"difference, drawn from {series[0]}'s median") if g == _first_interval(intervals) else None)
     ax.set_xticks(range(len(groups)))
@@ -91,7 +90,6 @@ def delta_plot(names: list[str], rows: list[dict], deltas: list[list[float]], ba
 def delta_figure(names: list[str], rows: list[dict], deltas: list[list[float]], base: str):
     others = [i for i, n in enumerate(names) if n != base]
     by = {(r["ruleset"], r["slice"]): r for r in rows}
-    colours = {"all": "#1f77b4", "single-question": "#ff7f0e", "multi-turn": "#2ca02c"}
     fig, ax = figure(min(max(5.0, 1.1 * len(others) + 2), 40.0), 4.6)
     step = 0.8 / len(SLICES)
     for x, i in enumerate(others):
@@ -99,10 +97,10 @@ def delta_figure(names: list[str], rows: list[dict], deltas: list[list[float]], 
             value = by[(names[i], name)]["delta_pooled"]
             if value is not None:
                 xc = x - 0.4 + step * (s + 0.5)
-                ax.bar(xc, 100 * value, width=step * 0.9, color=colours[name],
+                ax.bar(xc, 100 * value, width=step * 0.9, color=SLICE_COLOURS[name],
                        label=f"pooled Δ, {name}" if x == 0 else None, zorder=2)
                 if abs(100 * value) < 0.25:  # a zero bar is still drawn: a thick tick at 0
-                    ax.plot([xc - step * 0.45, xc + step * 0.45], [0, 0], color=colours[name],
+                    ax.plot([xc - step * 0.45, xc + step * 0.45], [0, 0], color=SLICE_COLOURS[name],
                             linewidth=4, solid_capstyle="butt", zorder=4)
         points = deltas[i]
         n = len(points)

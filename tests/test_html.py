@@ -291,6 +291,12 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert moved == [[r["group"], r["path"], r["delta"]] for r in records if r["record"] == "file"]
     assert page.eval("document.querySelectorAll('#plot svg').length") == 1
     assert page.eval("document.querySelectorAll('#not-compared li').length") == 2
+    # Each side named as the rest of the page names it ("baseline", not the JSON's "base").
+    sides = page.eval("Array.from(document.querySelectorAll('#not-compared li')).map(function (li) {"
+                      " return [li.dataset.side, li.querySelector('.side').textContent]; })")
+    assert sorted(sides) == sorted([[u["side"], {"base": "baseline", "new": "new"}[u["side"]]]
+                                    for u in records if u["record"] == "unscored"])
+    assert any(side == "base" for side, _ in sides)
 
 
 # ---------------------------------------------------------------- beyond the reference, and edge cases
@@ -436,3 +442,92 @@ def test_compare_arms_page_has_the_harness_view_and_the_arm_labels(browser, tmp_
         assert f"{arm:<8}  pooled efficiency  {pooled:>6}   per-run efficiency  {spread}" in text
     assert harness[0][3:] == ["62.8%", "51.6% [17.9%–95.1%]"]
     assert page.eval("document.querySelectorAll('#other-arms li').length") == 3
+    # The not-compared list names an arm by its label, as the headings do.
+    assert page.eval("Array.from(document.querySelectorAll('#not-compared li')).map(function (li) {"
+                     " return li.querySelector('.side').textContent + ' ' + li.dataset.status; })") == ["baseline no-answer"]
+
+
+DIAG_JS = """(function (arm) {
+  var sec = document.querySelector('#diagnostics section.diagnostics[data-arm="' + arm + '"]');
+  function rows(cls, key) {
+    return Array.from(sec.querySelectorAll('table.' + cls + ' tbody tr')).map(function (tr) {
+      var row = {}, shown = [];
+      if (key) { row[key] = tr.dataset[key]; shown.push(tr.cells[0].textContent); }
+      tr.querySelectorAll('[data-field]').forEach(function (el) {
+        row[el.dataset.field] = JSON.parse(el.dataset.value); shown.push(el.textContent); });
+      return [row, shown];
+    });
+  }
+  var head = {};
+  sec.querySelectorAll(':scope > p [data-field]').forEach(function (el) {
+    head[el.dataset.field] = [JSON.parse(el.dataset.value), el.textContent]; });
+  return {
+    title: sec.querySelector('h3').textContent, head: head,
+    by_render: rows('by_render', 'render'), by_flag: rows('by_flag', 'flag'), by_rank: rows('by_rank', null),
+    relevance: rows('relevance', 'cited'),
+    cited: Array.from(sec.querySelectorAll('ul.cited-anyway li')).map(function (li) {
+      return [li.dataset.session, li.dataset.call, li.dataset.path, li.textContent]; })
+  };
+})(%s)"""
+
+
+def test_compare_arms_page_shows_each_arms_diagnostics_as_the_json_and_text_do(browser, tmp_path, capsys):
+    pass_dir = Path(__file__).parent / "fixtures" / "pass"
+    html = tmp_path / "ab.html"
+    argv = ["compare", pass_dir, "--arms", "baseline", "new", "-q", "-j1"]
+    _, text, _ = cli(capsys, *argv, "--html", html)
+    _, lines, _ = cli(capsys, *argv, "--json")
+    records = [json.loads(line) for line in lines.splitlines()]
+    summaries = [r for r in records if r["record"] == "diagnostics"]
+    assert [s["arm"] for s in summaries] == ["baseline", "new"]
+    page = load(browser, html)
+    blocks = text.split("\nDiagnostics — arm ")[1:]
+    assert len(blocks) == 2
+    for summary, block in zip(summaries, blocks):
+        arm = summary["arm"]
+        shown = page.eval(DIAG_JS % json.dumps(arm))
+        assert shown["title"] == f"Diagnostics — arm {arm}"
+        # The numbers are the JSON record's, every one of them.
+        assert {k: v for k, (v, _) in shown["head"].items()} == {
+            "matched": summary["matched"], "responses": summary["responses"], "sessions": summary["sessions"],
+            "spearman": summary["relevance"]["spearman"], "files": summary["relevance"]["files"],
+            "never_rendered_cited": len(summary["never_rendered_cited"]),
+        }
+        assert [row for row, _ in shown["by_render"]] == summary["by_render"]
+        assert [row for row, _ in shown["by_flag"]] == summary["by_flag"]
+        assert [row for row, _ in shown["by_rank"]] == summary["by_rank"]
+        rel = summary["relevance"]
+        assert [row for row, _ in shown["relevance"]] == [
+            {"cited": side, **{k: rel[k] for k in rel if k.startswith(side + "_")}} for side in ("cited", "uncited")
+        ]
+        assert [c[:3] for c in shown["cited"]] == [
+            [r["session"], str(r["call"]), r["path"]] for r in summary["never_rendered_cited"]
+        ]
+        # And the cells read as the text's lines of the same arm's block.
+        assert block.startswith(f"{arm}: {shown['head']['matched'][1]}/{shown['head']['responses'][1]} response(s) "
+                                f"matched over {shown['head']['sessions'][1]} session(s)")
+        for _, (name, uf, files, uc, chars, share) in shown["by_render"] + shown["by_flag"]:
+            assert f"    {name:<14} {uf:>3}/{files:<3} files  {uc:>8} of {chars:>8} chars uncited ({share})\n" in block
+        for _, (rank, cited, rendered, rate, ranked, never) in shown["by_rank"]:
+            extra = f", {never} never rendered but cited" if never != "0" else ""
+            assert f"    rank {rank:>2}: {cited}/{rendered} cited ({rate}), {ranked} ranked{extra}\n" in block
+        assert f"Spearman(score share, envelope share) = {shown['head']['spearman'][1]} over" in block
+        for session, call, path, line in shown["cited"]:
+            assert f"    {line}\n" in block
+    # Hand-checked against tests/fixtures/pass: 20 of 20 baseline responses joined, 1 cited anyway.
+    assert (summaries[0]["matched"], summaries[0]["responses"], len(summaries[0]["never_rendered_cited"])) == (20, 20, 1)
+    # What the text says once, after the arms: the sidecars (all of them) and the sessions without one.
+    sidecars = page.eval("Array.from(document.querySelectorAll('#diagnostics > ul.paths:last-of-type li')).map("
+                         "function (li) { return li.textContent; })")
+    assert sidecars == summaries[0]["sidecars"] and len(sidecars) == 5
+    without = page.eval("JSON.parse(document.querySelector('#diagnostics [data-field=sessions_without_sidecar]')"
+                        ".dataset.value)")
+    assert without == summaries[0]["sessions_without_sidecar"] == {"baseline": 4}
+    assert "sessions without a diagnostic sidecar (not joined): 4 of arm baseline" in text
+
+
+def test_compare_page_without_sidecars_has_no_diagnostics_section(browser, tmp_path, capsys):
+    html = tmp_path / "compare.html"
+    cli(capsys, "compare", BASE, NEW, "--html", html, "-q", "-j1")
+    page = load(browser, html)
+    assert page.eval("document.querySelectorAll('#diagnostics').length") == 0

@@ -50,3 +50,50 @@ def test_a_drifted_block_is_found(tmp_path, monkeypatch):
     assert module.regenerate(check=False) == ["x.md: citeledger score tests/fixtures/real/stream/express-res-send.jsonl | head 1"]
     assert "(1 call, 3 files)" in doc.read_text(encoding="utf-8")
     assert module.regenerate(check=True) == []
+
+
+# What a pasted command output starts with: a prompt, citeledger's own lines, a score block, a
+# diagnostics block, the harness view, a ladder.
+OUTPUT_START = re.compile(
+    r"^(\$ |citeledger: |Explore allocation|Explore diagnostics|Diagnostics|harness view|\s*ladder \(|\s*cg\d+/ab-)"
+)
+# Pasted outputs that no command here can print: timings and machine facts (a benchmark), and the
+# version line, and the note of a run that takes over from one killed outright (its pid is the dead run's).
+NOT_FROM_A_COMMAND = (
+    "bench/linear.py", "bench/sweep_page.py", "citeledger --version",
+    "taking over from a run that ended without finishing",
+)
+
+
+def _blocks(text: str):
+    """(first line, marked) for every fenced or indented block of a Markdown text."""
+    lines, i, marked = text.split("\n"), 0, False
+    while i < len(lines):
+        line = lines[i]
+        marked = (marked or "<!-- output:" in line) and "<!-- /output -->" not in line
+        if line.startswith("```"):
+            j = i + 1
+            while not lines[j].startswith("```"):
+                j += 1
+            yield "\n".join(lines[i + 1:j]), marked
+            i = j + 1
+        elif line.startswith("    ") and (i == 0 or not lines[i - 1].strip() or "<!-- output:" in lines[i - 1]):
+            j = i
+            while j < len(lines) and lines[j].startswith("    "):
+                j += 1
+            yield "\n".join(x[4:] for x in lines[i:j]), marked
+            i = j
+        else:
+            i += 1
+
+
+def test_every_pasted_output_in_the_docs_is_a_marked_block():
+    unmarked = []
+    for doc in _make_outputs().documents():
+        if doc.name == "decisions.md":  # a record of decisions, not a manual
+            continue
+        for block, marked in _blocks(doc.read_text(encoding="utf-8")):
+            first = block.lstrip("\n").split("\n")[0]
+            if not marked and OUTPUT_START.match(first) and not any(n in block for n in NOT_FROM_A_COMMAND):
+                unmarked.append(f"{doc.name}: {first[:80]}")
+    assert unmarked == []

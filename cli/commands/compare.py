@@ -275,7 +275,8 @@ def run(args) -> int:
         header["added_inputs"] = added
     records = [header] + groups + files + [{"record": "unscored", **u} for u in comparison.unscored]
     records += [{"record": "other-arm", **o} for o in comparison.other_arms]
-    records += diagnosed.records()
+    diag_records = diagnosed.records()
+    records += diag_records
     records += [{"record": "warning", **w.as_dict()} for w in warnings]
     labels = tuple(args.arms) if args.arms else ("baseline", "new")
     with contextlib.ExitStack() as stack:
@@ -306,7 +307,7 @@ def run(args) -> int:
         if args.html or args.out:
             page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
                                 images.get("svg"), comparison.other_arms,
-                                pooled.section(groups, labels) if args.sufficiency else "")
+                                pooled.section(groups, labels) if args.sufficiency else "", diag_records)
             for target in (args.html, args.out and os.path.join(args.out, "report.html")):
                 if target:
                     write_file(target, page)

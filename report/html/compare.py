@@ -7,17 +7,20 @@ output's dicts; the plot is the same strip plot `--plot` writes, inlined as SVG.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from citeledger.core import percent, to_fixed
+from citeledger.report.html.diagnostics import diagnostics_section
 from citeledger.report.html.page import cell, document, esc, mark, pct, table, value_attr, warnings_list
 from citeledger.report.tables import points
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],
-                 warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=(), sufficiency: str = "") -> str:
+                 warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=(), sufficiency: str = "",
+                 diagnostics: Sequence[dict] = ()) -> str:
     """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them;
-    `sufficiency` the pooled sufficiency section (compare --sufficiency), after the harness view."""
+    `sufficiency` the pooled sufficiency section (compare --sufficiency), after the harness view;
+    `diagnostics` the diagnostic join's records (`--json`'s `diagnostics` and `diagnostics-session`)."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
     labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
@@ -85,9 +88,11 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
             + "</section>"
         )
     if unscored:
+        side_label = dict(zip(("base", "new"), labels))  # the JSON's side, named as the headings name it
         items = "".join(
             f'<li data-side="{esc(u["side"])}" data-status="{esc(u["status"])}">{mark(False, "not compared")}'
-            f'{esc(u["side"])} {esc(u["status"])} <code>{esc(u["session"])}</code> — {esc(u["reason"])}</li>'
+            f'<span class="side">{esc(side_label.get(u["side"], u["side"]))}</span> {esc(u["status"])} <code>{esc(u["session"])}</code>'
+            f' — {esc(u["reason"])}</li>'
             for u in unscored
         )
         body.append(f'<section id="not-compared"><h2>Not compared ({len(unscored)})</h2><ul>{items}</ul></section>')
@@ -95,6 +100,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         items = "".join(f"<li><code>{esc(o['session'])}</code>{_arm(o.get('arm'))}</li>" for o in other_arms)
         body.append(f'<section id="other-arms"><h2>Sessions of other arms, not compared ({len(other_arms)})</h2>'
                     f"<ul>{items}</ul></section>")
+    body.append(diagnostics_section(list(diagnostics), lambda arm: f"Diagnostics — arm {arm}"))
     body.append(warnings_list(warnings))
     return document(title, "".join(body), "compare")
 

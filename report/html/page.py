@@ -13,15 +13,15 @@ import base64
 import hashlib
 import html
 import json
+import re
 from typing import Iterable, Optional, Sequence
 
 from citeledger.core import __version__, percent, thousands
+from citeledger.report.palette import CITED, UNCITED, channel_colour
 
 # Verdict marks: the page reads without colour.
 CREDITED = "✓"
 NOT_CREDITED = "✗"
-# Per-rank colours of crediting channels (a plugin channel gets the next one).
-CHANNEL_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#e377c2", "#17becf", "#bcbd22")
 
 
 def esc(value) -> str:
@@ -52,8 +52,25 @@ def cell(name: str, value, shown: str, numeric: bool = True) -> str:
     return field(name, value, shown, "td", "num" if numeric else "")
 
 
-def channel_colour(rank: Optional[int]) -> str:
-    return "#bbbbbb" if rank is None else CHANNEL_COLOURS[rank % len(CHANNEL_COLOURS)]
+def swatch(channel: str) -> str:
+    """The channel's colour as a swatch. Anything of class `ch` with a data-channel is filled by the
+    page's one rule for that channel (channel_css), so a channel has one colour on a page and, by
+    report.palette, on every page; and a large page does not repeat the colour in every row."""
+    return f'<span class="swatch ch" data-channel="{esc(channel)}"></span>'
+
+
+_DRAWN = re.compile(r'class="(?:[^"]* )?ch(?: [^"]*)?" data-channel="([^"]*)"')
+
+
+def channel_css(body: str) -> str:
+    """One rule per channel drawn in `body` (elements `class="... ch ..." data-channel="NAME"`)."""
+    names = sorted({html.unescape(n) for n in _DRAWN.findall(body)})
+    return "".join(f".ch[data-channel={_css_string(n)}] {{ background: {channel_colour(n)}; }}\n" for n in names)
+
+
+def _css_string(text: str) -> str:
+    """A CSS string: quotes, backslashes, angle brackets and controls as escapes (a plugin names its channel)."""
+    return '"' + "".join(f"\\{ord(c):x} " if c in '"\\<>' or not c.isprintable() else c for c in text) + '"'
 
 
 def mark(credited: bool, yes: str = "credited", no: str = "not credited") -> str:
@@ -106,7 +123,6 @@ tr:target, details:target > summary, li:target { background: var(--hit); }
 .summary dt { color: var(--muted); } .summary dd { margin: 0; }
 .big { font-size: 1.5rem; font-weight: 700; }
 .mark { font-weight: 700; display: inline-block; width: 1.1em; text-align: center; }
-.mark.yes { color: #126b12; } .mark.no { color: #8a1c1c; }
 .bar { display: flex; height: 1.6rem; border: 1px solid #777; margin: .3rem 0 .2rem; }
 .bar > a, .bar > span { display: block; height: 100%; min-width: 1px; border-right: 1px solid #fff; }
 .miss { background: repeating-linear-gradient(135deg, #c9c9c9 0 4px, #ececec 4px 8px); }
@@ -119,7 +135,7 @@ a.cite { background: var(--hit); color: inherit; text-decoration: underline; tex
 a.cite sup { font-size: .7em; color: var(--muted); }
 .why { margin: 0; padding-left: 0; list-style: none; font-size: .9em; }
 .why li { margin: 0; }
-.warnings code { word-break: break-all; }
+.warnings code, .paths code { word-break: break-all; }
 table.top td:nth-child(2) { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; }
 table.top td:nth-child(3), table.top td:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
 table.sessions th, td.status { white-space: nowrap; }
@@ -133,7 +149,7 @@ table.groups thead th { vertical-align: bottom; }
 table.groups tbody th { white-space: nowrap; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }
 footer { margin-top: 2.5rem; font-size: .85em; color: var(--muted); }
-"""
+""" + f".mark.yes {{ color: {CITED}; }} .mark.no {{ color: {UNCITED}; }}\n"
 
 # Progressive enhancement only: click a column heading to sort. Without
 # JavaScript the tables keep the order the text output uses.
@@ -184,7 +200,7 @@ def document(title: str, body: str, kind: str) -> str:
         # Only the page's own script runs (by its hash), even if some text escaped escaping.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         f"style-src 'unsafe-inline'; script-src '{SCRIPT_HASH}'; img-src data:\">"
-        f"<title>{esc(title)}</title><style>{CSS}</style></head>"
+        f"<title>{esc(title)}</title><style>{CSS}{channel_css(body)}</style></head>"
         f'<body data-page="{esc(kind)}">{body}'
         f'<footer>citeledger {esc(__version__)} — the same numbers as the text and JSON outputs of this run.</footer>'
         f"<script>{SCRIPT}</script></body></html>\n"

@@ -14,7 +14,7 @@ from citeledger.report.explain import SOURCES  # the answer's source, as explain
 from citeledger.report.html.citations import citation_spans
 from citeledger.report.html.sufficiency import next_act, session_section
 from citeledger.report.html.page import (
-    cell, channel_colour, document, esc, field, mark, num, pct, table, warnings_list,
+    cell, document, esc, field, mark, num, pct, swatch, table, warnings_list,
 )
 
 
@@ -25,7 +25,6 @@ def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
 
 
 def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
-    ranks = {name: i for i, name in enumerate(data["channels"])}
     index = {f["path"]: i for i, f in enumerate(data["files"])}
     parts = [
         f"<h{level}>{esc(heading)}</h{level}>",
@@ -33,8 +32,8 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
         _legend(data["channels"]),
     ]
     if data["calls"]:
-        parts.append(_calls(data, ranks, index))
-        parts.append(_files(data, ranks))
+        parts.append(_calls(data, index))
+        parts.append(_files(data))
     else:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
                      "No codegraph_explore response with a source section: nothing to charge.</p>")
@@ -91,16 +90,15 @@ def _summary(data: dict) -> str:
 
 def _legend(channels) -> str:
     items = [
-        f'<span><span class="swatch" style="background:{channel_colour(i)}"></span>{mark(True)} credited by '
-        f"<code>{esc(c)}</code></span>"
-        for i, c in enumerate(channels)
+        f'<span>{swatch(c)}{mark(True)} credited by <code>{esc(c)}</code></span>'
+        for c in channels
     ]
     items.append(f'<span><span class="swatch miss"></span>{mark(False)} not credited (hatched)</span>')
     items.append('<span><span class="swatch meta"></span>trailing block, charged to no file</span>')
     return '<div class="legend" aria-label="legend">' + "".join(items) + "</div>"
 
 
-def _calls(data: dict, ranks: dict, index: dict) -> str:
+def _calls(data: dict, index: dict) -> str:
     out = ["<section id=\"calls\"><h2>Explore calls</h2>"
            "<p class=\"muted\">Each bar is one response: its sections in order, widths by chars.</p>"]
     for call in data["calls"]:
@@ -113,10 +111,10 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
             width = 100 * ratio(s["chars"], env)
             verdict = f"credited by {s['channel']}" if s["channel"] else "not credited"
             label = f"section {k}: {s['path']}, {s['chars']:,} chars, {verdict}"
-            style = f"width:{width:.4f}%" + (f";background:{channel_colour(ranks.get(s['channel']))}" if s["channel"] else "")
+            drawn = f'class="hit ch" data-channel="{esc(s["channel"])}"' if s["channel"] else 'class="miss"'
             segs.append(
-                f'<a href="#file-{index[s["path"]] + 1}" class="{"hit" if s["channel"] else "miss"}" '
-                f'style="{style}" title="{esc(label)}" aria-label="{esc(label)}"></a>'
+                f'<a href="#file-{index[s["path"]] + 1}" {drawn} '
+                f'style="width:{width:.4f}%" title="{esc(label)}" aria-label="{esc(label)}"></a>'
             )
         if meta > 0:
             segs.append(f'<span class="meta" style="width:{100 * ratio(meta, env):.4f}%" '
@@ -133,13 +131,12 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
         line += f' <span class="muted">({esc(src["file"])}:{esc(src["line"])})</span></h3>'
         rows = []
         for k, s in enumerate(sections, 1):
-            rank = ranks.get(s["channel"])
             rows.append(
                 f"<tr><td class=num>{k}</td><td>{mark(s['channel'] is not None)}</td>"
                 f'<td><a href="#file-{index[s["path"]] + 1}"><code>{esc(s["path"])}</code></a></td>'
                 + cell("chars", s["chars"], num(s["chars"]))
                 + cell("share", ratio(s["chars"], env), pct(ratio(s["chars"], env)))
-                + f"<td class=channel>{_channel(s['channel'], rank)}</td><td>{_evidence(s['evidence'])}</td></tr>"
+                + f"<td class=channel>{_channel(s['channel'])}</td><td>{_evidence(s['evidence'])}</td></tr>"
             )
         out.append(
             f'<div class="call" data-call="{n}">{line}'
@@ -154,17 +151,17 @@ def _calls(data: dict, ranks: dict, index: dict) -> str:
     return "".join(out)
 
 
-def _channel(channel: Optional[str], rank: Optional[int]) -> str:
+def _channel(channel: Optional[str]) -> str:
     if channel is None:
         return "—"
-    return f'<span class="swatch" style="background:{channel_colour(rank)}"></span><code>{esc(channel)}</code>'
+    return f'{swatch(channel)}<code>{esc(channel)}</code>'
 
 
 def _evidence(evidence: Optional[str]) -> str:
     return "—" if evidence is None else f"<code>{esc(evidence)}</code>"
 
 
-def _files(data: dict, ranks: dict) -> str:
+def _files(data: dict) -> str:
     lines = "line_level" in data
     headers = ["#", "verdict", "file", "chars", "share", "sections", "channel", "evidence", "why (each channel, in rank order)"]
     numeric = (0, 3, 4, 5)
@@ -188,7 +185,7 @@ def _files(data: dict, ranks: dict) -> str:
         if lines:
             row += cell("line_used", f["line_used"], num(f["line_used"]))
         row += (
-            f"<td class=channel>{_channel(f['channel'], ranks.get(f['channel']))}</td><td>{_evidence(f['evidence'])}</td>"
+            f"<td class=channel>{_channel(f['channel'])}</td><td>{_evidence(f['evidence'])}</td>"
             f'<td><ul class="why">{why}</ul></td></tr>'
         )
         rows.append(row)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from citeledger.report.html.page import esc
+from citeledger.report.palette import HISTOGRAM
 
 BINS = 10  # ten bins of ten percentage points: [0, 10%), ..., [90%, 100%]
 
@@ -34,7 +35,7 @@ def y_ticks(peak: int, most: int = 5) -> list[int]:
     return ticks + [peak]
 
 
-def histogram(values: Sequence[float], label: str, ident: str, colour: str = "#1f77b4", bins: int = BINS) -> str:
+def histogram(values: Sequence[float], label: str, ident: str, colour: str = HISTOGRAM["sessions"], bins: int = BINS) -> str:
     """`ident` is unique on the page (the chart's title id)."""
     counts = bin_counts(values, bins)
     width, height, left, bottom, top = 420, 170, 34, 30, 16

@@ -18,8 +18,11 @@ import re
 from typing import Optional
 
 from citeledger.core import ratio
-from citeledger.report.html.page import CREDITED, NOT_CREDITED, cell, document, esc, field, mark, num, pct, table, warnings_list
+from citeledger.report.html.page import (
+    CREDITED, NOT_CREDITED, cell, document, esc, field, mark, num, pct, swatch, table, warnings_list,
+)
 from citeledger.report.html.svg import histogram
+from citeledger.report.palette import HISTOGRAM
 from citeledger.report.sufficiency import cut_query
 
 PAGE = 500
@@ -100,8 +103,8 @@ def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dic
         f'<section id="ruleset-{i}" data-ruleset="{esc(name)}"><h2>ruleset <code>{esc(name)}</code></h2>'
         + table([h.format(floor=floor) for h in SLICE_HEADERS], slice_rows, caption="slices", numeric=tuple(range(1, 12)))
         + '<div class="legend">'
-        + histogram(session_effs, "session efficiency (scored sessions)", f"hist-{i}-sessions")
-        + histogram(call_effs, "call efficiency (calls of scored sessions)", f"hist-{i}-calls", "#2ca02c")
+        + histogram(session_effs, "session efficiency (scored sessions)", f"hist-{i}-sessions", HISTOGRAM["sessions"])
+        + histogram(call_effs, "call efficiency (calls of scored sessions)", f"hist-{i}-calls", HISTOGRAM["calls"])
         + "</div>"
         + _index(i, sessions, ids, floor)
         + _sections(sessions, ids)
@@ -156,7 +159,7 @@ def _session(s: dict, sid: str) -> str:
     # Plain cells (no per-cell data attributes): these rows are most of a large page's bytes.
     files = "".join(
         f"<tr><td>{CREDITED if channel else NOT_CREDITED}</td><td>{esc(path)}</td><td>{num(chars)}</td>"
-        f"<td>{pct(ratio(chars, env))}</td><td>{'—' if channel is None else esc(channel)}</td></tr>"
+        f"<td>{pct(ratio(chars, env))}</td><td>{'—' if channel is None else swatch(channel) + esc(channel)}</td></tr>"
         for path, chars, channel in s["files"]
     )
     more = s["files_returned"] - len(s["files"])
