@@ -91,6 +91,17 @@ def arm_and_run(base: str, dirpath: str = "") -> tuple[Optional[str], Optional[i
     return None, None
 
 
+def arm_label(name: str) -> str:
+    """The label of the arm a `compare --arms` name means.
+
+    compare-arms.mjs names run-all.sh's arms `headless-with`/`headless-without`,
+    after their files `run-headless-<label>`; arm_and_run never gives a label
+    starting with `headless-` (such a file's label is what follows it), so the
+    harness's name can only mean that arm.
+    """
+    return name[len("headless-"):] if name.startswith("headless-") and len(name) > len("headless-") else name
+
+
 def arm_group(group: str) -> str:
     """The compare group of a harness run: its directory, with bench-readme.sh's `run<i>` folder folded away."""
     head, tail = os.path.split(group)

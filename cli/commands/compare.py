@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 import orjson
 
 from citeledger.core.corpus import discover, score_corpus
-from citeledger.core.layout import arm_and_run, arm_group
+from citeledger.core.layout import arm_and_run, arm_group, arm_label
 from citeledger.core.layout import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.rules.loader import EXCERPT, compile_pattern
@@ -221,7 +221,8 @@ def run(args) -> int:
         raise InputError(args.out, "--out names a file, not a directory")
     if not args.arms and len(args.passes) != 2:
         raise UserError("compare takes BASELINE NEW (two passes), or PASS... --arms LABEL_A LABEL_B")
-    if args.arms and args.arms[0] == args.arms[1]:
+    wanted = tuple(arm_label(a) for a in args.arms) if args.arms else None  # as runs carry them
+    if args.arms and wanted[0] == wanted[1]:
         raise UserError(f"--arms {args.arms[0]} {args.arms[1]}: the two labels must differ")
     rulesets = load_rulesets(args.ruleset)
     comparison = Comparison(key_function(args.key))
@@ -234,20 +235,20 @@ def run(args) -> int:
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
     if args.arms:
-        side_of = dict(zip(args.arms, SIDES))
+        side_of = dict(zip(wanted, SIDES))
         seen_arms: dict = {}
         for path in args.passes:
             key = arm_key(path, len(args.passes) > 1) if args.key == "parent" else None
             for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
-                                 warnings, used, arms=args.arms, added=added, diagnosed=diagnosed):
+                                 warnings, used, arms=wanted, added=added, diagnosed=diagnosed):
                 seen_arms[row.get("arm")] = None
                 comparison.add(side_of.get(row.get("arm"), "base"), row, key)
                 if args.sufficiency:
                     pooled.add(side_of.get(row.get("arm"), "base"), row, key or comparison.key)
-        for label in args.arms:  # a mistyped label would compare one arm with nothing
+        for name, label in zip(args.arms, wanted):  # a mistyped label would compare one arm with nothing
             if label not in seen_arms:
                 found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
-                raise UserError(f"--arms {label}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
+                raise UserError(f"--arms {name}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
                                 f"{', '.join(args.passes)} (arms found: {found})")
     else:
         for side, path in zip(SIDES, args.passes):
