@@ -27,12 +27,13 @@ def one_of(*choices):
 # loader checks it before building anything, so a value past it is one error
 # naming the key and its range instead of a crash or unbounded memory later.
 # Why each bound: a line is held in memory up to max_line_bytes; a context of
-# c credits 2c + 1 lines per quoted or cited line; lengths and ambiguity limits
-# only compare, bounded so no number reaches a native argument.
+# c credits 2c + 1 lines per quoted or cited line; lengths, fence runs and
+# ambiguity limits only compare, bounded so no number reaches a native argument.
 RANGES = {
     "reader.max_line_bytes": (1, 1 << 30),
     "channels.symbol.min_length": (0, 10_000),
     "channels.symbol.ambiguity_limit": (0, 1_000_000),
+    "channels.quote.fence_min": (1, 1_000),
     "channels.quote.min_length": (1, 10_000),
     "channels.quote.context": (0, 1_000),
     "channels.quote.ambiguity_limit": (0, 1_000_000),
