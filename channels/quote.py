@@ -113,9 +113,9 @@ def without_blocks(text: str, blocks: list[FencedBlock]) -> str:
 
 @attrs.frozen
 class QuoteOptions:
-    # The characters a fence is a run of (a fenced block opens and closes with
-    # runs of one of them), and the shortest run that is a fence; the closing
-    # run is as long as the opening one, or the longest shorter one found (fenced_blocks).
+    # The characters a fence is a run of, and the shortest run that is a fence.
+    # A block closes with a run of its opening character as long as the opening
+    # run, else one shorter, and so on down to fence_min (fenced_blocks).
     fence_chars: tuple[str, ...] = attrs.field(validator=_fence_chars)
     fence_min: int = attrs.field(validator=attrs.validators.ge(1))
     # An inline code span; group 1 is its content.
