@@ -9,6 +9,7 @@ match is a substring match because inline spans quote fragments of a line.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 
 import attrs
@@ -19,17 +20,104 @@ from .lines import normalise_code, window
 
 
 MAX_CONTEXT = 1000
+# A fence line starts with its indent of spaces and tabs, so none of these may be a fence character.
+NOT_FENCE = " \t\n"
 
 
-def _has_code_group(instance, attribute, pattern: re.Pattern) -> None:
-    if "code" not in pattern.groupindex:
-        raise ValueError(f"{attribute.name} needs a named group `code` (the block's body)")
+def _fence_chars(instance, attribute, chars: tuple) -> None:
+    for c in chars:
+        if len(c) != 1 or c in NOT_FENCE:
+            raise ValueError(f"{attribute.name} items must be single characters other than space, tab or newline, not {c!r}")
+    if len(set(chars)) != len(chars):
+        raise ValueError(f"{attribute.name} lists a character twice")
+
+
+@attrs.frozen
+class FencedBlock:
+    """A fenced block of an answer: its span (opening line start to closing
+    line end, the newline after it excluded) and its body, every line between."""
+
+    start: int
+    end: int
+    code: str
+
+
+def fenced_blocks(text: str, chars, minimum: int) -> list[FencedBlock]:
+    r"""The fenced blocks of `text`, first to last, as Python's re finds
+    `(?ms)^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<code>.*?)^[ \t]*(?P=fence)[ \t]*$`
+    (for `chars` "`" and "~", `minimum` 3) with finditer, in O(n log n).
+
+    An opening line is an indent of spaces and tabs, a run of L >= `minimum`
+    copies of one fence character, anything, and a newline. A closing line is
+    an indent, a run of exactly k copies, then only spaces and tabs to the
+    line's end. The regex tries k = L first and backs off one at a time, and
+    for each k takes the first closing line after the opening one: so does
+    this, with the closing lines indexed by (character, k). A block's closing
+    line ends the search for the next opening line, as finditer resumes there.
+    """
+    chars = frozenset(chars)
+    lines = text.split("\n")
+    starts: list[int] = []
+    openers: list[tuple[int, str, int]] = []  # (line index, character, run)
+    closers: dict[tuple[str, int], list[int]] = defaultdict(list)  # line indices, ascending
+    position = 0
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        starts.append(position)
+        position += len(line) + 1
+        body = line.lstrip(" \t")
+        c = body[:1]
+        if c not in chars:
+            continue
+        tail = body.lstrip(c)
+        run = len(body) - len(tail)
+        if run < minimum:
+            continue
+        if index < last:  # an opening line needs its newline
+            openers.append((index, c, run))
+        if not tail.strip(" \t"):
+            closers[(c, run)].append(index)
+    runs: dict[str, list[int]] = {c: [] for c in chars}  # the closing runs present, per character, ascending
+    for c, k in sorted(closers):
+        runs[c].append(k)
+    blocks: list[FencedBlock] = []
+    resume = -1  # the last block's closing line
+    for index, c, run in openers:
+        if index <= resume:
+            continue
+        present = runs[c]
+        close = None
+        for j in range(bisect_right(present, run) - 1, -1, -1):
+            rows = closers[(c, present[j])]
+            at = bisect_right(rows, index)
+            if at < len(rows):
+                close = rows[at]
+                break
+        if close is None:
+            continue
+        code_start, code_end = starts[index + 1], starts[close]
+        blocks.append(FencedBlock(starts[index], code_end + len(lines[close]), text[code_start:code_end]))
+        resume = close
+    return blocks
+
+
+def without_blocks(text: str, blocks: list[FencedBlock]) -> str:
+    r"""`text` with each block replaced by a newline (re.sub of the fence regex by "\n")."""
+    pieces, at = [], 0
+    for block in blocks:
+        pieces += [text[at:block.start], "\n"]
+        at = block.end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 @attrs.frozen
 class QuoteOptions:
-    # A fenced code block; the named group `code` is its body.
-    fenced_block: re.Pattern = attrs.field(validator=_has_code_group)
+    # The characters a fence is a run of, and the shortest run that is a fence.
+    # A block closes with a run of its opening character as long as the opening
+    # run, else one shorter, and so on down to fence_min (fenced_blocks).
+    fence_chars: tuple[str, ...] = attrs.field(validator=_fence_chars)
+    fence_min: int = bounded(1, 1_000)
     # An inline code span; group 1 is its content.
     code_span: re.Pattern = attrs.field(validator=needs_groups(1))
     # A line-number prefix an answer may have copied with the code (`126\t`), removed first.
@@ -65,14 +153,12 @@ class QuoteChannel:
         """Normalised quoted lines long enough to count, first-seen order."""
         opts = self.options
         raw: list[str] = []
-        rest = answer
-        blocks = list(opts.fenced_block.finditer(answer))
-        if blocks:
-            # Inline spans are looked for outside the fenced blocks only.
-            rest = opts.fenced_block.sub("\n", answer)
+        blocks = fenced_blocks(answer, opts.fence_chars, opts.fence_min)
+        # Inline spans are looked for outside the fenced blocks only.
+        rest = without_blocks(answer, blocks)
         if opts.fenced:
-            for m in blocks:
-                raw.extend((m.group("code") or "").split("\n"))
+            for block in blocks:
+                raw.extend(block.code.split("\n"))
         if opts.inline:
             raw.extend(m.group(1) for m in opts.code_span.finditer(rest))
         seen: dict[str, None] = {}

@@ -23,12 +23,12 @@ def one_of(*choices):
     return attrs.validators.in_(choices)
 
 
-# The range of every integer a ruleset may give (docs/robustness.md). The
-# loader checks it before building anything, so a value past it is one error
-# naming the key and its range instead of a crash or unbounded memory later.
+# Every integer a ruleset may give has its range on its field (core.bounded;
+# docs/robustness.md lists them). The loader checks it before building
+# anything, so a value past it is one error naming the key and its range.
 # Why each bound: a line is held in memory up to max_line_bytes; a context of
-# c credits 2c + 1 lines per quoted or cited line; lengths and ambiguity limits
-# only compare, bounded so no number reaches a native argument.
+# c credits 2c + 1 lines per quoted or cited line; lengths, fence runs and
+# ambiguity limits only compare, bounded so no number reaches a native argument.
 
 
 # No field has a default: every value comes from the YAML (default.yaml holds

@@ -141,24 +141,69 @@ def test_harmless_patterns_are_accepted(tmp_path, pattern):
     assert compiled.pattern == pattern and isinstance(compiled, LinearPattern)
 
 
-def test_every_shipped_pattern_runs_on_re2_but_the_quote_fence():
-    # The fence's backreference (closing fence = opening fence) is not regular.
-    fence = load_ruleset("lines").options_for("quote").fenced_block.pattern
+def test_every_shipped_pattern_runs_on_re2():
+    # No exception: the quote channel's fence (a backreference) is found in Python.
     for name in shipped_names():
         for pattern in patterns_of(load_ruleset(name)):
-            assert isinstance(pattern, LinearPattern) or pattern.pattern == fence, (name, pattern)
+            assert isinstance(pattern, LinearPattern), (name, pattern)
 
 
 def test_the_default_patterns_run_on_re2():
     assert all(isinstance(p, LinearPattern) for p in patterns_of(load_ruleset("default")))
 
 
-def test_a_shipped_pattern_re2_cannot_run_is_allowed_verbatim_only():
-    fence = load_ruleset("lines").options_for("quote").fenced_block.pattern
-    assert fence in safety.shipped_patterns()
-    assert isinstance(safety.compile_ruleset_pattern(fence), re.Pattern)
-    with pytest.raises(safety.UnsafePattern):
-        safety.compile_ruleset_pattern(fence + "x?")
+OLD_FENCE = r"(?ms)^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<code>.*?)^[ \t]*(?P=fence)[ \t]*$"
+
+
+def test_the_pattern_lines_once_shipped_is_refused_like_any_other(tmp_path, capsys):
+    # It ran on re as the one shipped exception; now nothing RE2 cannot run is allowed.
+    with pytest.raises(safety.UnsafePattern, match="backreference"):
+        safety.compile_ruleset_pattern(OLD_FENCE)
+    path = token_ruleset(tmp_path, OLD_FENCE)
+    assert main(["score", "--ruleset", path, FIXTURE]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:4: channels.symbol.token: refused" in err and "backreference" in err and err.count("\n") == 1
+
+
+def quote_ruleset(tmp_path, body: str) -> str:
+    return write(tmp_path, "extends: lines\nchannels:\n  quote:\n" + body)
+
+
+def test_the_old_fenced_block_key_is_an_unknown_key_naming_the_new_ones(tmp_path):
+    path = quote_ruleset(tmp_path, f"    fenced_block: '{OLD_FENCE}'\n")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert (err.value.line, err.value.key) == (4, "channels.quote.fenced_block")
+    assert "fence_chars" in str(err.value) and "fence_min" in str(err.value)
+
+
+@pytest.mark.parametrize("value, message", [
+    ("['``', '~']", "fence_chars items must be single characters other than space, tab or newline, not '``'"),
+    ("[' ']", "not ' '"),
+    ("['\t']", "not '\\t'"),
+    ("['', '~']", "not ''"),
+    ("['~', '~']", "fence_chars lists a character twice"),
+    ("'`~'", "must be a list, not str"),
+    ("[3]", "items must be str"),
+])
+def test_fence_chars_are_checked_at_load_time(tmp_path, value, message):
+    path = quote_ruleset(tmp_path, f"    fence_chars: {value}\n")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert (err.value.line, err.value.key) == (4, "channels.quote.fence_chars")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("value, loads", [(0, False), (1, True), (1000, True), (1001, False), (-3, False)])
+def test_fence_min_has_a_range(tmp_path, value, loads):
+    path = quote_ruleset(tmp_path, f"    fence_min: {value}\n")
+    if loads:
+        assert load_ruleset(path).options_for("quote").fence_min == value
+        return
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert (err.value.line, err.value.key) == (4, "channels.quote.fence_min")
+    assert "out of range" in str(err.value) and "an integer from 1 to 1,000" in str(err.value)
 
 
 def nested(depth: int) -> str:
