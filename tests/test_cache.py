@@ -79,3 +79,56 @@ def test_an_unwritable_cache_changes_nothing(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert score(blocker) == expected  # $XDG_CACHE_HOME/citeledger cannot be made
+
+
+# ------------------------------------------------------------ the shipped rulesets, kept
+
+
+def test_every_shipped_ruleset_comes_back_equal_from_its_kept_file(tmp_path, monkeypatch):
+    from citeledger.rules import compiled, loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    built = {name: compiled.load(name) for name in compiled.shipped_names()}
+    assert len(kept(tmp_path)) == len(built)
+
+    def no_build(name):
+        raise AssertionError(f"{name} built again although it was kept")
+
+    monkeypatch.setattr(loader, "load_ruleset", no_build)
+    for name, ruleset in built.items():
+        assert compiled.load(name) == ruleset == loader.build_ruleset(loader.load_tree(name), loader.locate(name))
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"\x80\x04K\x01.", None])  # None: torn; an int pickled
+def test_a_damaged_kept_ruleset_is_built_again(tmp_path, monkeypatch, content):
+    from citeledger.rules import compiled, loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    expected = loader.load_ruleset("corrected")
+    compiled.load("corrected")
+    (path,) = kept(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if content is None else content)
+    assert compiled.load("corrected") == expected
+    assert path.read_bytes() == data  # rewritten whole
+
+
+def test_a_file_named_like_a_shipped_ruleset_is_read_as_the_loader_reads_it(tmp_path, monkeypatch):
+    from citeledger.rules import compiled
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    shipped = (ROOT / "rulesets" / "default.yaml").read_text()
+    (tmp_path / "default").write_text(shipped.replace("name: default", "name: mine", 1))
+    assert compiled.load("default").name == "mine"
+    assert kept(tmp_path / "cache") == []
+
+
+def test_a_kept_ruleset_spares_a_plain_score_the_yaml_parser(tmp_path):
+    probe = ("import sys, io, contextlib\nfrom citeledger.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n    main(['score', sys.argv[1]])\n"
+             "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('citeledger.rules.loader')))")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", probe, str(RUN)], capture_output=True, text=True, env=env,
+                           cwd=ROOT, check=True).stdout.split("\n")[-2] for _ in range(2)]
+    assert runs == ["['citeledger.rules.loader', 'yaml']", "[]"]
