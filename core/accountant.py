@@ -80,6 +80,10 @@ def stage_key(name: str, ruleset, *extra) -> tuple:
     return STAGES[name].key(ruleset, *extra)
 
 
+# Response text a scoring call's Plan keeps cut (about 100 real explore responses).
+CUTS_HELD = 1 << 20
+
+
 class Plan:
     """What scoring reads of each ruleset, worked out once per scoring call.
 
@@ -93,7 +97,7 @@ class Plan:
     makes its own. Nothing outlives the call that made it.
     """
 
-    __slots__ = ("_of", "_numbers", "_channels")
+    __slots__ = ("_of", "_numbers", "_channels", "cuts")
 
     def __init__(self):
         # Each ruleset's part is worked out when it is first scored, so a
@@ -101,6 +105,10 @@ class Plan:
         self._of: dict = {}  # ruleset -> _RulesetPlan (a Ruleset's hash is cached)
         self._numbers: dict = {}  # a stage key's values -> its number
         self._channels: dict = {}  # rule number -> the channel object
+        # The responses cut so far, keyed by content: a response returned again in
+        # another session of the call (an A/B pass asks one question over and over)
+        # is cut, sized and its headers parsed once. Bounded (CUTS_HELD characters).
+        self.cuts = Cuts(CUTS_HELD)
 
     def number(self, key) -> int:
         return self._numbers.setdefault(key, len(self._numbers))
@@ -138,16 +146,17 @@ class Shared:
     """Work the rulesets scoring one transcript share, keyed by stage numbers (`Plan`).
 
     Made by each `score_many` call, so nothing outlives the transcript it
-    describes. `cuts` is keyed by content (the response text, the header
-    line), shared by every ruleset that cuts alike.
+    describes. `cuts` is the Plan's (one scoring call's), keyed by content
+    (the response text, the header line), shared by every ruleset that cuts
+    alike and every session of the call that returned the same text.
     """
 
     __slots__ = ("results", "cuts", "plan")
 
     def __init__(self, plan: Plan | None = None):
         self.results: dict = {}
-        self.cuts = Cuts()
         self.plan = plan if plan is not None else Plan()
+        self.cuts = self.plan.cuts
 
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""

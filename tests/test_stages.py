@@ -136,3 +136,46 @@ def test_symbol_findings_shared_across_cutoffs_and_weak_owners(fixture):
         alone = accountant.score(transcript, r)
         assert t == alone, r.name
         assert [f.verdict.findings for f in t.files] == [f.verdict.findings for f in alone.files]
+
+
+def _copy_with_new_ids(path: Path, folder: Path) -> Path:
+    """The same run with other session and tool ids: codegraph's responses byte-identical,
+    the agent's side not (an A/B pass asking one question again)."""
+    text = path.read_text(encoding="utf-8")
+    out = folder / path.name
+    out.write_text(text.replace('"toolu_', '"toolu_again_').replace('"session_id":"', '"session_id":"again-'),
+                   encoding="utf-8")
+    return out
+
+
+def test_a_response_returned_again_in_another_session_is_cut_once_per_call(tmp_path):
+    """The call's memo (Plan.cuts) is keyed by the response's content: a second session
+    returning the same text reuses the cut, with scores equal to each scored alone."""
+    ruleset = load_ruleset("default")
+    first = REAL / "express-sendfile-2calls.jsonl"
+    again = _copy_with_new_ids(first, tmp_path)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    a, b = reader.read([str(first)], options), reader.read([str(again)], options)
+    assert a.responses[0].origin != b.responses[0].origin or a.files != b.files
+    plan = accountant.Plan()
+    (sa,) = accountant.score_many(a, [ruleset], plan)
+    cut = plan.cuts.count
+    (sb,) = accountant.score_many(b, [ruleset], plan)
+    assert cut > 0 and plan.cuts.count == cut  # nothing cut again
+    assert sa == accountant.score(a, ruleset) and sb == accountant.score(b, ruleset)
+    assert accountant.Plan().cuts.count == 0  # the next call starts empty
+
+
+def test_the_call_memo_is_bounded_and_starts_afresh(monkeypatch, tmp_path):
+    ruleset = load_ruleset("default")
+    runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    transcripts = [reader.read([str(p)], options) for p in runs]
+    plan = accountant.Plan()
+    plan.cuts.limit = 1  # starts afresh before every transcript that follows one with text
+    held = []
+    for t in transcripts:
+        (s,) = accountant.score_many(t, [ruleset], plan)
+        assert s == accountant.score(t, ruleset), t.name
+        held.append(plan.cuts.held)
+    assert max(held) <= max(sum(len("".join(r.blocks)) for r in t.responses) for t in transcripts)
