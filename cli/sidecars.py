@@ -65,11 +65,11 @@ class Sidecars:
 
     def diagnose(self, transcript, score, ruleset, files, arm: str = ""):
         """The session's join, or None when it has no sidecar."""
-        from citeledger.report.diagnostics import diagnose
-
         paths = self.for_session(files)
         if not paths or score is None:
             return None
+        from citeledger.report.diagnostics import diagnose  # here: a session without a sidecar needs none of it
+
         reports = [r for p in paths for r in self._load(p)]
         return diagnose(transcript, score, ruleset, reports, paths, arm)
 
