@@ -29,6 +29,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # this test run's own, in this process and every command it starts, never the
 # user's ~/.cache.
 if "CITELEDGER_TEST_CACHE" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["CITELEDGER_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="citeledger-cache-")
+    atexit.register(shutil.rmtree, os.environ["CITELEDGER_TEST_CACHE"], True)
