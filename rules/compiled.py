@@ -4,10 +4,10 @@ Loading a shipped ruleset reads YAML, checks every key and compiles every
 pattern; a one-run `score` would spend more on that (and on importing the
 YAML parser and the loader) than on scoring. The built Ruleset is pickled
 into a file named by a digest of everything the build reads: citeledger's
-version, every shipped ruleset's text (one may extend another) and where it
-lies, the installed channels, and the source of the modules whose classes
-and checks make the ruleset (so an edited checkout never meets a stale
-file). A file that fails to load, or loads as anything but a Ruleset, is
+version, Python's and attrs' versions, every shipped ruleset's text (one
+may extend another) and where it lies, the installed channels, and the
+source of the modules whose classes and checks make the ruleset (so an
+edited checkout never meets a stale file). A file that fails to load, or loads as anything but a Ruleset, is
 ignored and rewritten. A ruleset given as a path is loaded as before.
 """
 
@@ -37,8 +37,10 @@ def _shipped_file(name: str):
 
 
 def _key_parts(name: str) -> list[str]:
+    import attrs
+
     folder = resources.files("citeledger.rulesets")
-    parts = [name, str(folder)]
+    parts = [name, str(folder), sys.version, attrs.__version__]  # what reads the pickle back
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
             parts += [entry.name, entry.read_text("utf-8")]
