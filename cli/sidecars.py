@@ -13,9 +13,10 @@ import os
 import attrs
 import orjson
 
-from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
 from citeledger.cli.output import write_file, write_images
-from citeledger.report.tables import LISTED, capped, more
+
+# The sidecar reader and the join's reports are imported where a sidecar is
+# read or joined: a `score` given none starts without them.
 
 
 def add_diagnostics_options(parser, automatic: bool) -> None:
@@ -42,6 +43,8 @@ class Sidecars:
 
     def _load(self, path: str) -> tuple:
         if path not in self._read:
+            from citeledger.core.readers.diagnostics import read_diagnostics
+
             reports, warnings = read_diagnostics(path)
             self._read[path] = reports
             self.warnings.extend(warnings)
@@ -54,17 +57,19 @@ class Sidecars:
         if self.given:
             return self.given
         if self.automatic:
+            from citeledger.core.readers.diagnostics import sidecar_for
+
             found = sidecar_for(files)
             return [found] if found else []
         return []
 
     def diagnose(self, transcript, score, ruleset, files, arm: str = ""):
         """The session's join, or None when it has no sidecar."""
-        from citeledger.report.diagnostics import diagnose
-
         paths = self.for_session(files)
         if not paths or score is None:
             return None
+        from citeledger.report.diagnostics import diagnose  # here: a session without a sidecar needs none of it
+
         reports = [r for p in paths for r in self._load(p)]
         return diagnose(transcript, score, ruleset, reports, paths, arm)
 
@@ -86,9 +91,6 @@ def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[st
 def session_extras(args, transcript, result, ruleset):
     """(text, JSON fields, warnings) that score and explain add after their own output:
     the reads after each call (rulesets ranking read_after) and the diagnostic join."""
-    from citeledger.report.allocation import summary
-    from citeledger.report.diagnostics import join_warnings
-    from citeledger.report.diagnostics_views import render_joins, render_summary, session_dict
     from citeledger.report.reads import call_reads, reads_dict, render_reads
 
     sidecars = Sidecars(args, automatic=False)
@@ -106,6 +108,10 @@ def session_extras(args, transcript, result, ruleset):
     diag = sidecars.diagnose(transcript, result, ruleset, list(args.files) or [args.session])
     warnings = list(sidecars.warnings)
     if diag is not None:
+        from citeledger.report.allocation import summary
+        from citeledger.report.diagnostics import join_warnings
+        from citeledger.report.diagnostics_views import render_joins, render_summary, session_dict
+
         pooled = summary([diag])
         warnings += join_warnings(diag)
         text += "\n" + render_joins(diag) + "\n" + render_summary(pooled, "Diagnostics summary")
@@ -131,6 +137,8 @@ class SidecarJoin:
         self._reports: dict[str, tuple] = {}
 
     def sidecars(self, files) -> list[str]:
+        from citeledger.core.readers.diagnostics import sidecar_for
+
         if self.given:
             return list(self.given)
         found = sidecar_for(files) if self.automatic else None
@@ -147,6 +155,7 @@ class SidecarJoin:
         return labels.pop() if len(labels) == 1 and len(names) == 1 else ""
 
     def __call__(self, ref, transcript, score):
+        from citeledger.core.readers.diagnostics import read_diagnostics
         from citeledger.report.diagnostics import diagnose
 
         paths = self.sidecars(ref.files)
@@ -229,6 +238,7 @@ class Diagnosed:
 
     def text(self, title: str) -> str:
         from citeledger.report.diagnostics_views import render_summary
+        from citeledger.report.tables import LISTED, capped, more
 
         if not self.sessions:
             return ""

@@ -95,7 +95,7 @@ class Plan:
     makes its own. Nothing outlives the call that made it.
     """
 
-    __slots__ = ("_of", "_numbers", "_channels")
+    __slots__ = ("_of", "_numbers", "_channels", "sources")
 
     def __init__(self):
         # Each ruleset's part is worked out when it is first scored, so a
@@ -103,6 +103,11 @@ class Plan:
         self._of: dict = {}  # ruleset -> _RulesetPlan (a Ruleset's hash is cached)
         self._numbers: dict = {}  # a stage key's values -> its number
         self._channels: dict = {}  # rule number -> the channel object
+        # The sources' own memo for the call, keyed by content (the explore
+        # source's cut responses: a response returned again in another session
+        # of the call, as an A/B pass asks one question over and over, is cut,
+        # sized and its headers parsed once; the source bounds what it holds).
+        self.sources: dict = {}
 
     def number(self, key) -> int:
         return self._numbers.setdefault(key, len(self._numbers))
@@ -141,16 +146,17 @@ class Shared:
     """Work the rulesets scoring one transcript share, keyed by stage numbers (`Plan`).
 
     Made by each `score_many` call, so nothing outlives the transcript it
-    describes. `sources` is the sources' own memo (the explore splitter's
-    cuts, keyed by content), shared by every ruleset that cuts alike.
+    describes. `sources` is the Plan's (one scoring call's) memo of the
+    sources, keyed by content, shared by every ruleset that cuts alike and
+    every session of the call that returned the same text.
     """
 
     __slots__ = ("results", "sources", "plan")
 
     def __init__(self, plan: Plan | None = None):
         self.results: dict = {}
-        self.sources: dict = {}
         self.plan = plan if plan is not None else Plan()
+        self.sources = self.plan.sources
 
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""

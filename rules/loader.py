@@ -21,6 +21,7 @@ import yaml
 from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range, sources as installed_sources
 
 from citeledger.rules import safety
+from citeledger.rules.compiled import shipped_names  # noqa: F401 (part of the loader's API)
 from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels", "sources"}
@@ -127,11 +128,6 @@ def _construct(loader, node, line: int, key: str):
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def shipped_names() -> list[str]:
-    folder = resources.files("citeledger.rulesets")
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
 def locate(name_or_path: str, relative_to: str = "") -> str:

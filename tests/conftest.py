@@ -24,3 +24,14 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# The files citeledger keeps between runs (core/cache.py) go to a directory of
+# this test run's own, in this process and every command it starts, never the
+# user's ~/.cache.
+if "CITELEDGER_TEST_CACHE" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["CITELEDGER_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="citeledger-cache-")
+    atexit.register(shutil.rmtree, os.environ["CITELEDGER_TEST_CACHE"], True)

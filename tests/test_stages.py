@@ -10,6 +10,7 @@ import attrs
 import pytest
 
 from citeledger.core import accountant
+from citeledger.sources.codegraph_explore import shared_cuts
 from citeledger.core.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
 from citeledger.rules.ruleset import Ruleset
@@ -136,3 +137,46 @@ def test_symbol_findings_shared_across_cutoffs_and_weak_owners(fixture):
         alone = accountant.score(transcript, r)
         assert t == alone, r.name
         assert [f.verdict.findings for f in t.files] == [f.verdict.findings for f in alone.files]
+
+
+def _copy_with_new_ids(path: Path, folder: Path) -> Path:
+    """The same run with other session and tool ids: codegraph's responses byte-identical,
+    the agent's side not (an A/B pass asking one question again)."""
+    text = path.read_text(encoding="utf-8")
+    out = folder / path.name
+    out.write_text(text.replace('"toolu_', '"toolu_again_').replace('"session_id":"', '"session_id":"again-'),
+                   encoding="utf-8")
+    return out
+
+
+def test_a_response_returned_again_in_another_session_is_cut_once_per_call(tmp_path):
+    """The call's memo (the explore source's Cuts in Plan.sources) is keyed by the response's content: a second session
+    returning the same text reuses the cut, with scores equal to each scored alone."""
+    ruleset = load_ruleset("default")
+    first = REAL / "express-sendfile-2calls.jsonl"
+    again = _copy_with_new_ids(first, tmp_path)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    a, b = reader.read([str(first)], options), reader.read([str(again)], options)
+    assert a.responses[0].origin != b.responses[0].origin or a.files != b.files
+    plan = accountant.Plan()
+    (sa,) = accountant.score_many(a, [ruleset], plan)
+    cut = shared_cuts(plan.sources).count
+    (sb,) = accountant.score_many(b, [ruleset], plan)
+    assert cut > 0 and shared_cuts(plan.sources).count == cut  # nothing cut again
+    assert sa == accountant.score(a, ruleset) and sb == accountant.score(b, ruleset)
+    assert shared_cuts(accountant.Plan().sources).count == 0  # the next call starts empty
+
+
+def test_the_call_memo_is_bounded_and_starts_afresh(monkeypatch, tmp_path):
+    ruleset = load_ruleset("default")
+    runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    transcripts = [reader.read([str(p)], options) for p in runs]
+    plan = accountant.Plan()
+    shared_cuts(plan.sources).limit = 1  # starts afresh before every transcript that follows one with text
+    held = []
+    for t in transcripts:
+        (s,) = accountant.score_many(t, [ruleset], plan)
+        assert s == accountant.score(t, ruleset), t.name
+        held.append(shared_cuts(plan.sources).held)
+    assert max(held) <= max(sum(len("".join(r.blocks)) for r in t.responses) for t in transcripts)

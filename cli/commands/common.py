@@ -6,7 +6,8 @@ import os
 import re
 import sys
 
-from citeledger.rules.loader import load_ruleset, shipped_names
+from citeledger.rules import compiled
+from citeledger.rules.compiled import shipped_names
 
 import attrs
 
@@ -187,4 +188,4 @@ def outcome_inputs(outcome) -> tuple:
 
 
 def ruleset_from(args):
-    return load_ruleset(args.ruleset)
+    return compiled.load(args.ruleset)

@@ -16,8 +16,6 @@ from citeledger.cli.commands.common import (
     session_note,
 )
 from citeledger.report.jsonreport import json_bytes
-from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
-from citeledger.core.sufficiency import sufficiency
 
 
 def add_parser(sub) -> None:
@@ -55,6 +53,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if args.sufficiency or args.html:  # here: a plain score starts without them
+        from citeledger.core.sufficiency import sufficiency
+        from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
     matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)

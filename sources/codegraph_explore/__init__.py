@@ -20,10 +20,15 @@ from citeledger.sources.codegraph_explore.splitter import Cuts
 CUTS = "cuts"
 
 
+# Response text one scoring call keeps cut (about 100 real explore responses):
+# past it the memo starts afresh, so its memory stays flat in the corpus's size.
+CUTS_HELD = 1 << 20
+
+
 def shared_cuts(memo: dict) -> Cuts:
     found = memo.get(CUTS)
     if found is None:
-        found = memo[CUTS] = Cuts()
+        found = memo[CUTS] = Cuts(CUTS_HELD)
     return found
 
 

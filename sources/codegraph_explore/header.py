@@ -17,7 +17,7 @@ import re
 from importlib import resources
 from typing import Optional
 
-from citeledger.core import Header, RenderTag, Symbol, bounded_int
+from citeledger.core import Header, RenderTag, Symbol, bounded_int, cache
 
 
 # What a SYMBOL_ITEM token may hold before the item: header.lark's leading
@@ -115,8 +115,13 @@ class _Grammar:
         grammar = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
         # transformer=: lark applies it during the LALR parse, so no tree is built
         # (`tokens`, which has no method, still comes back as a Tree).
+        # Building the LALR tables is most of a one-run `score`'s scoring time: lark keeps
+        # them in a file of the user's cache (core/cache.py), named by the grammar's digest
+        # and citeledger's version. lark trusts the file only when its first line holds the
+        # digest of the grammar, options and lark version, and builds afresh (rewriting the
+        # file) when it fails to load, so a torn or stale file costs a build, never a result.
         self.parser = Lark(grammar, start=["line", "header", "tokens"], parser="lalr", maybe_placeholders=False,
-                           transformer=ToHeader())
+                           transformer=ToHeader(), cache=cache.file_for("header-grammar", grammar) or False)
         # A path the PATH terminal reads whole is followed by CLOSE and the
         # suffix: parsing the suffix from `line` is parsing the header.
         self.plain_path = re.compile(self.parser.get_terminal("PATH").pattern.to_regexp()).fullmatch

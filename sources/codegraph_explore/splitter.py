@@ -50,12 +50,17 @@ class Cuts:
     transcript it describes.
     """
 
-    __slots__ = ("_by_ends", "headers", "count")
+    __slots__ = ("_by_ends", "headers", "count", "held", "limit")
 
-    def __init__(self):
+    def __init__(self, limit: int | None = None):
         self._by_ends: dict = {}
         self.headers: dict = {}  # (path, suffix) -> Header
         self.count = 0
+        # A Cuts that outlives one transcript (core.accountant.Plan: one scoring
+        # call) holds at most `limit` characters of response text: past it, it
+        # starts afresh, so its memory stays flat in the corpus's size.
+        self.held = 0
+        self.limit = limit
 
     def cut(self, text: str, rules) -> "_Cut":
         """The cut of `text` under `rules`' header pattern and trailer, made if new."""
@@ -69,6 +74,8 @@ class Cuts:
         comparison, and an equal text is usually the same response read again.
         """
         header_re, trailer = rules.header, rules.trailer
+        if self.limit is not None and self.held > self.limit:
+            self._by_ends, self.headers, self.held = {}, {}, 0  # numbers go on: a text_key is never reused
         by_ends = self._by_ends.get((header_re, trailer))  # hashing a Pattern hashes its code: once here
         if by_ends is None:
             by_ends = self._by_ends[header_re, trailer] = {}
@@ -83,6 +90,7 @@ class Cuts:
                     break
             else:
                 self.count += 1
+                self.held += len(text)
                 cut = _Cut(text, header_re, trailer, self, self.count)
                 same.append(cut)
             out.append(cut)

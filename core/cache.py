@@ -1,0 +1,67 @@
+"""Files kept between runs in the user's cache directory: work compiled once and kept.
+
+Everything here is safe to delete. A file is named by a digest of what it was
+built from (the inputs' content and citeledger's version), so a changed input
+or another version never finds it; it is written whole under a temporary name
+and renamed into place (a reader never sees half of one); and it is never
+trusted when it fails to load (the work is then done again). A cache
+directory that cannot be made or written costs speed only, never the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Optional
+
+
+def directory() -> str:
+    """$XDG_CACHE_HOME/citeledger, else ~/.cache/citeledger (the XDG base directory rule)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG rule: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "citeledger")
+
+
+def file_for(kind: str, *parts: str) -> Optional[str]:
+    """The cache file of `kind` built from the texts `parts` under this citeledger version,
+    its directory made; None when the directory cannot be made."""
+    from citeledger.core import __version__
+
+    digest = hashlib.sha256()
+    for part in (__version__, kind, *parts):
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    folder = directory()
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return os.path.join(folder, f"{kind}-{digest.hexdigest()[:32]}")
+
+
+def read(path: Optional[str]) -> Optional[bytes]:
+    """The file's bytes, or None when there is none to read."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def write(path: Optional[str], data: bytes) -> None:
+    """Write `data` to `path` whole: a private temporary file renamed into place. Best effort."""
+    if path is None:
+        return
+    scratch = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(scratch, "wb") as fh:
+            fh.write(data)
+        os.replace(scratch, path)
+    except OSError:
+        try:
+            os.unlink(scratch)
+        except OSError:
+            pass
