@@ -231,3 +231,16 @@ def test_cli_exit_status_is_never_an_internal_error(tmp_path, capsys, body):
         assert status == 2 and err == f"citeledger: error: {path}:1: not JSON (unexpected end of data), session not read\n"
     else:  # read, but nothing to score
         assert status == 1 and "no codegraph_explore responses" in out
+
+
+def test_retrieval_charges_a_read_file_result_to_the_file_it_read(capsys):
+    # The document's read_file call: its output text, whole, is one section of the
+    # file its args name (the read source), beside the explore calls.
+    doc = json.loads(DOC.read_text(encoding="utf-8"))
+    call = next(c for m in doc["messages"] for c in m.get("toolCalls") or () if c["name"] == "read_file")
+    output = call["result"][0]["functionResponse"]["response"]["output"]
+    assert main(["score", str(DOC), "--ruleset", "retrieval", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    read = {f["path"]: f["chars"] for f in data["files"]}[call["args"]["file_path"]]
+    assert read == len(output.encode("utf-16-le")) // 2
+    assert [c["via"] for c in data["calls"]] == ["codegraph_explore", "codegraph_explore", "read"]

@@ -26,7 +26,7 @@ from citeledger.core.readers.base import (
 )
 from citeledger.core.readers.jsonl import BOM, decode_line, read_jsonl
 from citeledger.core.readers.walker import MISSING, js_type
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, ToolUse, Transcript
+from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript
 
 # The CLI's file-reading tools and the input keys naming what they read, by
 # release (docs/gemini.md): (ToolUse field, argument keys, first one present wins).
@@ -289,6 +289,7 @@ class GeminiReader:
     def _transcript(self, paths, messages, warnings, options) -> Transcript:
         responses: list[ToolResponse] = []
         uses: list[ToolUse] = []
+        tool_results: list[ToolResult] = []
         texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
         turn = order = 0
@@ -313,11 +314,18 @@ class GeminiReader:
                     continue
                 name = call["name"]
                 call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
-                uses.extend(tool_uses_of(call, name, call_id, origin, order))
+                made = tool_uses_of(call, name, call_id, origin, order)
+                uses.extend(made)
                 if options.explore_tool in name:
                     blocks, failed = result_blocks(call.get("result"))
                     if call.get("status") == "success" and not failed:
                         responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
+                elif options.keep is not None and options.keep(name):  # a tool some source reads
+                    blocks, failed = result_blocks(call.get("result"))
+                    if call.get("status") == "success" and not failed:
+                        # A read_many_files result naming several files has no one file:
+                        # the source charges it to (unknown) and says so.
+                        tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
                 order += 1
             if calls:
                 last_call[turn] = len(texts)
@@ -332,6 +340,7 @@ class GeminiReader:
             warnings=tuple(warnings),
             reader=self.name,
             tool_uses=tuple(uses),
+            tool_results=tuple(tool_results),
             turns=max(turn, 1),
         )
 
