@@ -1,4 +1,4 @@
-"""Shared test setup: hypothesis profiles.
+"""Shared test setup: hypothesis profiles, and the fresh environment the install tests share.
 
 `ci` (the default) is derandomized so every run explores the same examples and
 a failure reproduces anywhere; `dev` searches wider with fresh randomness.
@@ -7,6 +7,7 @@ Pick one with HYPOTHESIS_PROFILE=dev.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -35,3 +36,21 @@ if "CITELEDGER_TEST_CACHE" not in os.environ:
 
     os.environ["CITELEDGER_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="citeledger-cache-")
     atexit.register(shutil.rmtree, os.environ["CITELEDGER_TEST_CACHE"], True)
+
+@pytest.fixture(scope="session")
+def installed_env(tmp_path_factory):
+    """One fresh virtual environment holding citeledger (`pip install .` of a copy of this
+    checkout) and examples/citeledger-example-channel: test_packaging's plain install and
+    test_example_plugin share it (their tests carry xdist_group("installed_env"), so
+    one worker builds it once)."""
+    import shutil
+
+    from fresh_env import REPO, copy_checkout, fresh_env, pip_install
+
+    root = tmp_path_factory.mktemp("installed")
+    python = fresh_env(root / "env")
+    example = root / "example-src"
+    shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
+                    ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+    return root / "env"

@@ -4,8 +4,8 @@ tests/oracle/reference.mjs is the spec transcribed into plain JavaScript, so it
 gets UTF-16 lengths, ASCII \\w/\\b, JS line terminators, toFixed and
 JSON.stringify for free. Hypothesis generates small, hostile sessions (mixed id
 types, astral characters, U+2028, invalid UTF-8, BOM lines, junk lines, odd
-content items); each example is a batch of sessions scored by one node process
-(`--batch`), since node's start-up dominates. The text block (and the
+content items); each example is a batch of sessions scored by the oracle in one
+node process shared by the module (`--serve`), since node's start-up dominates. The text block (and the
 envelope view, for the globs drawn) must be equal byte for byte, and the
 numbers of --json, the answer text and the cited paths and symbols must agree.
 
@@ -25,6 +25,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,40 @@ def oracle_batch(sessions: list) -> list[dict]:
         capture_output=True, check=True, timeout=120,
     )
     return json.loads(proc.stdout)
+
+
+class NodeLines:
+    """One node process answering each JSON line written to it with one JSON line: a property
+    test's examples share it, since node's start-up would dominate each small batch."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen([node(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+
+    def ask(self, value):
+        self.proc.stdin.write(json.dumps(value).encode() + b"\n")  # ASCII: no line terminator inside
+        self.proc.stdin.flush()
+        guard = threading.Timer(120, self.proc.kill)  # a hang fails the test instead of stalling it
+        guard.start()
+        try:
+            line = self.proc.stdout.readline()  # bytes: only b"\n" ends it, not a raw U+2028
+        finally:
+            guard.cancel()
+        if not line:
+            pytest.fail("node ended: " + self.proc.stderr.read().decode("utf-8", "replace"))
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def oracle_server():
+    """oracle_batch's answers from one `reference.mjs --serve` for the whole module."""
+    server = NodeLines(str(ORACLE), "--serve")
+    yield server.ask
+    server.close()
 
 
 # ---------------------------------------------------------------------------
@@ -446,14 +481,14 @@ def write_case(tmp: str, i: int, drawn, globs: list[str]) -> dict:
     return {"files": names, "interactive": False, "answer": globs}
 
 
-def run_batch(batch: list) -> None:
+def run_batch(batch: list, oracle=oracle_batch) -> None:
     """`batch`: drawn sessions, each segments (list of bytes) or an interactive dict, or (drawn, globs)."""
     with tempfile.TemporaryDirectory() as tmp:
         cases = []
         for i, item in enumerate(batch):
             drawn, globs = item if isinstance(item, tuple) else (item, [])
             cases.append(write_case(tmp, i, drawn, globs))
-        for case, js in zip(cases, oracle_batch(cases)):
+        for case, js in zip(cases, oracle(cases)):
             assert_same(case, js)
 
 
@@ -465,8 +500,8 @@ any_session = st.one_of(
 
 @settings(max_examples=60)
 @given(st.lists(st.tuples(any_session, globs), min_size=1, max_size=8))
-def test_generated_sessions_match_the_oracle(batch):
-    run_batch(batch)
+def test_generated_sessions_match_the_oracle(oracle_server, batch):
+    run_batch(batch, oracle_server)
 
 
 def test_real_and_smoke_fixtures_match_the_oracle():
@@ -487,14 +522,23 @@ def test_real_and_smoke_fixtures_match_the_oracle():
 # JSON.stringify of non-text content items: its length is charged to the file.
 
 
+STRINGIFY = (
+    "require('readline').createInterface({input: process.stdin, crlfDelay: Infinity}).on('line', (line) =>"
+    " process.stdout.write(JSON.stringify(JSON.parse(line).map((l) => JSON.stringify(JSON.parse(l)))) + '\\n'));"
+)
+
+
+@pytest.fixture(scope="module")
+def node_stringify():
+    """Given JSON texts, what JSON.stringify(JSON.parse(text)) gives for each, from one node process."""
+    server = NodeLines("-e", STRINGIFY)
+    yield server.ask
+    server.close()
+
+
 @settings(max_examples=40)
 @given(st.lists(json_value, min_size=1, max_size=20))
-def test_js_stringify_matches_node(values):
+def test_js_stringify_matches_node(node_stringify, values):
     lines = [json.dumps(v).encode() for v in values]
-    script = (
-        "const lines = require('fs').readFileSync(0, 'utf8').split('\\n');"
-        "process.stdout.write(JSON.stringify(lines.map((l) => JSON.stringify(JSON.parse(l)))));"
-    )
-    proc = subprocess.run([node(), "-e", script], input=b"\n".join(lines), capture_output=True, check=True, timeout=60)
-    expected = json.loads(proc.stdout)
+    expected = node_stringify([line.decode() for line in lines])
     assert [js_stringify(decode_line(line)) for line in lines] == expected

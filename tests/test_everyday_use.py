@@ -134,8 +134,13 @@ def test_ctrl_c_during_a_parallel_sweep_prints_no_worker_traceback(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     time.sleep(2.5)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group
-    err = proc.stderr.read().decode()
-    code = proc.wait(timeout=60)
+    try:  # a bounded wait: a sweep that hangs on its way out fails here instead of stalling the suite
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the sweep was still running 60 s after Ctrl-C")
+    err, code = err.decode(), proc.returncode
     if code == 130:
         assert "Process " not in err and "Traceback" not in err, err
         assert "citeledger: interrupted" in err

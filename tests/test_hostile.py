@@ -5,11 +5,14 @@ Each command runs in a subprocess with its address space capped by
 resource.setrlimit(RLIMIT_AS) (MEMORY; workers inherit the cap) and a
 timeout (TIME). The timeouts are hang guards for a loaded 2-core machine,
 not speed assertions: before this corpus's fixes several of these inputs
-took minutes or never finished (docs/robustness.md).
+took minutes or never finished (docs/robustness.md). Refusals of a ruleset
+value or --jobs before any work runs are checked in this process (run_here).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import resource
@@ -342,6 +345,15 @@ def one_line(result) -> str:
     return lines[0]
 
 
+def run_here(*args) -> subprocess.CompletedProcess:
+    """`run` in this process, for a refusal no cap or timeout is needed to see: what main
+    returns and prints (a subprocess each costs the suite a start-up of the CLI)."""
+    out, errors = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errors):
+        code = cli.main([str(a) for a in args])
+    return subprocess.CompletedProcess(args, code, out.getvalue().encode(), errors.getvalue().encode())
+
+
 def small_corpus(root: Path, sessions: int = 2) -> Path:
     for i in range(sessions):
         make.write(root / f"q{i}/run.jsonl", make.stream([make.response([make.section("src/a.js")])], "see src/a.js"))
@@ -350,7 +362,7 @@ def small_corpus(root: Path, sessions: int = 2) -> Path:
 
 @pytest.mark.parametrize("value", ["10000", "99999999999999999999", "-1", "9" * 5000])
 def test_sweep_with_an_out_of_range_jobs_is_one_line_exit_2(tmp_path, value):
-    result = run("sweep", "-q", "--jobs", value, small_corpus(tmp_path))
+    result = run_here("sweep", "-q", "--jobs", value, small_corpus(tmp_path))
     line = one_line(result)
     assert result.returncode == 2
     assert line.startswith("citeledger: error: --jobs ") and f"to {limits.max_jobs()}" in line
@@ -428,11 +440,11 @@ def test_a_ruleset_key_past_its_range_is_refused_naming_key_and_range(tmp_path, 
     low, high = RANGES[key]
     corpus = small_corpus(tmp_path / "c", 1)
     for bad in (high + 1, low - 1, 2**63, 10**4000):
-        result = run("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, bad), corpus)
+        result = run_here("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, bad), corpus)
         line = one_line(result)
         assert result.returncode == 2, line
         assert f"r.yaml:{key.count('.') + 2}: {key}: out of range" in line and f"from {low:,} to {high:,}" in line
-    ok = run("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, high), corpus)
+    ok = run_here("sweep", "-q", "--ruleset", _ruleset_setting(tmp_path / "r.yaml", key, high), corpus)
     assert ok.returncode == 0, err(ok)
 
 

@@ -9,6 +9,7 @@ GLOB` prints identical byte for byte to the oracle's envelope view.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -35,11 +36,39 @@ SESSIONS = [
 ]
 
 
+def _request(files, flags) -> dict:
+    """The batch form of `reference.mjs FLAGS FILES` (its main() reads flags the same way)."""
+    opts = {"files": [str(f) for f in files], "interactive": False, "envelope": False, "sufficiency": False, "answer": []}
+    flags = list(flags)
+    while flags:
+        flag = flags.pop(0)
+        if flag == "--answer":
+            opts["answer"].append(flags.pop(0))
+        else:
+            opts[flag.removeprefix("--")] = True
+    return opts
+
+
+def _key(files, flags) -> str:
+    return json.dumps([[str(f) for f in files], [f for f in flags if f != "--json"]])
+
+
+@functools.cache
+def _oracle_runs() -> dict:
+    """Every oracle run the tests below ask for, from one node start (--batch): {key: {text, json}}."""
+    wanted = {}
+    for files, base in [(f, []) for f in SESSIONS] + [([log], ["--interactive"]) for log in INTERACTIVE]:
+        for view in [[], *VIEWS, ["--sufficiency"]]:
+            wanted[_key(files, base + view)] = _request(files, base + view)
+    done = subprocess.run(["node", str(ORACLE / "reference.mjs"), "--batch"], input=json.dumps(list(wanted.values())),
+                          capture_output=True, text=True, check=True)
+    return dict(zip(wanted, json.loads(done.stdout)))
+
+
 def oracle(files, *flags) -> str:
-    done = subprocess.run(
-        ["node", str(ORACLE / "reference.mjs"), *flags, *files], capture_output=True, text=True, check=True
-    )
-    return done.stdout
+    """What `node reference.mjs FLAGS FILES` prints: the text, or with --json the JSON object."""
+    run = _oracle_runs()[_key(files, flags)]
+    return json.dumps(run["json"]) if "--json" in flags else run["text"]
 
 
 @pytest.mark.parametrize("files", SESSIONS, ids=lambda f: Path(f[0]).name)

@@ -1,48 +1,46 @@
 """`pip install .` and `pip install -e .` both give a working `citeledger`.
 
-Each install goes into a fresh virtual environment; dependencies come from the
-test environment's site-packages (PYTHONPATH), so only citeledger's own
-packaging is under test: the package-dir mapping, the .lark grammar and YAML
-rulesets as package data, the console script and the entry points.
+Each install goes into a fresh virtual environment (tests/fresh_env.py);
+dependencies come from the test environment's site-packages, so only
+citeledger's own packaging is under test: the package-dir mapping, the .lark
+grammar and YAML rulesets as package data, the console script and the entry
+points. The plain install is the environment test_example_plugin also uses.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "real" / "stream" / "express-res-send.jsonl"
+from fresh_env import REPO, fresh_env, pip_install
+
+FIXTURE = REPO / "tests" / "fixtures" / "real" / "stream" / "express-res-send.jsonl"
 
 
-@pytest.mark.parametrize("editable", [False, True], ids=["plain", "editable"])
-def test_install_in_fresh_venv(tmp_path, editable):
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
-    py = env_dir / "bin" / "python"
-    target = ["-e", str(ROOT)] if editable else [str(ROOT)]
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", "--no-deps", *target],
-        check=True, capture_output=True, cwd=tmp_path,
-    )
-    env = dict(os.environ, PYTHONPATH=sysconfig.get_paths()["purelib"])
+def check_install(env_dir: Path, cwd: Path) -> str:
+    """`citeledger score --json` runs from the environment; where its citeledger.core lives."""
     done = subprocess.run(
         [str(env_dir / "bin" / "citeledger"), "score", str(FIXTURE), "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path,
+        capture_output=True, text=True, cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
     assert '"ruleset": "default"' in done.stdout
-    where = subprocess.run(
-        [str(py), "-c", "import citeledger.core, citeledger.rules, citeledger.channels; print(citeledger.core.__file__)"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
+    return subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c",
+         "import citeledger.core, citeledger.rules, citeledger.channels; print(citeledger.core.__file__)"],
+        capture_output=True, text=True, cwd=cwd, check=True,
     ).stdout.strip()
-    if editable:
-        assert where == str(ROOT / "core" / "__init__.py")
-    else:
-        assert where.startswith(str(env_dir)) and where.endswith("citeledger/core/__init__.py")
+
+
+@pytest.mark.xdist_group("installed_env")
+def test_plain_install_in_fresh_venv(installed_env, tmp_path):
+    where = check_install(installed_env, tmp_path)
+    assert where.startswith(str(installed_env)) and where.endswith("citeledger/core/__init__.py")
+
+
+def test_editable_install_in_fresh_venv(tmp_path):
+    env_dir = tmp_path / "venv"
+    pip_install(fresh_env(env_dir), "-e", str(REPO))
+    assert check_install(env_dir, tmp_path) == str(REPO / "core" / "__init__.py")

@@ -10,6 +10,7 @@
 //        node tests/oracle/reference.mjs --pooled RUN_FILE... [-- RUN_FILE... ...]  (sufficiency pooled over runs)
 //        node tests/oracle/reference.mjs [...] --interactive SESSION.jsonl
 //        node tests/oracle/reference.mjs --batch < sessions.json   (see batch())
+//        node tests/oracle/reference.mjs --serve   (one batch per line, see serve())
 //   FILEs are stream-json JSONL segments of one session, read in order, under
 //   the headless reader's event rules. --interactive reads one interactive
 //   session log under the interactive rules, with its subagent files
@@ -19,6 +20,7 @@
 
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
 // ---------------------------------------------------------------------------
@@ -637,18 +639,30 @@ function printed(r, { envelope = false, answer = [], sufficiency = false } = {})
 // sessions): stdin is a JSON array of sessions, each an array of headless
 // segment FILEs or {files, interactive, envelope, answer}; stdout is a JSON
 // array of {text, json} in the same order.
-function batch() {
-  const sessions = JSON.parse(readFileSync(0, 'utf8'));
-  const out = sessions.map((s) => {
+function answer(sessions) {
+  return sessions.map((s) => {
     const opts = Array.isArray(s) ? { files: s } : s;
     const r = analyze(opts.files, opts);
     return { text: printed(r, opts), json: toJSON(r, opts) };
   });
-  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+function batch() {
+  process.stdout.write(JSON.stringify(answer(JSON.parse(readFileSync(0, 'utf8')))) + '\n');
+}
+
+// Serve mode (for property tests, which ask many small batches: one node start
+// for all of them): each stdin line is a batch as --batch reads it, each stdout
+// line its answer, written as soon as the line is read.
+async function serve() {
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    process.stdout.write(JSON.stringify(answer(JSON.parse(line))) + '\n');
+  }
 }
 
 function main(argv) {
   if (argv.length === 1 && argv[0] === '--batch') return batch();
+  if (argv.length === 1 && argv[0] === '--serve') return serve();
   if (argv[0] === '--pooled') {  // --pooled RUN_FILES [-- RUN_FILES ...]: one JSON object
     const runs = [[]];
     for (const a of argv.slice(1)) { if (a === '--') runs.push([]); else runs[runs.length - 1].push(a); }
