@@ -317,30 +317,8 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
     _check_type(tree, "description", description, str, "")
     reader = build(ReaderRules, _section(tree, "reader"), "reader")
     splitter = build(SplitterRules, _section(tree, "splitter"), "splitter")
-    channels = _section(tree, "channels")
-    known = installed_channels()
-    rank = channels.get("rank")
-    if not isinstance(rank, list) or not rank or not all(isinstance(r, str) for r in rank):
-        raise RulesetError(channels.file, channels.line_of("rank"), "channels.rank", "must be a non-empty list of channel names")
-    for key in set(channels) - {"rank"} | set(rank):
-        if key not in known:
-            line = channels.line_of(key if key in channels else "rank")
-            raise RulesetError(
-                channels.file, line, f"channels.{key}",
-                f"unknown channel (installed: {', '.join(sorted(known))})",
-            )
-    if len(set(rank)) != len(rank):
-        raise RulesetError(channels.file, channels.line_of("rank"), "channels.rank", "lists a channel twice")
-    options = {}
-    for key in sorted(set(channels) - {"rank"} | set(rank)):
-        body = channels.get(key)
-        if body is None:
-            body = Located()
-            body.file, body.line, body.lines = channels.file, channels.line_of("rank"), {}
-        if not isinstance(body, Located):
-            raise RulesetError(channels.file, channels.line_of(key), f"channels.{key}", "must be a mapping of options")
-        options[key] = build(known[key].Options, body, f"channels.{key}")
-    sources = _sources(_section(tree, "sources"))
+    rank, options = _plugins(_section(tree, "channels"), "rank", "channel", installed_channels())
+    use, source_options = _plugins(_section(tree, "sources"), "use", "source", installed_sources())
     return Ruleset(
         name=name,
         description=description.strip(),
@@ -349,36 +327,39 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         channels=tuple(ChannelRule(r, options[r]) for r in rank),
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
-        sources=sources,
+        sources=tuple(SourceRule(u, source_options[u]) for u in use),
     )
 
 
-def _sources(section: Located) -> tuple[SourceRule, ...]:
-    """`sources:`: `use` lists the counted sources; a key named after one holds its options.
+def _plugins(section: Located, list_key: str, kind: str, known: dict) -> tuple[list, dict]:
+    """A `channels:` or `sources:` section: (the plugins its list key names, in order;
+    each named or configured plugin's built Options).
 
-    Options of a source not in `use` are still checked (a typo is an error
-    wherever it is), but only the sources `use` lists are counted.
+    `list_key` (`rank`, `use`) lists the plugins that count; a key named after an
+    installed plugin holds its options, checked even when the list leaves it out
+    (a typo is an error wherever it is).
     """
-    known = installed_sources()
-    use = section.get("use")
-    if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
-        raise RulesetError(section.file, section.line_of("use"), "sources.use", "must be a non-empty list of source names")
-    for key in set(section) - {"use"} | set(use):
+    prefix = f"{kind}s"
+    order = section.get(list_key)
+    if not isinstance(order, list) or not order or not all(isinstance(r, str) for r in order):
+        raise RulesetError(section.file, section.line_of(list_key), f"{prefix}.{list_key}",
+                           f"must be a non-empty list of {kind} names")
+    for key in set(section) - {list_key} | set(order):
         if key not in known:
-            line = section.line_of(key if key in section else "use")
-            raise RulesetError(section.file, line, f"sources.{key}", f"unknown source (installed: {', '.join(sorted(known))})")
-    if len(set(use)) != len(use):
-        raise RulesetError(section.file, section.line_of("use"), "sources.use", "lists a source twice")
+            line = section.line_of(key if key in section else list_key)
+            raise RulesetError(section.file, line, f"{prefix}.{key}", f"unknown {kind} (installed: {', '.join(sorted(known))})")
+    if len(set(order)) != len(order):
+        raise RulesetError(section.file, section.line_of(list_key), f"{prefix}.{list_key}", f"lists a {kind} twice")
     options = {}
-    for key in sorted(set(section) - {"use"} | set(use)):
+    for key in sorted(set(section) - {list_key} | set(order)):
         body = section.get(key)
         if body is None:
             body = Located()
-            body.file, body.line, body.lines = section.file, section.line_of("use"), {}
+            body.file, body.line, body.lines = section.file, section.line_of(list_key), {}
         if not isinstance(body, Located):
-            raise RulesetError(section.file, section.line_of(key), f"sources.{key}", "must be a mapping of options")
-        options[key] = build(known[key].Options, body, f"sources.{key}")
-    return tuple(SourceRule(u, options[u]) for u in use)
+            raise RulesetError(section.file, section.line_of(key), f"{prefix}.{key}", "must be a mapping of options")
+        options[key] = build(known[key].Options, body, f"{prefix}.{key}")
+    return order, options
 
 
 def _section(tree: Located, key: str) -> Located:
