@@ -40,17 +40,27 @@ if "CITELEDGER_TEST_CACHE" not in os.environ:
 @pytest.fixture(scope="session")
 def installed_env(tmp_path_factory):
     """One fresh virtual environment holding citeledger (`pip install .` of a copy of this
-    checkout) and examples/citeledger-example-channel: test_packaging's plain install and
-    test_example_plugin share it (their tests carry xdist_group("installed_env"), so
-    one worker builds it once)."""
+    checkout) and examples/citeledger-example-channel, shared by test_packaging's plain
+    install and test_example_plugin: built once per run, by whichever xdist worker asks
+    first (a lock in the run's temporary directory, which the workers share)."""
+    import fcntl
     import shutil
 
     from fresh_env import REPO, copy_checkout, fresh_env, pip_install
 
-    root = tmp_path_factory.mktemp("installed")
-    python = fresh_env(root / "env")
-    example = root / "example-src"
-    shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
-                    ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-    pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory; each worker's basetemp is below it
+    root = base / "installed"
+    with open(base / "installed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "complete").exists():
+            shutil.rmtree(root, ignore_errors=True)  # what a failed attempt left
+            root.mkdir()
+            python = fresh_env(root / "env")
+            example = root / "example-src"
+            shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
+                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+            pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+            (root / "complete").touch()
     return root / "env"

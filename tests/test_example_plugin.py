@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 from builders import response, section, session
 
 from citeledger.cli import main
@@ -28,7 +27,6 @@ channels:
 """
 
 
-@pytest.mark.xdist_group("installed_env")
 def test_installed_example_channel_credits_a_file(installed_env, tmp_path):
     # lib/router/layer.js is named only as "the layer module": path and symbol miss it.
     text = response(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from fresh_env import REPO, fresh_env, pip_install
 
@@ -34,7 +33,6 @@ def check_install(env_dir: Path, cwd: Path) -> str:
     ).stdout.strip()
 
 
-@pytest.mark.xdist_group("installed_env")
 def test_plain_install_in_fresh_venv(installed_env, tmp_path):
     where = check_install(installed_env, tmp_path)
     assert where.startswith(str(installed_env)) and where.endswith("citeledger/core/__init__.py")
