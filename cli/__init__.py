@@ -177,13 +177,32 @@ def _keep_freed_memory() -> None:
 
 def main(argv=None) -> int:
     _keep_freed_memory()
+    entry = argv is None  # the process's own command line: `citeledger` or `python -m citeledger.cli`
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
         args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     with _signals_unwind():
-        return _run(args)
+        status = _run(args)
+    if entry and status in _SIGNALLED:
+        _exit_now(status)
+    return status
+
+
+# Exit statuses of a run ended by a signal (128 + SIGHUP, SIGINT, SIGTERM).
+_SIGNALLED = frozenset(128 + s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM))
+
+
+def _exit_now(status: int) -> None:
+    """End an interrupted process once its own cleanup is done (files discarded, the
+    --out lock released). A pool worker ended halfway through writing its result can
+    leave concurrent.futures' result reader waiting forever for the rest, and the
+    interpreter's exit joins that reader's thread: it would hang instead of exiting."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 def _run(args) -> int:
