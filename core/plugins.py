@@ -61,12 +61,18 @@ def channels() -> dict[str, type]:
 
 
 def check_channel(cls) -> None:
-    """Refuse a channel class whose Options cannot key the shared-work caches."""
+    _check_plugin(cls, "channel", {"judge": "judge(answer, envelope)"})
+
+
+def _check_plugin(cls, kind: str, methods: dict) -> None:
+    """Refuse a plugin class whose Options cannot key the shared-work caches, or that
+    lacks a method of its kind (`methods`: name -> how the error shows it)."""
     options = getattr(cls, "Options", None)
     if not (attrs.has(options) and options.__hash__ is not None):
-        raise PluginError(f"channel plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
-    if not callable(getattr(cls, "judge", None)):
-        raise PluginError(f"channel plugin {cls.name!r}: has no judge(answer, envelope) method")
+        raise PluginError(f"{kind} plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
+    for method, shown in methods.items():
+        if not callable(getattr(cls, method, None)):
+            raise PluginError(f"{kind} plugin {cls.name!r}: has no {shown} method")
 
 
 @functools.lru_cache(maxsize=1)
@@ -79,13 +85,7 @@ def sources() -> dict[str, type]:
 
 
 def check_source(cls) -> None:
-    """Refuse a source class whose Options cannot key the shared-work caches."""
-    options = getattr(cls, "Options", None)
-    if not (attrs.has(options) and options.__hash__ is not None):
-        raise PluginError(f"source plugin {cls.name!r}: Options must be a frozen attrs class (@attrs.frozen)")
-    for method in ("tools", "cuts"):
-        if not callable(getattr(cls, method, None)):
-            raise PluginError(f"source plugin {cls.name!r}: has no {method}() method")
+    _check_plugin(cls, "source", {"tools": "tools()", "cuts": "cuts()"})
 
 
 def priority(cls) -> int:
