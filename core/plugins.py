@@ -36,7 +36,8 @@ def manager() -> pluggy.PluginManager:
     return pm
 
 
-def _collect(hook) -> dict[str, type]:
+def _collect(hook, check=None) -> dict[str, type]:
+    """The classes a registration hook registers, by name; each passed to `check` if given."""
     found: dict[str, type] = {}
 
     def register(cls):
@@ -48,16 +49,15 @@ def _collect(hook) -> dict[str, type]:
         found[name] = cls
 
     hook(register=register)
+    for cls in found.values() if check else ():
+        check(cls)
     return found
 
 
 @functools.lru_cache(maxsize=1)
 def channels() -> dict[str, type]:
     """Channel classes by name."""
-    found = _collect(manager().hook.citeledger_register_channels)
-    for cls in found.values():
-        check_channel(cls)
-    return found
+    return _collect(manager().hook.citeledger_register_channels, check_channel)
 
 
 def check_channel(cls) -> None:
@@ -78,10 +78,7 @@ def _check_plugin(cls, kind: str, methods: dict) -> None:
 @functools.lru_cache(maxsize=1)
 def sources() -> dict[str, type]:
     """Envelope source classes by name (core/source.py)."""
-    found = _collect(manager().hook.citeledger_register_sources)
-    for cls in found.values():
-        check_source(cls)
-    return found
+    return _collect(manager().hook.citeledger_register_sources, check_source)
 
 
 def check_source(cls) -> None:
