@@ -53,16 +53,18 @@ def _real_headers():
 
 
 def _fine_grained():
-    """header.lark with per-character OTHER and bare SYMBOL_ITEM terminals, under the same Transformer."""
+    """header.lark with per-character OTHER and one bare item a SYMBOL_ITEMS token, under the same Transformer."""
     from lark import Lark
 
     g = header_mod._grammar()
     text = (Path(header_mod.__file__).parent / "header.lark").read_text("utf-8")
     other = re.compile(r"^OTHER\.1: .*$", re.M)
     item = re.compile(r"^SYMBOL_ITEM\.6: .*$", re.M)
-    assert other.search(text) and item.search(text)  # the lines this test rewrites
+    run = re.compile(r"^SYMBOL_ITEMS\.6: .*$", re.M)
+    assert other.search(text) and item.search(text) and run.search(text)  # the lines this test rewrites
     text = other.sub(lambda m: r"OTHER.1: /[^A-Za-z_$]/", text)
     text = item.sub(lambda m: r"SYMBOL_ITEM.6: /[A-Za-z_$][A-Za-z0-9_$.]*\([a-z_]+\)/", text)
+    text = run.sub(lambda m: r"SYMBOL_ITEMS.6: SYMBOL_ITEM", text)  # one item a token
     return Lark(text, start=["header", "tokens"], parser="lalr", maybe_placeholders=False,
                 transformer=g.parser.options.transformer)
 

@@ -45,14 +45,17 @@ class _ToHeaderMethods:
     The methods of the grammar's lark Transformer (made with lark, in `_Grammar`).
     """
 
+    # A SYMBOL_ITEMS token -> the text of each of its SYMBOL_ITEMs, in order (set by _Grammar).
+    items_of = None
+
     def items(self, children):
         # One reduce per item: `items: (items ITEM)?`, so children is [] or [part, item].
         if not children:
             return _Part()
         part, child = children
         kind = getattr(child, "type", None)  # a Token's terminal; a tag's _Part has none
-        if kind == "SYMBOL_ITEM":
-            part.append(_symbol(child))
+        if kind == "SYMBOL_ITEMS":
+            part.extend(_symbol(item) for item in self.items_of(child))
         elif kind == "WORD":
             part.append(str(child))
         elif kind == "MORE":
@@ -120,8 +123,13 @@ class _Grammar:
         # and citeledger's version. lark trusts the file only when its first line holds the
         # digest of the grammar, options and lark version, and builds afresh (rewriting the
         # file) when it fails to load, so a torn or stale file costs a build, never a result.
+        to_header = ToHeader()
         self.parser = Lark(grammar, start=["line", "header", "tokens"], parser="lalr", maybe_placeholders=False,
-                           transformer=ToHeader(), cache=cache.file_for("header-grammar", grammar) or False)
+                           transformer=to_header, cache=cache.file_for("header-grammar", grammar) or False)
+        # A run of items is SYMBOL_ITEM's matches one after another: the terminal's own
+        # pattern, searched along the run, gives each (lark's lexer runs it with re too).
+        item = re.compile(self.parser.get_terminal("SYMBOL_ITEM").pattern.to_regexp())
+        to_header.items_of = lambda run: [m.group() for m in item.finditer(run)]
         # A path the PATH terminal reads whole is followed by CLOSE and the
         # suffix: parsing the suffix from `line` is parsing the header.
         self.plain_path = re.compile(self.parser.get_terminal("PATH").pattern.to_regexp()).fullmatch
