@@ -28,8 +28,8 @@ _BEFORE_ITEM = " ,—"
 def _symbol(token: str) -> Symbol:
     # A SYMBOL_ITEM token is `name(kind)` between OTHER characters: " ,—"
     # before, no ")" after; the name holds no "(".
-    at = token.index("(")
-    return Symbol(token[:at].lstrip(_BEFORE_ITEM), token[at + 1:token.index(")", at)])
+    name, _, rest = token.partition("(")
+    return Symbol(name.lstrip(_BEFORE_ITEM), rest[:rest.index(")")])
 
 
 class _Part(list):
@@ -37,6 +37,7 @@ class _Part(list):
     Symbols, counts, bare names (str) and the tags' parts, in order."""
 
     tag: str | None = None
+    nested = False  # whether a tag's part is among the items
 
 
 class _ToHeaderMethods:
@@ -65,6 +66,7 @@ class _ToHeaderMethods:
                 part.append(count)
         elif kind is None:
             part.append(child)
+            part.nested = True
         return part
 
     def tag(self, children):
@@ -80,6 +82,12 @@ class _ToHeaderMethods:
 
     def line(self, children):
         names, annotations = children[0], children[1:]
+        if not annotations and not names.nested:  # most headers: the names alone, no tag
+            more = None
+            for item in names:
+                if item.__class__ is int:
+                    more = item
+            return tuple(item for item in names if item.__class__ is Symbol), more, ()
         symbols: list[Symbol] = []
         tags: list[str] = []
         more = None
