@@ -76,9 +76,12 @@ class LineRangeChannel:
         return [c for _, c in sorted(found, key=lambda pc: pc[0])]
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
-        shipped: dict[str, set[int]] = defaultdict(set)
-        for section in envelope.sections():
-            shipped[section.path].update(line.number for line in shipped_lines(section.text))
+        # The shipped lines of the files some citation names, read when first named
+        # (most returned files are named by none); they depend on the sections
+        # alone, so the rulesets scoring them share them.
+        shipped = envelope.memo.get(("line_range", "shipped"))
+        if shipped is None:
+            shipped = envelope.memo[("line_range", "shipped")] = _Shipped(envelope)
         ctx = self.options.context
         credited: dict[str, set[int]] = defaultdict(set)
         evidence: dict[str, str] = {}
@@ -110,6 +113,20 @@ class LineRangeChannel:
             else:
                 findings[path] = Finding(self.name, False, None, "no line citation names this file")
         return findings
+
+
+class _Shipped(dict):
+    """path -> the numbers of the shipped lines of its sections, each made when first asked for."""
+
+    def __init__(self, envelope: Envelope):
+        super().__init__()
+        self._envelope = envelope
+
+    def __missing__(self, path: str) -> set[int]:
+        found = self[path] = {
+            line.number for s in self._envelope.sections() if s.path == path for line in shipped_lines(s.text)
+        }
+        return found
 
 
 @hookimpl

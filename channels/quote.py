@@ -20,6 +20,7 @@ from .lines import normalise_code, window
 
 
 MAX_CONTEXT = 1000
+_UNREAD = object()
 # A fence line starts with its indent of spaces and tabs, so none of these may be a fence character.
 NOT_FENCE = " \t\n"
 
@@ -171,27 +172,23 @@ class QuoteChannel:
 
     def judge(self, answer: str, envelope: Envelope) -> dict[str, Finding]:
         quotes = self.quotes(answer)
-        index: list[tuple[str, int, str]] = []  # (path, number, normalised code)
-        shipped: dict[str, set[int]] = defaultdict(set)
-        for section in envelope.sections():
-            for line in shipped_lines(section.text):
-                shipped[section.path].add(line.number)
-                index.append((section.path, line.number, normalise_code(line.code)))
         credited: dict[str, set[int]] = defaultdict(set)
         evidence: dict[str, str] = {}
         misses: dict[str, tuple[str, str]] = {}
         limit = self.options.ambiguity_limit
+        context = self.options.context
+        sections = _Sections.of(envelope) if quotes else None
         for q in quotes:
-            hits: dict[str, set[int]] = defaultdict(set)
-            for path, number, code in index:
-                if q in code:
-                    hits[path].add(number)
+            hits = sections.hits(q)
             if limit and len(hits) >= limit:
                 for path in hits:
                     misses.setdefault(path, (q, f"quote `{_short(q)}` occurs in {len(hits)} files, ambiguity cutoff (limit {limit})"))
                 continue
             for path, numbers in hits.items():
-                credited[path] |= window(numbers, self.options.context) & shipped[path]
+                # The hits are shipped lines of the path, so without context the
+                # window holds only shipped lines: no need to read them all.
+                lines = window(numbers, context)
+                credited[path] |= lines & sections.shipped(path) if context else lines
                 evidence.setdefault(path, q)
         findings = {}
         for path in envelope.paths:
@@ -207,6 +204,66 @@ class QuoteChannel:
             else:
                 findings[path] = Finding(self.name, False, None, "no quoted code occurs in this file's sections")
         return findings
+
+
+class _Sections:
+    """The envelope's sections as quotes are looked for in them, read as far as a quote asks.
+
+    A quote is normalised code: its pieces between single spaces are runs of
+    the source's own characters, so a line whose normalised code holds the
+    quote holds its longest piece verbatim. Only the lines where that piece
+    stands are read (shipped_lines of the line alone: a numbered line is one
+    line) and normalised; a section is not read whole. Kept in the envelope's
+    memo: it depends on the sections alone, so every ruleset scoring them
+    shares it.
+    """
+
+    __slots__ = ("sections", "_lines", "_shipped")
+
+    def __init__(self, envelope: Envelope):
+        self.sections = tuple(envelope.sections())
+        # (section index, line start) -> (number, normalised code), None when not a shipped line
+        self._lines: dict[tuple[int, int], tuple[int, str] | None] = {}
+        self._shipped: dict[str, set[int]] = {}
+
+    @classmethod
+    def of(cls, envelope: Envelope) -> "_Sections":
+        found = envelope.memo.get(("quote", "sections"))
+        if found is None:
+            found = envelope.memo[("quote", "sections")] = cls(envelope)
+        return found
+
+    def hits(self, q: str) -> dict[str, set[int]]:
+        """path -> the numbers of its shipped lines whose normalised code holds `q`, in section order."""
+        piece = max(q.split(" "), key=len)  # holds no newline: the quote has none
+        hits: dict[str, set[int]] = {}
+        known = self._lines
+        for i, section in enumerate(self.sections):
+            text = section.text
+            at = text.find(piece)
+            while at >= 0:
+                start = text.rfind("\n", 0, at) + 1
+                end = text.find("\n", at)
+                if end < 0:
+                    end = len(text)
+                key = (i, start)
+                line = known.get(key, _UNREAD)
+                if line is _UNREAD:
+                    found = shipped_lines(text[start:end])
+                    line = known[key] = (found[0].number, normalise_code(found[0].code)) if found else None
+                if line is not None and q in line[1]:
+                    hits.setdefault(section.path, set()).add(line[0])
+                at = text.find(piece, end)  # the next line that holds it
+        return hits
+
+    def shipped(self, path: str) -> set[int]:
+        """The numbers of every shipped line of `path`'s sections."""
+        found = self._shipped.get(path)
+        if found is None:
+            found = self._shipped[path] = {
+                line.number for s in self.sections if s.path == path for line in shipped_lines(s.text)
+            }
+        return found
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -124,9 +124,15 @@ class _RulesetPlan:
 
     __slots__ = ("keys", "findings", "channels", "names", "line_level", "sources")
 
-    def __init__(self, ruleset, plan: Plan):
-        self.keys = {name: plan.number(stage.key(ruleset)) for name, stage in STAGES.items()}
+    def __init__(self, ruleset, plan: Plan | None):
         known = channel_classes()
+        if plan is None:  # one ruleset scoring alone shares nothing: no key to work out
+            self.keys = _ALONE
+            self.channels = tuple(known[rule.name](rule.options) for rule in ruleset.channels)
+            self.findings = tuple(range(len(STAGES), len(STAGES) + len(self.channels)))
+            self._finish(ruleset)
+            return
+        self.keys = {name: plan.number(stage.key(ruleset)) for name, stage in STAGES.items()}
         findings, channels = [], []
         for rule in ruleset.channels:
             number = plan.number(("rule", rule))  # by value: equal rules share a number
@@ -137,9 +143,18 @@ class _RulesetPlan:
             findings.append(plan.number(STAGES["findings"].key(ruleset, rule)))
         self.findings = tuple(findings)
         self.channels = tuple(channels)
+        self._finish(ruleset)
+
+    def _finish(self, ruleset) -> None:
+        channels = self.channels
         self.names = tuple(c.name for c in channels)
         self.line_level = any(getattr(c, "line_level", False) for c in channels)
         self.sources = make_sources(ruleset.sources, source_classes())
+
+
+# The stage numbers of a ruleset scored alone (`score` without a Shared): distinct, and
+# the findings' follow them.
+_ALONE = {name: i for i, name in enumerate(STAGES)}
 
 
 class Shared:
@@ -238,7 +253,7 @@ def calls_of(responses, ruleset, results=(), files=()) -> tuple[Call, ...]:
     sections beside a score."""
     shared = Shared()
     pulled, _ = _cuts_of(Given(tuple(responses), tuple(results), tuple(files)), ruleset,
-                         shared.plan.of(ruleset).sources, shared)
+                         _RulesetPlan(ruleset, None).sources, shared)
     return _envelope(pulled, ruleset.splitter, {}).calls
 
 
@@ -322,27 +337,33 @@ class _Layout:
     def __init__(self, calls):
         by_text: dict = {}  # text key -> row
         rows, metas, index = [], [], []
+        pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
+        envelope = meta = 0
         for call in calls:
             key = call.text_key or ("call", call.number)  # 0 (a Call made elsewhere) shares with none
             i = by_text.get(key)
             if i is None:
                 i = by_text[key] = len(rows)
-                envelope, meta, files, by_path = _tally(call.sections)
-                rows.append((envelope, len(files), files, by_path))
-                metas.append(meta)
+                row_envelope, row_meta, files, by_path = _tally(call.sections)
+                rows.append((row_envelope, len(files), files, by_path))
+                metas.append(row_meta)
             index.append(i)
-        pooled: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
-        for i in index:
-            for path, chars, count in rows[i][3]:
-                slot = pooled.setdefault(path, [0, 0])
-                slot[0] += chars
-                slot[1] += count
+            row = rows[i]
+            envelope += row[0]
+            meta += metas[i]
+            for path, chars, count in row[3]:
+                slot = pooled.get(path)
+                if slot is None:
+                    pooled[path] = [chars, count]
+                else:
+                    slot[0] += chars
+                    slot[1] += count
         self.rows, self.index = tuple(rows), tuple(index)
-        self.heads = tuple((call.number, call.origin.file, call.origin.line) for call in calls)
-        self.pooled = tuple((path, *slot) for path, slot in pooled.items())
-        self.meta = sum(metas[i] for i in index)
-        self.envelope = sum(rows[i][0] for i in index)
-        self.files = _by_pooled_chars((path, chars, count, 0) for path, chars, count in self.pooled)
+        self.heads = tuple([(call.number, call.origin.file, call.origin.line) for call in calls])
+        self.pooled = tuple([(path, *slot) for path, slot in pooled.items()])
+        self.meta = meta
+        self.envelope = envelope
+        self.files = _by_pooled_chars([(path, chars, count, 0) for path, chars, count in self.pooled])
 
 
 def _tally(sections) -> tuple:
@@ -353,15 +374,20 @@ def _tally(sections) -> tuple:
     files = []
     by_path: dict[str, list[int]] = {}  # path -> [chars, sections], first-seen order
     for s in sections:
-        env += s.chars
+        chars = s.chars
+        env += chars
         if s.meta:
-            meta += s.chars
+            meta += chars
             continue
-        files.append((s.path, s.chars))
-        slot = by_path.setdefault(s.path, [0, 0])
-        slot[0] += s.chars
-        slot[1] += 1
-    return env, meta, tuple(files), tuple((path, *slot) for path, slot in by_path.items())
+        path = s.path
+        files.append((path, chars))
+        slot = by_path.get(path)
+        if slot is None:
+            by_path[path] = [chars, 1]
+        else:
+            slot[0] += chars
+            slot[1] += 1
+    return env, meta, tuple(files), tuple([(path, *slot) for path, slot in by_path.items()])
 
 
 def _ranked(by_path, rank, n) -> tuple[tuple[int, ...], int]:
@@ -400,10 +426,12 @@ def score_many(transcript: Transcript, rulesets, plan: Plan | None = None) -> tu
 
 def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> SessionScore:
     """One transcript under one ruleset; `shared` carries work between rulesets of one transcript."""
-    memo = shared or Shared()
+    if shared is None:
+        memo, mine = Shared(), _RulesetPlan(ruleset, None)
+    else:
+        memo, mine = shared, shared.plan.of(ruleset)
     results = memo.results
     reader, rules = ruleset.reader, ruleset.splitter
-    mine = memo.plan.of(ruleset)
     keys = mine.keys
     read = results.get(keys["read"])
     if read is None:

@@ -29,15 +29,27 @@ class SourceLine:
 
 def shipped_lines(section_text: str) -> tuple[SourceLine, ...]:
     """Every numbered line of a section, in order."""
-    out = []
-    for m in _NUMBERED.finditer(section_text):
-        end = m.end() + 1 if m.end() < len(section_text) and section_text[m.end()] == "\n" else m.end()
-        out.append(SourceLine(int(m.group(1)), m.group(2), section_text[m.start() : end]))
-    return tuple(out)
+    # `$` (multiline) stops before a newline or at the text's end, so one past
+    # the match's end is its newline when there is one (a slice stops at the end).
+    return tuple([
+        SourceLine(int(m[1]), m[2], section_text[m.start() : m.end() + 1])
+        for m in _NUMBERED.finditer(section_text)
+    ])
 
 
 def line_cost(section_text: str, lines: frozenset | None, measure: Callable[[str], int]) -> int:
     """Chars of the section's shipped lines whose number is in `lines` (None: all)."""
-    return sum(
-        measure(line.raw) for line in shipped_lines(section_text) if lines is None or line.number in lines
-    )
+    # The lines as shipped_lines reads them, without a record each: a line's
+    # match is its number, a tab and its code, then comes its newline, which
+    # only the text's last line lacks.
+    every = _NUMBERED.findall(section_text)
+    kept = every if lines is None else [line for line in every if int(line[0]) in lines]
+    if not kept:
+        return 0
+    # Every unit's sizes add up across lines (core/sections/units.py) and a
+    # newline is one unit in each: one measure of the lines joined is the sum.
+    size = measure("\n".join([number + "\t" + code for number, code in kept]))
+    last = kept[-1]
+    if last is every[-1] and section_text[section_text.rfind("\n") + 1 :] == last[0] + "\t" + last[1]:
+        return size  # the text's last line
+    return size + 1
