@@ -10,11 +10,14 @@ built-in registers exactly as a third party's does, and core names none.
 from __future__ import annotations
 
 import functools
+import importlib
+import os
+import sys
 
 import attrs
 import pluggy
 
-from citeledger.core import hookspecs
+from citeledger.core import cache, hookspecs
 from citeledger.core.errors import UserError
 
 CHANNEL_GROUP = "citeledger.channels"
@@ -31,9 +34,101 @@ class PluginError(UserError):
 def manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager("citeledger")
     pm.add_hookspecs(hookspecs)
+    found = entry_points()
+    # pluggy's load_setuptools_entrypoints, group by group: in the order the
+    # distributions are found, a name already registered (or blocked) is skipped.
     for group in GROUPS:
-        pm.load_setuptools_entrypoints(group)
+        for ep_group, name, module, attr in found:
+            if ep_group != group or pm.get_plugin(name) or pm.is_blocked(name):
+                continue
+            plugin = importlib.import_module(module)
+            for part in attr.split(".") if attr else ():
+                plugin = getattr(plugin, part)
+            pm.register(plugin, name=name)
     return pm
+
+
+# ------------------------------------------------------ entry points, scanned once and kept
+
+# First line of a kept listing: what the rest of the file is (a file without it is not trusted).
+_LISTING = "citeledger entry points 1"
+
+
+def entry_points() -> list[tuple[str, str, str, str]]:
+    """(group, name, module, attr) of every entry point in GROUPS, in the order
+    importlib.metadata finds the distributions (attr "" when the value names a module).
+
+    Scanning every installed distribution needs importlib.metadata (and email,
+    zipfile, csv ...), which costs a one-run `score` more than its scoring; the
+    listing is kept in the user's cache (core/cache.py), in a file named by
+    everything the scan reads (`_installed`), so an installed, removed or
+    changed distribution, or another environment, never finds a stale one.
+    """
+    parts = _installed()
+    path = cache.file_for("entry-points", *parts) if parts is not None else None
+    kept = _parse(cache.read(path))
+    if kept is not None:
+        return kept
+    found = _scan()
+    cache.write(path, "\n".join([_LISTING, *("\t".join(ep) for ep in found)]).encode("utf-8", "surrogateescape") + b"\n")
+    return found
+
+
+def _scan() -> list[tuple[str, str, str, str]]:
+    from importlib import metadata
+
+    return [(ep.group, ep.name, ep.module, ep.attr or "")
+            for dist in metadata.distributions() for ep in dist.entry_points if ep.group in GROUPS]
+
+
+def _parse(data) -> list[tuple[str, str, str, str]] | None:
+    """A kept listing's entry points, or None when it is missing or not one."""
+    if data is None:
+        return None
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if lines[0] != _LISTING or lines[-1] != "":
+        return None
+    found = [tuple(line.split("\t")) for line in lines[1:-1]]
+    return found if all(len(ep) == 4 and ep[0] in GROUPS for ep in found) else None
+
+
+def _installed() -> list[str] | None:
+    """What importlib.metadata reads to find the entry points, as texts: each sys.path
+    entry, the distributions in it in the order listed, and every distribution's
+    entry_points.txt; None when another finder also lists distributions (no
+    listing is kept then: it could change without any of these)."""
+    from importlib.machinery import PathFinder
+
+    if any(getattr(f, "find_distributions", None) is not None and f is not PathFinder for f in sys.meta_path):
+        return None
+    parts = [sys.version]
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            names = os.listdir(root)
+        except OSError:  # a zip file, or nothing: its stat says whether it changed
+            try:
+                st = os.stat(root)
+            except OSError:
+                parts.append(f"absent {entry}")
+            else:
+                parts.append(f"file {entry} {st.st_mtime_ns} {st.st_size} {st.st_ino}")
+            continue
+        parts.append(f"dir {entry}")
+        if root.lower().endswith(".egg"):
+            parts.append(_entry_points_text(os.path.join(root, "EGG-INFO")))
+        for name in names:  # only distributions: other files coming and going keep the key
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                parts += [name, _entry_points_text(os.path.join(root, name))]
+    return parts
+
+
+def _entry_points_text(folder: str) -> str:
+    try:
+        with open(os.path.join(folder, "entry_points.txt"), "rb") as fh:
+            return "+" + fh.read().decode("utf-8", "surrogateescape")
+    except OSError:
+        return "-"
 
 
 def _collect(hook, check=None) -> dict[str, type]:

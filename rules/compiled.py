@@ -4,7 +4,7 @@ Loading a shipped ruleset reads YAML, checks every key and compiles every
 pattern; a one-run `score` would spend more on that (and on importing the
 YAML parser and the loader) than on scoring. The built Ruleset is pickled
 into a file named by a digest of everything the build reads: citeledger's
-version, Python's and attrs' versions, every shipped ruleset's text (one
+version, Python's version and attrs' class-making source, every shipped ruleset's text (one
 may extend another) and where it lies, the installed channels and sources, and the
 source of the modules whose classes and checks make the ruleset (so an
 edited checkout never meets a stale file). A file that fails to load, or loads as anything but a Ruleset, is
@@ -37,10 +37,12 @@ def _shipped_file(name: str):
 
 
 def _key_parts(name: str) -> list[str]:
-    import attrs
-
     folder = resources.files("citeledger.rulesets")
-    parts = [name, str(folder), sys.version, attrs.__version__]  # what reads the pickle back
+    parts = [name, str(folder), sys.version]
+    # What reads the pickle back: attrs' class machinery (its __setstate__), by its
+    # source rather than `attrs.__version__`, which imports importlib.metadata.
+    with open(sys.modules["attr._make"].__file__, "rb") as fh:
+        parts.append(fh.read().decode("utf-8", "surrogateescape"))
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
             parts += [entry.name, entry.read_text("utf-8")]
