@@ -63,3 +63,16 @@ def test_a_command_loads_its_own_module_only():
     unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.core.readers.diagnostics",
               "citeledger.report.sufficiency")
     assert [m for m in modules if m.startswith(unused)] == []
+
+
+def test_a_plain_score_scans_no_distributions_once_the_listing_is_kept():
+    """The entry points are found once (core/plugins.entry_points); a later plain `score` needs
+    neither importlib.metadata nor what only an option needs (the envelope view, JSON), nor ctypes
+    (keeping freed memory is for the commands that score many sessions)."""
+    loaded("score", str(RUN))  # the first run may scan and keep the listing
+    out, modules = loaded("score", str(RUN))
+    assert "efficiency" in out.lower()
+    unused = ("importlib.metadata", "email", "citeledger.report.envelope", "citeledger.report.jsonreport",
+              "ctypes")
+    assert [m for m in modules if m.startswith(unused)] == []
+    assert "citeledger.channels.symbol" in modules  # the built-in plugins still registered
