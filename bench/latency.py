@@ -7,9 +7,14 @@ every command once, interleaved, so drift in the machine's speed hits them
 alike; medians of --repeat rounds, and the ratio citeledger / node per file
 (the median of the per-round ratios; target <= 0.5). Also the wall time of
 `citeledger --version` and `citeledger --help`, and of bare starts
-(`python -c pass`, `node -e 0`) for scale.
+(`python -c pass`, `node -e 0`) for scale. Beside each median wall time, the
+median CPU time (user + system) of the process: on a shared machine it moves
+less than the wall time does.
 
-    .venv/bin/python bench/latency.py [--repeat 15]
+`--baseline PATH` runs another installed `citeledger` (e.g. an older
+checkout's venv) in the same rounds, interleaved, for before/after figures.
+
+    .venv/bin/python bench/latency.py [--repeat 15] [--baseline OTHER/.venv/bin/citeledger]
 """
 
 from __future__ import annotations
@@ -31,18 +36,23 @@ TOOL = str(Path(sys.executable).with_name("citeledger"))
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def wall(cmd: list[str]) -> float:
+def wall(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of `cmd`; the CPU is the child's own (user + system)."""
     t = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=False)
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(cmd, stdout=null, stderr=null, env=ENV)
+        _, status, usage = os.wait4(proc.pid, 0)
     took = time.perf_counter() - t
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}")
-    return took
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
+    return took, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=15, help="rounds (default 15)")
+    ap.add_argument("--baseline", metavar="PATH", help="another installed citeledger to run in the same rounds")
     args = ap.parse_args()
     commands: dict[str, list[str]] = {
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -50,25 +60,34 @@ def main() -> None:
         "citeledger --version": [TOOL, "--version"],
         "citeledger --help": [TOOL, "--help"],
     }
+    if args.baseline:
+        commands["baseline --version"] = [args.baseline, "--version"]
     for name in FILES:
         path = str(STREAM / name)
         commands[f"score {name}"] = [TOOL, "score", path]
+        if args.baseline:
+            commands[f"baseline {name}"] = [args.baseline, "score", path]
         commands[f"node {name}"] = ["node", str(ORACLE), path]
-    for cmd in commands.values():  # warm: page cache, bytecode
+    for cmd in commands.values():  # warm: page cache, bytecode, the kept files in the user's cache
         wall(cmd)
-    runs: dict[str, list[float]] = {k: [] for k in commands}
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
     for _ in range(args.repeat):
         for label, cmd in commands.items():
             runs[label].append(wall(cmd))
     version = subprocess.run([TOOL, "--version"], capture_output=True, text=True, env=ENV).stdout.strip()
     print(f"{version}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; "
-          f"median wall of {args.repeat} interleaved rounds")
+          f"median wall (and CPU) of {args.repeat} interleaved rounds")
     for label, times in runs.items():
-        print(f"  {label:42s} {1e3 * statistics.median(times):7.0f} ms  (min {1e3 * min(times):.0f})")
+        walls, cpus = [w for w, _ in times], [c for _, c in times]
+        print(f"  {label:42s} {1e3 * statistics.median(walls):7.0f} ms  (min {1e3 * min(walls):.0f}; "
+              f"CPU {1e3 * statistics.median(cpus):.0f} ms)")
     for name in FILES:
-        a, b = runs[f"score {name}"], runs[f"node {name}"]
-        r = statistics.median(x / y for x, y in zip(a, b))
-        print(f"  score / node, {name:32s} {r:5.2f}x  (target <= 0.5: {'met' if r <= 0.5 else 'NOT met'})")
+        for who in ("score", "baseline") if args.baseline else ("score",):
+            a, b = runs[f"{who} {name}"], runs[f"node {name}"]
+            r = statistics.median(x[0] / y[0] for x, y in zip(a, b))
+            rc = statistics.median(x[1] / y[1] for x, y in zip(a, b))
+            label = f"{who} / node, {name}"
+            print(f"  {label:46s} {r:5.2f}x  (CPU {rc:.2f}x; target <= 0.5: {'met' if r <= 0.5 else 'NOT met'})")
     print(f"  load average at the end: {os.getloadavg()[0]:.2f}")
 
 

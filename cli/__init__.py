@@ -175,14 +175,20 @@ def _keep_freed_memory() -> None:
         mallopt(option, 64 << 20)
 
 
+# Commands that score many sessions (and may fork workers): only they gain from
+# keeping freed memory; a one-session command is spared loading ctypes for it.
+MANY_SESSIONS = ("sweep", "compare", "sensitivity")
+
+
 def main(argv=None) -> int:
-    _keep_freed_memory()
     entry = argv is None  # the process's own command line: `citeledger` or `python -m citeledger.cli`
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
         args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command in MANY_SESSIONS:
+        _keep_freed_memory()
     with _signals_unwind():
         status = _run(args)
     if entry and status in _SIGNALLED:

@@ -11,31 +11,48 @@ The names below are core's public API: channels, rules, reports and the
 command line import them from `citeledger.core`, not from its modules.
 """
 
-from citeledger.core.channel import Channel, Envelope, Finding, find_evidence
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, InputError, UserError
-from citeledger.core.globs import glob_pattern, path_matcher
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.jsstr import is_blank, js_trim, percent, thousands, to_fixed, utf16_len
-from citeledger.core.readers.base import KeptTools, ReadOptions, SessionFiles
-from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict, ratio
-from citeledger.core.sections import Call, Header, RenderTag, Section, Symbol
-from citeledger.core.numbers import MAX_DIGITS, bounded_int
-from citeledger.core.ranges import INTEGER_RANGE, bounded, field_range
-from citeledger.core.shell import normal_path, same_file, shell_intent
-from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
-from citeledger.core.sections.units import MEASURES
-from citeledger.core.source import (
-    UNKNOWN, Given, Pieces, Pulled, by_file, make_sources, read_options, unknown_warning,
-)
-from citeledger.core.transcript import (
-    AssistantText, InputWarning, Origin, ResultText, ToolResponse, ToolResult, ToolUse, Transcript, explore_queries,
-)
-
 __version__ = "0.1.0"
 
-# Heavy names (the accountant pulls in the lark grammar) load on first use, so
-# `citeledger --help` and the ruleset loader stay quick.
+# Every name loads its module on first use (PEP 562): a command imports only the
+# modules it reads names of (`citeledger --help` none; a one-run `score` not the
+# corpus, sufficiency or pattern modules unless it uses them).
 _LAZY = {
+    "Channel": "citeledger.core.channel", "Envelope": "citeledger.core.channel",
+    "Finding": "citeledger.core.channel", "find_evidence": "citeledger.core.channel",
+    "EXIT_INTERNAL": "citeledger.core.errors", "EXIT_OK": "citeledger.core.errors",
+    "EXIT_USAGE": "citeledger.core.errors", "EXIT_WARNINGS": "citeledger.core.errors",
+    "InputError": "citeledger.core.errors", "UserError": "citeledger.core.errors",
+    "glob_pattern": "citeledger.core.globs", "path_matcher": "citeledger.core.globs",
+    "hookimpl": "citeledger.core.hookspecs",
+    "is_blank": "citeledger.core.jsstr", "js_trim": "citeledger.core.jsstr",
+    "percent": "citeledger.core.jsstr", "thousands": "citeledger.core.jsstr",
+    "to_fixed": "citeledger.core.jsstr", "utf16_len": "citeledger.core.jsstr",
+    "KeptTools": "citeledger.core.readers.base", "ReadOptions": "citeledger.core.readers.base",
+    "SessionFiles": "citeledger.core.readers.base",
+    "CallScore": "citeledger.core.scores", "FileScore": "citeledger.core.scores",
+    "SessionScore": "citeledger.core.scores", "Verdict": "citeledger.core.scores",
+    "ratio": "citeledger.core.scores",
+    "Call": "citeledger.core.sections", "Header": "citeledger.core.sections",
+    "RenderTag": "citeledger.core.sections", "Section": "citeledger.core.sections",
+    "Symbol": "citeledger.core.sections",
+    "MAX_DIGITS": "citeledger.core.numbers", "bounded_int": "citeledger.core.numbers",
+    "INTEGER_RANGE": "citeledger.core.ranges", "bounded": "citeledger.core.ranges",
+    "field_range": "citeledger.core.ranges",
+    "normal_path": "citeledger.core.shell", "same_file": "citeledger.core.shell",
+    "shell_intent": "citeledger.core.shell",
+    "SourceLine": "citeledger.core.sections.source_lines",
+    "line_cost": "citeledger.core.sections.source_lines",
+    "shipped_lines": "citeledger.core.sections.source_lines",
+    "MEASURES": "citeledger.core.sections.units",
+    "UNKNOWN": "citeledger.core.source", "Given": "citeledger.core.source",
+    "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source",
+    "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
+    "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
+    "AssistantText": "citeledger.core.transcript", "InputWarning": "citeledger.core.transcript",
+    "Origin": "citeledger.core.transcript", "ResultText": "citeledger.core.transcript",
+    "ToolResponse": "citeledger.core.transcript", "ToolResult": "citeledger.core.transcript",
+    "ToolUse": "citeledger.core.transcript", "Transcript": "citeledger.core.transcript",
+    "explore_queries": "citeledger.core.transcript",
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
     "calls_of": "citeledger.core.accountant",
@@ -62,18 +79,9 @@ def __getattr__(name):
         raise AttributeError(f"module 'citeledger.core' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next use finds it without this call
+    return value
 
 
-__all__ = sorted(
-    [
-        "AssistantText", "Call", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
-        "EXIT_WARNINGS", "Envelope", "explore_queries", "FileScore", "Finding", "Header", "InputError", "InputWarning",
-        "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
-        "SourceLine", "Symbol", "ToolResponse", "ToolResult", "ToolUse", "KeptTools", "MEASURES", "UNKNOWN",
-        "Given", "Pieces", "Pulled", "unknown_warning", "by_file", "make_sources", "read_options", "Transcript", "UserError", "Verdict", "glob_pattern",
-        "find_evidence", "MAX_DIGITS", "bounded_int", "INTEGER_RANGE", "bounded", "field_range", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
-        "shipped_lines", "thousands", "to_fixed", "utf16_len",
-        *_LAZY,
-    ]
-)
+__all__ = sorted(_LAZY)

@@ -63,3 +63,13 @@ def test_a_command_loads_its_own_module_only():
     unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.core.readers.diagnostics",
               "citeledger.report.sufficiency")
     assert [m for m in modules if m.startswith(unused)] == []
+
+
+def test_a_plain_score_imports_only_what_it_uses():
+    """A plain `score` needs neither what only an option needs (the envelope view, JSON), nor
+    ctypes (keeping freed memory is for the commands that score many sessions)."""
+    out, modules = loaded("score", str(RUN))
+    assert "efficiency" in out.lower()
+    unused = ("citeledger.report.envelope", "citeledger.report.jsonreport", "ctypes")
+    assert [m for m in modules if m.startswith(unused)] == []
+    assert "citeledger.channels.symbol" in modules  # the built-in plugins still registered

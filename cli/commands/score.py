@@ -6,8 +6,6 @@ from citeledger.cli.commands import SUMMARY
 
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
-from citeledger.report.envelope import answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope
-from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import added_line, render_text
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
@@ -15,7 +13,9 @@ from citeledger.cli.commands.common import (
     add_html_option, add_session_inputs, files_added, read_session, report_warnings, ruleset_from,
     session_note,
 )
-from citeledger.report.jsonreport import json_bytes
+
+# What only an option needs (the envelope view, --json, sufficiency, the page) is
+# imported in `run` when the option is given: a plain one-run `score` loads none of it.
 
 
 def add_parser(sub) -> None:
@@ -56,7 +56,14 @@ def run(args) -> int:
     if args.sufficiency or args.html:  # here: a plain score starts without them
         from citeledger.core.sufficiency import sufficiency
         from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
-    matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
+    if args.envelope or args.answer:
+        from citeledger.report.envelope import (
+            answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope,
+        )
+
+        matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
+    if args.json or args.html:
+        from citeledger.report.jsonreport import json_bytes, session_dict
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
