@@ -17,8 +17,8 @@ import attrs
 
 from citeledger.core.jsstr import utf16_len
 from citeledger.core.shell import normal_path, same_file, shell_intent
+from citeledger.core.transcript import EXPLORE_TOOL
 
-EXPLORE_TOOL = "codegraph_explore"  # a tool whose name contains it is an explore call
 MAIN = "main"  # the thread of events without parent_tool_use_id
 
 # Worst to best: the block's order.

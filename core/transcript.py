@@ -14,6 +14,9 @@ import attrs
 
 frozen = attrs.frozen  # frozen=True, slots=True, auto_attribs
 
+# A tool whose name contains it is an explore call (sufficiency.md "Input").
+EXPLORE_TOOL = "codegraph_explore"
+
 
 def pickle_by_fields(cls):
     """Class decorator: pickle an attrs record as its class and field values.

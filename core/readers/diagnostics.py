@@ -19,7 +19,7 @@ import attrs
 from citeledger.core.errors import InputError
 from citeledger.core.readers.base import reading
 from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.sufficiency import EXPLORE_TOOL
+from citeledger.core.transcript import EXPLORE_TOOL
 from citeledger.core.transcript import InputWarning, Origin
 
 # The per-file ranking flags codegraph reports, in its order.

@@ -10,7 +10,7 @@ from typing import Hashable, Optional
 
 from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
 from citeledger.core.jsstr import is_blank
-from citeledger.core.sufficiency import EXPLORE_TOOL
+from citeledger.core.transcript import EXPLORE_TOOL
 from citeledger.core.transcript import (
     AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
 )
