@@ -23,7 +23,7 @@ from citeledger.core.numbers import MAX_DIGITS, bounded_int
 from citeledger.core.ranges import INTEGER_RANGE, bounded, field_range
 from citeledger.core.shell import normal_path, same_file, shell_intent
 from citeledger.core.sections.source_lines import SourceLine, line_cost, shipped_lines
-from citeledger.core.sections.units import MEASURES
+from citeledger.core.sections.units import MEASURES, sized
 from citeledger.core.source import (
     UNKNOWN, Given, Pieces, Pulled, by_file, make_sources, read_options, unknown_warning,
 )
@@ -70,7 +70,7 @@ __all__ = sorted(
         "AssistantText", "Call", "calls_of", "CallScore", "Channel", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
         "EXIT_WARNINGS", "Envelope", "explore_queries", "FileScore", "Finding", "Header", "InputError", "InputWarning",
         "Origin", "ReadOptions", "RenderTag", "ResultText", "Section", "SessionFiles", "SessionScore",
-        "SourceLine", "Symbol", "ToolResponse", "ToolResult", "ToolUse", "KeptTools", "MEASURES", "UNKNOWN",
+        "SourceLine", "Symbol", "ToolResponse", "ToolResult", "ToolUse", "KeptTools", "MEASURES", "sized", "UNKNOWN",
         "Given", "Pieces", "Pulled", "unknown_warning", "by_file", "make_sources", "read_options", "Transcript", "UserError", "Verdict", "glob_pattern",
         "find_evidence", "MAX_DIGITS", "bounded_int", "INTEGER_RANGE", "bounded", "field_range", "hookimpl", "is_blank", "normal_path", "same_file", "shell_intent", "js_trim", "path_matcher", "line_cost", "percent", "ratio",
         "shipped_lines", "thousands", "to_fixed", "utf16_len",

@@ -6,25 +6,52 @@ its own header pattern and trailer (sources/mcp.py).
 
 from __future__ import annotations
 
-import re
-
-from citeledger.core import MEASURES, Header, Section
+from citeledger.core import Header, Section, sized
 from citeledger.sources.codegraph_explore.header import names_of
 
 
-def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
-    """[(start, end, path, suffix, header length)] of each section: from each header
-    match to the next, the last to the trailer or the end."""
-    heads = list(header_re.finditer(text))
+def _spans(text: str, header_re, trailer: str) -> list:
+    """[(piece, path, suffix, header length, piece's UTF-8 length or -1)] of each section:
+    from each header match to the next, the last to the trailer or the end.
+
+    When the pattern hands back the text's UTF-8 bytes, each piece, path and
+    suffix is sliced from them and decoded (a C loop, which gives the piece's
+    length in code points with it); else from the text, by code points.
+    """
+    data, heads = header_re.byte_matches(text)
+    if not heads:
+        return []
+    if data is None:
+        data, utf8 = text, False
+    else:
+        utf8 = True
+        try:
+            trailer = trailer.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which UTF-8 text cannot hold
+            trailer = None
     spans = []
+    last = len(heads) - 1
     for i, head in enumerate(heads):
-        start = head.start()
-        if i + 1 < len(heads):
-            end = heads[i + 1].start()
+        start, head_end = head[0]
+        if i < last:
+            end = heads[i + 1][0][0]
         else:
-            found = text.find(trailer, start) if trailer else -1
-            end = len(text) if found == -1 else found
-        spans.append((start, end, head.group(1), head.group(2), head.end() - start))
+            found = data.find(trailer, start) if trailer else -1
+            end = len(data) if found == -1 else found
+        (a, b), (c, d) = head[1], head[2]
+        path = None if a == -1 else data[a:b]
+        suffix = None if c == -1 else data[c:d]
+        piece = data[start:end]
+        if utf8:
+            size = end - start
+            piece = piece.decode("utf-8")
+            path = None if path is None else path.decode("utf-8")
+            suffix = None if suffix is None else suffix.decode("utf-8")
+            # Only the last header's length is read (the trailing block): decoded once.
+            length = len(data[start:head_end].decode("utf-8")) if i == last else 0
+        else:
+            size, length = -1, head_end - start
+        spans.append((piece, path, suffix, length, size))
     return spans
 
 
@@ -114,15 +141,15 @@ class _Cut:
         spans = _spans(text, header_re, trailer)
         pieces = []
         headers = cuts.headers
-        for start, end, path, suffix, _ in spans:
+        for piece, path, suffix, _, size in spans:
             # The path is the header pattern's; the names wait until read.
             header = headers.get((path, suffix))
             if header is None:
                 header = headers[path, suffix] = Header(path, suffix, names_of)
-            pieces.append((path, header, text[start:end], False))
+            pieces.append((path, header, piece, False, size))
         self._pieces = tuple(pieces)
         # The last header line's length (the explore pattern's: "**`" path "`**" suffix).
-        self._header_end = spans[-1][4] if spans else 0
+        self._header_end = spans[-1][3] if spans else 0
         self._meta = None
         self._sizes: dict = {}
 
@@ -143,7 +170,7 @@ class _Cut:
         head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
         found = self._sections[key] = head + tuple(
             Section(path, header, size, piece, meta=meta)
-            for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
+            for (path, header, piece, meta, _), size in zip(pieces[len(head):], sizes[len(head):])
         )
         return found
 
@@ -151,23 +178,22 @@ class _Cut:
         if trailing_block != "meta" or not self._pieces:
             return self._pieces
         if self._meta is None:
-            path, header, last, _ = self._pieces[-1]
+            path, header, last, _, size = self._pieces[-1]
             kept, meta = _cut_after_last_fence(last, self._header_end)
-            tail = ((path, header, kept, False),) + ((("", None, meta, True),) if meta else ())
+            tail = ((path, header, kept, False, size if not meta else -1),) + ((("", None, meta, True, -1),) if meta else ())
             self._meta = self._pieces[:-1] + tail
         return self._meta
 
     def sizes(self, trailing_block: str, unit: str) -> tuple:
         key = (trailing_block == "meta", unit)
         if key not in self._sizes:
-            measure = MEASURES[unit]
             pieces = self.pieces(trailing_block)
             other = self._sizes.get((not key[0], unit))
             common = len(self._pieces) - 1  # every section but the last is the same either way
             if other is not None and common > 0:
-                self._sizes[key] = other[:common] + tuple(measure(p[2]) for p in pieces[common:])
+                self._sizes[key] = other[:common] + tuple(sized(unit, p[2], p[4]) for p in pieces[common:])
             else:
-                self._sizes[key] = tuple(measure(p[2]) for p in pieces)
+                self._sizes[key] = tuple(sized(unit, p[2], p[4]) for p in pieces)
         return self._sizes[key]
 
 
