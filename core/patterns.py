@@ -553,7 +553,7 @@ class LinearPattern:
     """
 
     __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "anchored", "_re2", "_ends", "_end_chars",
-                 "_rest", "_starts")
+                 "_rest", "_starts", "_hash")
 
     def __init__(self, text: str, flags: int, translation: Translation, single: bool = False):
         self.pattern = text
@@ -571,6 +571,8 @@ class LinearPattern:
         self._starts = tuple(c.encode("utf-8") for c in "\n" + translation.line_ends)
         self.groups = self._re2.groups
         self.groupindex = dict(self._re2.groupindex)
+        # A ruleset's hash (memo keys) hashes its patterns again and again.
+        self._hash = hash((LinearPattern, text, flags, single))
 
     def __reduce__(self):
         return (compile_linear, (self.pattern, self.flags & ~re.ASCII, True, self.single))
@@ -579,7 +581,7 @@ class LinearPattern:
         return isinstance(other, LinearPattern) and (self.pattern, self.flags, self.single) == (other.pattern, other.flags, other.single)
 
     def __hash__(self):
-        return hash((LinearPattern, self.pattern, self.flags, self.single))
+        return self._hash
 
     def __repr__(self):
         return f"LinearPattern({self.pattern!r})"
@@ -616,51 +618,35 @@ class LinearPattern:
         except UnicodeEncodeError:  # lone surrogates read as U+FFFD, one code point each
             return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), _STAND_IN
 
-    def _found(self, data: bytes):
-        """RE2's match objects of finditer over `data` (bytes), in order."""
+    def _found(self, data: bytes, count: int) -> list:
+        """[span of group 0, ..., count - 1] of each of finditer's matches over `data` (bytes), in byte offsets."""
+        groups = range(count)
         rest = self._rest
         if rest is None:
-            yield from self._re2.finditer(data)
-            return
-        starts, pos = self._starts, 0
+            return [list(map(m.span, groups)) for m in self._re2.finditer(data)]
+        starts, pos, out = self._starts, 0, []
         while True:
             for m in rest.finditer(data, pos):
-                start = m.start()
+                spans = list(map(m.span, groups))
+                start = spans[0][0]
                 if start == 0 or data.endswith(starts, 0, start):
-                    yield m
+                    out.append(spans)
                 else:  # not at a line start: search again from the next character
                     pos = start + _WIDTH[data[start] >> 4]
                     break
             else:
-                return
+                return out
 
-    def _matches(self, text: str):
-        """(span of each group, 0 first) of every match, in code points of `text`."""
+    def _matches(self, text: str, count: int) -> list:
+        """[span of group 0, ..., count - 1] of each match, in code points of `text`."""
         data, kind = self._bytes(text)
-        groups = range(self.groups + 1)
-        if kind == _ASCII:
-            for m in self._found(data):
-                yield [m.span(g) for g in groups]
-            return
-        at = _Offsets(data)
-        for m in self._found(data):
-            start, end = m.span()
-            char_start = at(start)
-            spans = [(char_start, at.within(start, char_start, end))]
-            for g in groups[1:]:
-                a, b = m.span(g)
-                if a == -1:
-                    spans.append((-1, -1))
-                else:
-                    ca = at.within(start, char_start, a)
-                    spans.append((ca, at.within(a, ca, b)))
-            at.move(end, spans[0][1])
-            yield spans
+        found = self._found(data, count)
+        return found if kind == _ASCII else _code_points(data, found)
 
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        return (_Match(spans, text, self) for spans in self._matches(text))
+        return (_Match(spans, text, self) for spans in self._matches(text, self.groups + 1))
 
     def byte_matches(self, text: str) -> tuple[bytes | None, list]:
         """Every match's group spans, 0 first, as finditer's (not an re.Pattern method), and what they index.
@@ -673,28 +659,16 @@ class LinearPattern:
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
         data, kind = self._bytes(text)
-        if kind == _STAND_IN:
-            return None, list(self._matches(text))
-        groups = range(self.groups + 1)
-        spans = [[m.span(g) for g in groups] for m in self._found(data)]
-        return (data if kind == _EXACT else None), spans
+        found = self._found(data, self.groups + 1)
+        if kind == _EXACT:
+            return data, found
+        return None, found if kind == _ASCII else _code_points(data, found)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        data, kind = self._bytes(text)
-        if kind == _ASCII:
-            return [m.span() for m in self._found(data)]
-        at = _Offsets(data)
-        out = []
-        for m in self._found(data):
-            start, end = m.span()
-            char_start = at(start)
-            char_end = at.within(start, char_start, end)
-            at.move(end, char_end)
-            out.append((char_start, char_end))
-        return out
+        return [spans[0] for spans in self._matches(text, 1)]
 
     def _one(self, method, text: str):
         m = method(self._readable(text))
@@ -730,6 +704,25 @@ class LinearPattern:
             done += 1
         out.append(text[at:])
         return "".join(out)
+
+
+def _code_points(data: bytes, found: list) -> list:
+    """`found`'s byte spans (LinearPattern._found) in code points of the text `data` encodes."""
+    at = _Offsets(data)
+    out = []
+    for spans in found:
+        start, end = spans[0]
+        char_start = at(start)
+        char_spans = [(char_start, at.within(start, char_start, end))]
+        for a, b in spans[1:]:
+            if a == -1:
+                char_spans.append((-1, -1))
+            else:
+                ca = at.within(start, char_start, a)
+                char_spans.append((ca, at.within(a, ca, b)))
+        at.move(end, char_spans[0][1])
+        out.append(char_spans)
+    return out
 
 
 class _Offsets:
