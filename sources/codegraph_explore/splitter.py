@@ -10,49 +10,42 @@ from citeledger.core import Header, Section, sized
 from citeledger.sources.codegraph_explore.header import names_of
 
 
-def _spans(text: str, header_re, trailer: str) -> list:
-    """[(piece, path, suffix, header length, piece's UTF-8 length or -1)] of each section:
-    from each header match to the next, the last to the trailer or the end.
+def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, int]:
+    """((path, Header, piece, False, piece's UTF-8 length or -1) of each section, the last
+    header's length): from each header match to the next, the last to the trailer or the end.
 
     When the pattern hands back the text's UTF-8 bytes, each piece, path and
     suffix is sliced from them and decoded (a C loop, which gives the piece's
-    length in code points with it); else from the text, by code points.
+    length in code points with it); else sliced from the text by code points.
+    An equal header line is one Header (`headers`, the Cuts'); its names wait
+    until read.
     """
     data, heads = header_re.byte_matches(text)
     if not heads:
-        return []
+        return (), 0
     if data is None:
-        data, utf8 = text, False
+        data, decode, utf8 = text, str, False
     else:
-        utf8 = True
+        decode, utf8 = bytes.decode, True  # UTF-8, strict: the bytes are the text's encoding
         try:
             trailer = trailer.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate, which UTF-8 text cannot hold
-            trailer = None
-    spans = []
-    last = len(heads) - 1
-    for i, head in enumerate(heads):
-        start, head_end = head[0]
-        if i < last:
-            end = heads[i + 1][0][0]
-        else:
-            found = data.find(trailer, start) if trailer else -1
-            end = len(data) if found == -1 else found
+        except UnicodeEncodeError:  # a lone surrogate, which the text cannot hold
+            trailer = ""
+    starts = [head[0][0] for head in heads]
+    found = data.find(trailer, starts[-1]) if trailer else -1
+    ends = starts[1:]
+    ends.append(len(data) if found == -1 else found)
+    pieces = []
+    for head, start, end in zip(heads, starts, ends):
         (a, b), (c, d) = head[1], head[2]
-        path = None if a == -1 else data[a:b]
-        suffix = None if c == -1 else data[c:d]
-        piece = data[start:end]
-        if utf8:
-            size = end - start
-            piece = piece.decode("utf-8")
-            path = None if path is None else path.decode("utf-8")
-            suffix = None if suffix is None else suffix.decode("utf-8")
-            # Only the last header's length is read (the trailing block): decoded once.
-            length = len(data[start:head_end].decode("utf-8")) if i == last else 0
-        else:
-            size, length = -1, head_end - start
-        spans.append((piece, path, suffix, length, size))
-    return spans
+        path = None if a == -1 else decode(data[a:b])
+        suffix = None if c == -1 else decode(data[c:d])
+        header = headers.get((path, suffix))
+        if header is None:
+            header = headers[path, suffix] = Header(path, suffix, names_of)
+        pieces.append((path, header, decode(data[start:end]), False, end - start if utf8 else -1))
+    start, end = heads[-1][0]
+    return tuple(pieces), len(decode(data[start:end]))
 
 
 def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
@@ -132,26 +125,15 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sections")
 
     def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
         self.text = text
         self.number = number
         self._sections: dict = {}
-        spans = _spans(text, header_re, trailer)
-        pieces = []
-        headers = cuts.headers
-        for piece, path, suffix, _, size in spans:
-            # The path is the header pattern's; the names wait until read.
-            header = headers.get((path, suffix))
-            if header is None:
-                header = headers[path, suffix] = Header(path, suffix, names_of)
-            pieces.append((path, header, piece, False, size))
-        self._pieces = tuple(pieces)
         # The last header line's length (the explore pattern's: "**`" path "`**" suffix).
-        self._header_end = spans[-1][3] if spans else 0
+        self._pieces, self._header_end = _pieces(text, header_re, trailer, cuts.headers)
         self._meta = None
-        self._sizes: dict = {}
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
         """The Section records; built once, as every call that returned this text holds equal ones.
@@ -165,12 +147,11 @@ class _Cut:
         if found is not None:
             return found
         pieces = self.pieces(trailing_block)
-        sizes = self.sizes(trailing_block, unit)
         other = self._sections.get((not key[0], unit))
-        head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
+        head = other[: len(self._pieces) - 1] if other is not None else ()
         found = self._sections[key] = head + tuple(
-            Section(path, header, size, piece, meta=meta)
-            for (path, header, piece, meta, _), size in zip(pieces[len(head):], sizes[len(head):])
+            Section(path, header, sized(unit, piece, size), piece, meta)
+            for path, header, piece, meta, size in pieces[len(head):]
         )
         return found
 
@@ -183,18 +164,6 @@ class _Cut:
             tail = ((path, header, kept, False, size if not meta else -1),) + ((("", None, meta, True, -1),) if meta else ())
             self._meta = self._pieces[:-1] + tail
         return self._meta
-
-    def sizes(self, trailing_block: str, unit: str) -> tuple:
-        key = (trailing_block == "meta", unit)
-        if key not in self._sizes:
-            pieces = self.pieces(trailing_block)
-            other = self._sizes.get((not key[0], unit))
-            common = len(self._pieces) - 1  # every section but the last is the same either way
-            if other is not None and common > 0:
-                self._sizes[key] = other[:common] + tuple(sized(unit, p[2], p[4]) for p in pieces[common:])
-            else:
-                self._sizes[key] = tuple(sized(unit, p[2], p[4]) for p in pieces)
-        return self._sizes[key]
 
 
 def _ends(text: str) -> tuple:
