@@ -251,9 +251,9 @@ def calls_of(responses, ruleset, results=(), files=()) -> tuple[Call, ...]:
     """The calls of `responses` (and the kept tool `results`) exactly as `score` numbers
     and cuts them (a result without a section is no call), for reports that need the
     sections beside a score."""
-    shared = Shared()
-    pulled, _ = _cuts_of(Given(tuple(responses), tuple(results), tuple(files)), ruleset,
-                         _RulesetPlan(ruleset, None).sources, shared)
+    # Only the sources: a Plan would also make the channel objects and stage keys.
+    sources = make_sources(ruleset.sources, source_classes())
+    pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files)), ruleset, sources, {})
     return _envelope(pulled, ruleset.splitter, {}).calls
 
 

@@ -52,6 +52,11 @@ MAX_MEM = 64 << 20
 # to its slower NFA per call and logs to stderr. Refused at compile time.
 MAX_PROGRAM = 2_000
 _LINE_ENDS = frozenset({0x0A, 0x0D, 0x2028, 0x2029})
+# What LinearPattern._bytes gives RE2: ASCII (byte offsets are code points), the
+# text's exact UTF-8 encoding, or a stand-in with the text's code point count.
+_ASCII, _EXACT, _STAND_IN = range(3)
+# The length of a UTF-8 sequence by its first byte's high four bits.
+_WIDTH = (1,) * 12 + (2, 2, 3, 4)
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = MAX_MEM
@@ -151,6 +156,9 @@ class Translation:
     min_width: int  # the shortest match's length
     anchored: bool  # asserts a line or string start or end, or looks behind (\b, \B do not count)
     line_ends: str  # line ends RE2 reads as "\n" (a line-start lookbehind's set beyond \n)
+    # The pattern after a leading line-start lookbehind (its only one), "" when it has
+    # none: matches of it where the text has a line start are the pattern's (`LinearPattern`).
+    rest: str = ""
 
 
 class _Frame:
@@ -178,6 +186,7 @@ class _Parser:
         self.multiline_anchor = False
         self.non_boundary = False
         self.line_ends: frozenset | None = None
+        self.line_starts: list[list] = []  # the item of each line-start lookbehind
         self.flags = flags
 
     # -------------------------------------------------------------- reading
@@ -416,7 +425,9 @@ class _Parser:
         if self.line_ends is not None and self.line_ends != codes:
             raise NotLinear("line starts with different sets of line ends")
         self.line_ends = codes
-        return ["(?m:^)", 0, None]
+        item = ["(?m:^)", 0, None]
+        self.line_starts.append(item)
+        return item
 
     # -------------------------------------------------------------- the pass
     def run(self) -> Translation:
@@ -493,6 +504,10 @@ class _Parser:
         if len(stack) != 1:
             raise _Invalid("missing ), unterminated subpattern")
         top = stack[0]
+        # One alternative whose first item is the pattern's only line start (not
+        # repeated: a quantifier replaces the item).
+        leading = not top.alternatives and len(self.line_starts) == 1 and top.items and top.items[0] is self.line_starts[0]
+        rest = "".join(i[0] for i in top.items[1:]) if leading else ""
         top.close_alternative()
         width = min(a[1] for a in top.alternatives)
         if width == 0 and not self.single:
@@ -509,7 +524,7 @@ class _Parser:
                     raise NotLinear("a class that tells the lookbehind's line ends apart")
             ends = "".join(chr(c) for c in sorted(self.line_ends - {0x0A}))
         body = "|".join(a[0] for a in top.alternatives)
-        return Translation(body, width, self.anchored, ends)
+        return Translation(body, width, self.anchored, ends, rest)
 
 
 def translate(text: str, flags: int = 0, single: bool = False) -> Translation:
@@ -525,9 +540,20 @@ def translate(text: str, flags: int = 0, single: bool = False) -> Translation:
 
 
 class LinearPattern:
-    """An RE2-run pattern with the part of re.Pattern's interface citeledger uses."""
+    """An RE2-run pattern with the part of re.Pattern's interface citeledger uses.
 
-    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "anchored", "_re2", "_ends", "_end_chars")
+    A pattern that opens with a line-start lookbehind (the explore header's)
+    finds its matches with a second program, the pattern without it: that one
+    starts with what follows (a literal, which RE2 skips ahead to, where a
+    leading multiline `^` makes it step through every byte), and reads the
+    text as it is (no line-end translation, no pass to look for one). A match
+    of it where the text has a line start is the pattern's leftmost match (the
+    lookbehind is zero-width, so the match from there is the same); one
+    elsewhere is no match, and the search goes on from the next character.
+    """
+
+    __slots__ = ("pattern", "flags", "groups", "groupindex", "single", "anchored", "_re2", "_ends", "_end_chars",
+                 "_rest", "_starts", "_hash")
 
     def __init__(self, text: str, flags: int, translation: Translation, single: bool = False):
         self.pattern = text
@@ -537,10 +563,16 @@ class LinearPattern:
         self._end_chars = translation.line_ends
         self._ends = str.maketrans(dict.fromkeys(translation.line_ends, "\n")) if translation.line_ends else None
         self._re2 = re2.compile(translation.text, _OPTIONS)
-        if self._re2.programsize > MAX_PROGRAM or self._re2.reverseprogramsize > MAX_PROGRAM:
-            raise NotLinear(f"its RE2 program is larger than {MAX_PROGRAM} instructions")
+        self._rest = re2.compile(translation.rest, _OPTIONS) if translation.rest and not single else None
+        for program in (self._re2, self._rest):
+            if program is not None and max(program.programsize, program.reverseprogramsize) > MAX_PROGRAM:
+                raise NotLinear(f"its RE2 program is larger than {MAX_PROGRAM} instructions")
+        # What the UTF-8 bytes before a line start end with (endswith takes a tuple).
+        self._starts = tuple(c.encode("utf-8") for c in "\n" + translation.line_ends)
         self.groups = self._re2.groups
         self.groupindex = dict(self._re2.groupindex)
+        # A ruleset's hash (memo keys) hashes its patterns again and again.
+        self._hash = hash((LinearPattern, text, flags, single))
 
     def __reduce__(self):
         return (compile_linear, (self.pattern, self.flags & ~re.ASCII, True, self.single))
@@ -549,7 +581,7 @@ class LinearPattern:
         return isinstance(other, LinearPattern) and (self.pattern, self.flags, self.single) == (other.pattern, other.flags, other.single)
 
     def __hash__(self):
-        return hash((LinearPattern, self.pattern, self.flags, self.single))
+        return self._hash
 
     def __repr__(self):
         return f"LinearPattern({self.pattern!r})"
@@ -567,66 +599,76 @@ class LinearPattern:
             text = _LONE_SURROGATE.sub("\ufffd", text)
         return text
 
-    def _bytes(self, text: str) -> tuple[bytes, bool]:
-        """(the UTF-8 bytes RE2 reads for `text`, whether they are ASCII).
+    def _bytes(self, text: str) -> tuple[bytes, int]:
+        """(the UTF-8 bytes finditer's program reads for `text`, _ASCII, _EXACT or _STAND_IN).
 
         re2's own str path converts every offset of every match with a call
         per offset; reading the bytes and converting each match's offsets
-        from the previous one (`_Offsets`) is the same work once.
+        from the previous one (`_Offsets`) is the same work once. _EXACT:
+        the bytes are `text`'s encoding; _STAND_IN: line ends mapped or lone
+        surrogates read as U+FFFD (one code point each, as in `text`).
         """
-        if self._ends is not None and any(c in text for c in self._end_chars):
-            text = text.translate(self._ends)
+        kind = _EXACT
+        if self._rest is None and self._ends is not None and any(c in text for c in self._end_chars):
+            text, kind = text.translate(self._ends), _STAND_IN
         if text.isascii():
-            return text.encode("ascii"), True
+            return text.encode("ascii"), _ASCII
         try:
-            return text.encode("utf-8"), False
+            return text.encode("utf-8"), kind
         except UnicodeEncodeError:  # lone surrogates read as U+FFFD, one code point each
-            return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), False
+            return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), _STAND_IN
 
-    def _matches(self, text: str):
-        """(span of each group, 0 first) of every match, in code points of `text`."""
-        data, ascii_ = self._bytes(text)
-        groups = range(self.groups + 1)
-        if ascii_:
-            for m in self._re2.finditer(data):
-                yield [m.span(g) for g in groups]
-            return
-        at = _Offsets(data)
-        for m in self._re2.finditer(data):
-            start, end = m.span()
-            char_start = at(start)
-            spans = [(char_start, at.within(start, char_start, end))]
-            for g in groups[1:]:
-                a, b = m.span(g)
-                if a == -1:
-                    spans.append((-1, -1))
-                else:
-                    ca = at.within(start, char_start, a)
-                    spans.append((ca, at.within(a, ca, b)))
-            at.move(end, spans[0][1])
-            yield spans
+    def _found(self, data: bytes, count: int) -> list:
+        """[span of group 0, ..., count - 1] of each of finditer's matches over `data` (bytes), in byte offsets."""
+        groups = range(count)
+        rest = self._rest
+        if rest is None:
+            return [list(map(m.span, groups)) for m in self._re2.finditer(data)]
+        starts, pos, out = self._starts, 0, []
+        while True:
+            for m in rest.finditer(data, pos):
+                spans = list(map(m.span, groups))
+                start = spans[0][0]
+                if start == 0 or data.endswith(starts, 0, start):
+                    out.append(spans)
+                else:  # not at a line start: search again from the next character
+                    pos = start + _WIDTH[data[start] >> 4]
+                    break
+            else:
+                return out
+
+    def _matches(self, text: str, count: int) -> list:
+        """[span of group 0, ..., count - 1] of each match, in code points of `text`."""
+        data, kind = self._bytes(text)
+        found = self._found(data, count)
+        return found if kind == _ASCII else _code_points(data, found)
 
     def finditer(self, text: str):
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        return (_Match(spans, text, self) for spans in self._matches(text))
+        return (_Match(spans, text, self) for spans in self._matches(text, self.groups + 1))
+
+    def byte_matches(self, text: str) -> tuple[bytes | None, list]:
+        """Every match's group spans, 0 first, as finditer's (not an re.Pattern method), and what they index.
+
+        (the UTF-8 encoding of `text`, spans in byte offsets of it) when `text`
+        has an exact encoding that is not ASCII: a caller slices and decodes
+        the bytes (a C loop) instead of converting each offset to code points.
+        Otherwise (None, spans in code points of `text`).
+        """
+        if self.single:
+            raise TypeError("a pattern compiled for single matches has no finditer")
+        data, kind = self._bytes(text)
+        found = self._found(data, self.groups + 1)
+        if kind == _EXACT:
+            return data, found
+        return None, found if kind == _ASCII else _code_points(data, found)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
         if self.single:
             raise TypeError("a pattern compiled for single matches has no finditer")
-        data, ascii_ = self._bytes(text)
-        if ascii_:
-            return [m.span() for m in self._re2.finditer(data)]
-        at = _Offsets(data)
-        out = []
-        for m in self._re2.finditer(data):
-            start, end = m.span()
-            char_start = at(start)
-            char_end = at.within(start, char_start, end)
-            at.move(end, char_end)
-            out.append((char_start, char_end))
-        return out
+        return [spans[0] for spans in self._matches(text, 1)]
 
     def _one(self, method, text: str):
         m = method(self._readable(text))
@@ -662,6 +704,25 @@ class LinearPattern:
             done += 1
         out.append(text[at:])
         return "".join(out)
+
+
+def _code_points(data: bytes, found: list) -> list:
+    """`found`'s byte spans (LinearPattern._found) in code points of the text `data` encodes."""
+    at = _Offsets(data)
+    out = []
+    for spans in found:
+        start, end = spans[0]
+        char_start = at(start)
+        char_spans = [(char_start, at.within(start, char_start, end))]
+        for a, b in spans[1:]:
+            if a == -1:
+                char_spans.append((-1, -1))
+            else:
+                ca = at.within(start, char_start, a)
+                char_spans.append((ca, at.within(a, ca, b)))
+        at.move(end, char_spans[0][1])
+        out.append(char_spans)
+    return out
 
 
 class _Offsets:

@@ -182,3 +182,41 @@ def test_patterns_pickle_for_worker_processes():
     p = compile_linear(r"(?P<path>[a-z]+):(?P<line>[0-9]+)")
     q = pickle.loads(pickle.dumps(p))
     assert isinstance(q, LinearPattern) and q == p and q.groupindex == {"path": 1, "line": 2}
+
+
+def test_a_leading_line_start_is_searched_from_what_follows_it():
+    # The header's RE2 search starts at its literal "**`"; a line start elsewhere, or
+    # one that is repeated or an alternative's, keeps the one program.
+    assert translate(r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]*)").rest.startswith("[\\x{2a}]")
+    for pattern in (r"a(?<![^\n])b", r"(?<![^\n])a|b", r"(?:(?<![^\n])a)", r"(?<![^\n])a(?<![^\n])b", r"(?<![^\n])"):
+        assert translate(pattern, single=True).rest == ""
+
+
+@pytest.mark.parametrize("pattern, text", [
+    # A match of what follows the line start, not at one, overlaps the pattern's first match.
+    (r"(?<![^\n])a[^z]*z", "xa\naz"),
+    # Rejected where a character of two bytes starts: the search goes on at the next character.
+    (r"(?<![^\n\r])é+b", "aééb\néb"),
+    (r"(?<![^\n\r\u2028\u2029])😀+b", "a😀😀b\u2028😀b\r😀b"),
+    (r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]*)", "x**`a\n**`b`** y\r**`c`**\u2029**`d`**"),
+])
+def test_matches_not_at_a_line_start_are_passed_over_as_re_does(pattern, text):
+    ours, theirs = compile_linear(pattern), re.compile(pattern, re.ASCII)
+    assert ours._rest is not None
+    assert matches(ours, text) == matches(theirs, text)
+    assert ours.spans(text) == [m.span() for m in theirs.finditer(text)]
+
+
+@pytest.mark.parametrize("pattern", SHIPPED)
+@given(text=texts)
+def test_byte_matches_are_finditers_in_the_bytes_or_code_points_handed_back(pattern, text):
+    ours, theirs = compile_linear(pattern), re.compile(pattern, re.ASCII)
+    data, found = ours.byte_matches(text)
+    want = [[m.span(g) for g in range(theirs.groups + 1)] for m in theirs.finditer(text)]
+    if data is None:  # ASCII, or no exact UTF-8 encoding: code points of the text
+        assert found == want
+        return
+    assert data == text.encode("utf-8") and not text.isascii()
+    groups = [[None if a == -1 else data[a:b].decode("utf-8") for a, b in spans] for spans in found]
+    assert groups == [[m.group(g) for g in range(theirs.groups + 1)] for m in theirs.finditer(text)]
+    assert [len(data[:spans[0][0]].decode("utf-8")) for spans in found] == [spans[0][0] for spans in want]

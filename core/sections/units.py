@@ -32,3 +32,20 @@ MEASURES: dict[str, Callable[[str], int]] = {
     "codepoint": len,
     "utf8": _utf8_len,
 }
+
+
+def sized(unit: str, text: str, utf8_len: int = -1) -> int:
+    """MEASURES[unit](text), told `utf8_len`, len(text.encode("utf-8")) when known (-1: not).
+
+    A cut made in UTF-8 bytes knows both lengths without another pass over
+    the text. The UTF-8 length less the code point count is 1 for each
+    2-byte character, 2 for each 3-byte one and 3 for each 4-byte (astral)
+    one: below 3, no character is astral, so the UTF-16 length is the code
+    point count (most sections: one "—" in the header line).
+    """
+    if utf8_len >= 0:
+        if unit == "utf8":
+            return utf8_len
+        if unit == "utf16" and utf8_len - len(text) < 3:
+            return len(text)
+    return MEASURES[unit](text)

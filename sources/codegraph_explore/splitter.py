@@ -6,26 +6,46 @@ its own header pattern and trailer (sources/mcp.py).
 
 from __future__ import annotations
 
-import re
-
-from citeledger.core import MEASURES, Header, Section
+from citeledger.core import Header, Section, sized
 from citeledger.sources.codegraph_explore.header import names_of
 
 
-def _spans(text: str, header_re: re.Pattern, trailer: str) -> list:
-    """[(start, end, path, suffix, header length)] of each section: from each header
-    match to the next, the last to the trailer or the end."""
-    heads = list(header_re.finditer(text))
-    spans = []
-    for i, head in enumerate(heads):
-        start = head.start()
-        if i + 1 < len(heads):
-            end = heads[i + 1].start()
-        else:
-            found = text.find(trailer, start) if trailer else -1
-            end = len(text) if found == -1 else found
-        spans.append((start, end, head.group(1), head.group(2), head.end() - start))
-    return spans
+def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, int]:
+    """((path, Header, piece, False, piece's UTF-8 length or -1) of each section, the last
+    header's length): from each header match to the next, the last to the trailer or the end.
+
+    When the pattern hands back the text's UTF-8 bytes, each piece, path and
+    suffix is sliced from them and decoded (a C loop, which gives the piece's
+    length in code points with it); else sliced from the text by code points.
+    An equal header line is one Header (`headers`, the Cuts'); its names wait
+    until read.
+    """
+    data, heads = header_re.byte_matches(text)
+    if not heads:
+        return (), 0
+    if data is None:
+        data, decode, utf8 = text, str, False
+    else:
+        decode, utf8 = bytes.decode, True  # UTF-8, strict: the bytes are the text's encoding
+        try:
+            trailer = trailer.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which the text cannot hold
+            trailer = ""
+    starts = [head[0][0] for head in heads]
+    found = data.find(trailer, starts[-1]) if trailer else -1
+    ends = starts[1:]
+    ends.append(len(data) if found == -1 else found)
+    pieces = []
+    for head, start, end in zip(heads, starts, ends):
+        (a, b), (c, d) = head[1], head[2]
+        path = None if a == -1 else decode(data[a:b])
+        suffix = None if c == -1 else decode(data[c:d])
+        header = headers.get((path, suffix))
+        if header is None:
+            header = headers[path, suffix] = Header(path, suffix, names_of)
+        pieces.append((path, header, decode(data[start:end]), False, end - start if utf8 else -1))
+    start, end = heads[-1][0]
+    return tuple(pieces), len(decode(data[start:end]))
 
 
 def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
@@ -105,26 +125,15 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sizes", "_sections")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sections")
 
     def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
         self.text = text
         self.number = number
         self._sections: dict = {}
-        spans = _spans(text, header_re, trailer)
-        pieces = []
-        headers = cuts.headers
-        for start, end, path, suffix, _ in spans:
-            # The path is the header pattern's; the names wait until read.
-            header = headers.get((path, suffix))
-            if header is None:
-                header = headers[path, suffix] = Header(path, suffix, names_of)
-            pieces.append((path, header, text[start:end], False))
-        self._pieces = tuple(pieces)
         # The last header line's length (the explore pattern's: "**`" path "`**" suffix).
-        self._header_end = spans[-1][4] if spans else 0
+        self._pieces, self._header_end = _pieces(text, header_re, trailer, cuts.headers)
         self._meta = None
-        self._sizes: dict = {}
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
         """The Section records; built once, as every call that returned this text holds equal ones.
@@ -138,12 +147,11 @@ class _Cut:
         if found is not None:
             return found
         pieces = self.pieces(trailing_block)
-        sizes = self.sizes(trailing_block, unit)
         other = self._sections.get((not key[0], unit))
-        head = other[: len(self._pieces) - 1] if other is not None and len(self._pieces) > 1 else ()
+        head = other[: len(self._pieces) - 1] if other is not None else ()
         found = self._sections[key] = head + tuple(
-            Section(path, header, size, piece, meta=meta)
-            for (path, header, piece, meta), size in zip(pieces[len(head):], sizes[len(head):])
+            Section(path, header, sized(unit, piece, size), piece, meta)
+            for path, header, piece, meta, size in pieces[len(head):]
         )
         return found
 
@@ -151,24 +159,11 @@ class _Cut:
         if trailing_block != "meta" or not self._pieces:
             return self._pieces
         if self._meta is None:
-            path, header, last, _ = self._pieces[-1]
+            path, header, last, _, size = self._pieces[-1]
             kept, meta = _cut_after_last_fence(last, self._header_end)
-            tail = ((path, header, kept, False),) + ((("", None, meta, True),) if meta else ())
+            tail = ((path, header, kept, False, size if not meta else -1),) + ((("", None, meta, True, -1),) if meta else ())
             self._meta = self._pieces[:-1] + tail
         return self._meta
-
-    def sizes(self, trailing_block: str, unit: str) -> tuple:
-        key = (trailing_block == "meta", unit)
-        if key not in self._sizes:
-            measure = MEASURES[unit]
-            pieces = self.pieces(trailing_block)
-            other = self._sizes.get((not key[0], unit))
-            common = len(self._pieces) - 1  # every section but the last is the same either way
-            if other is not None and common > 0:
-                self._sizes[key] = other[:common] + tuple(measure(p[2]) for p in pieces[common:])
-            else:
-                self._sizes[key] = tuple(measure(p[2]) for p in pieces)
-        return self._sizes[key]
 
 
 def _ends(text: str) -> tuple:
