@@ -686,8 +686,8 @@ class LinearPattern:
     def findall(self, text: str) -> list:
         if self.groups == 0:
             return [text[a:b] for a, b in self.spans(text)]
-        if self.groups == 1:
-            return [m.group(1) or "" for m in self.finditer(text)]
+        if self.groups == 1:  # group 1's text, "" where it took no part; no match object each
+            return ["" if a == -1 else text[a:b] for _, (a, b) in self._matches(text, 2)]
         return [tuple(g or "" for g in m.groups()) for m in self.finditer(text)]
 
     def sub(self, repl: str, text: str, count: int = 0) -> str:
