@@ -203,8 +203,12 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
     return name, SessionFiles(tuple(files), turns or None, tuple(warnings))
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[SessionRef], list[InputWarning]]:
+def discover(paths: Sequence[str], exclude: Sequence[str] = (), jobs: int = 1) -> tuple[list[SessionRef], list[InputWarning]]:
     """Every session under `paths`, in a deterministic order (paths as given, then sorted).
+
+    With `jobs` > 1, the readers' claims of a large directory's files (each a
+    sniff of the file's head) are asked in that many worker processes; the
+    result does not depend on `jobs`.
 
     Readers say what is theirs: which files they claim, how files group into
     sessions, which folders belong to a session. What is not a transcript in
@@ -256,14 +260,18 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
                     return False
                 return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
 
-            claimed: dict[str, list[str]] = {}
+            # The walk first, the claims after: paths under one root are distinct, so
+            # `seen` (earlier roots' files) says the same before and after claiming.
+            walked: list[str] = []
             for path in _walk(root, keep_dir, warnings):
                 if is_sidecar(path) or excluded and excluded(_rel(path, root, False)):
                     continue
                 if real(path) in seen:
                     warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
                     continue
-                name = claim(path, order)
+                walked.append(path)
+            claimed: dict[str, list[str]] = {}
+            for path, name in zip(walked, _claim_all(walked, order, jobs)):
                 if name is None:
                     continue
                 seen.add(real(path))
@@ -277,6 +285,35 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
+
+
+# Below this many files a directory's claims are asked here: starting workers costs more.
+CLAIMS_IN_WORKERS = 1024
+CLAIM_CHUNK = 256
+
+
+def _claim_all(paths: list[str], order, jobs: int) -> list[Optional[str]]:
+    """`claim` of every path, in order: in `jobs` worker processes when there are many."""
+    if jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS:
+        return [claim(path, order) for path in paths]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    before = frozenset(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(jobs, initializer=_end_with_parent)
+    try:
+        parts = pool.map(_claim_chunk, [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
+        names = [name for part in parts for name in part]
+    except BaseException:
+        stop_pool(pool, before)
+        raise
+    pool.shutdown(wait=True)
+    return names
+
+
+def _claim_chunk(paths: list[str]) -> list[Optional[str]]:
+    order = reader_order()  # the same registry as the parent's: the same installed plugins
+    return [claim(path, order) for path in paths]
 
 
 def _ref(root: str, root_is_file: bool, whole: SessionFiles, reader: str) -> SessionRef:
@@ -357,15 +394,21 @@ def _safe_score(ref, rulesets, plan, extra=None) -> SessionOutcome:
 _WORKER: dict = {}
 
 
-def _init_worker(rulesets, extra=None) -> None:
+def _init_worker(rulesets, extra=None, shape=None) -> None:
     _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
     _WORKER["extra"] = extra
+    _WORKER["shape"] = shape or _as_is
 
 
-def _score_chunk(refs: list[SessionRef]) -> list[SessionOutcome]:
-    return [_safe_score(ref, _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"]) for ref in refs]
+def _as_is(outcome: SessionOutcome) -> SessionOutcome:
+    return outcome
+
+
+def _score_chunk(refs: list[SessionRef]) -> list:
+    rulesets, plan, extra, shape = _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"], _WORKER["shape"]
+    return [shape(_safe_score(ref, rulesets, plan, extra)) for ref in refs]
 
 
 def _chunks(refs: Iterable[SessionRef], size: int) -> Iterator[list[SessionRef]]:
@@ -393,7 +436,8 @@ def score_corpus(
     progress: Optional[Callable[[int], None]] = None,
     chunk: int = 16,
     extra: Optional[Callable] = None,
-) -> Iterator[SessionOutcome]:
+    shape: Optional[Callable] = None,
+) -> Iterator:
     """Score every session under every ruleset; yields outcomes in `refs` order.
 
     `jobs` <= 0 means all cores; 1 scores in this process. `progress(n)` is
@@ -405,13 +449,18 @@ def score_corpus(
     corpus 10% slower; 32 starts to leave a worker idle at the end).
     A session that cannot be read becomes an outcome with `error` set.
     `extra` (picklable: it is sent to each worker once) is score_one's.
+    `shape(outcome)` (picklable too), when given, is called where the session
+    was scored and what it returns is yielded instead of the outcome: a
+    command that keeps a few numbers and bytes of each session has the workers
+    make them, so only those cross back and this process only merges.
     """
     rulesets = tuple(rulesets)
     jobs = jobs if jobs > 0 else default_jobs()
+    shape = shape or _as_is
     if jobs == 1:
         plan = _plan(rulesets)
         for ref in refs:
-            outcome = _safe_score(ref, rulesets, plan, extra)
+            outcome = shape(_safe_score(ref, rulesets, plan, extra))
             if progress:
                 progress(1)
             yield outcome
@@ -422,7 +471,7 @@ def score_corpus(
 
     # Children alive before the pool are not its workers: stop_pool leaves them be.
     before = frozenset(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets, extra))
+    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets, extra, shape))
     try:
         pending: collections.deque = collections.deque()
         work = _chunks(refs, chunk)
