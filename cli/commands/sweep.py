@@ -15,7 +15,7 @@ from citeledger.rules.loader import load_ruleset
 
 import attrs
 
-from citeledger.core.corpus import SessionRef, discover, score_corpus
+from citeledger.core.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
@@ -247,26 +247,31 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
-    refs, found_warnings = discover(args.paths, args.exclude, workers(args.jobs, max_jobs()))
+    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
+    pages = bool(args.html or args.out)  # the HTML page needs the session records
+    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
+    # The workers start before discovery (they sniff its files) and score the sessions it finds.
+    with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+        return _sweep(args, rulesets, diagnosed, pages, pool)
+
+
+def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
+    refs, found_warnings = discover(args.paths, args.exclude, pool)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tables = [SliceTable(r.name) for r in rulesets]
     pooled = SlicePool()
-    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
     warnings = list(found_warnings)
     turns: list[int] = []
     added: list[str] = []  # files read with a file given by name (the partial-session rule)
     internal = False
-    pages = bool(args.html or args.out)  # the HTML page needs the session records
     sessions: list[dict] = []
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
-            for one in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance,
-                                    extra=judged(diagnosed.join(), args.sufficiency), shape=shape):
+            for one in pool.score(refs, workers(args.jobs, len(refs)), advance):
                 internal |= one.internal
                 warnings.extend(one.warnings)
                 turns.append(one.ref.turns)
