@@ -32,6 +32,10 @@ the load average is printed at the start and the end.
     .venv/bin/python bench/run.py                         # both corpora, default sizes
     .venv/bin/python bench/run.py --sessions 2000 --passes 8 --repeat 3
     .venv/bin/python bench/run.py --only distinct --out bench/results/run.json
+    .venv/bin/python bench/run.py --corpora ../speed/bench/corpus --only distinct --rulesets-on none
+
+CPU times are the whole process tree's (the workers are waited for, so
+wait4 counts them): parent and workers together.
 """
 
 from __future__ import annotations
@@ -215,6 +219,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="rounds of every timing; medians count (default: 3)")
     ap.add_argument("--out", help="also write the figures as JSON to this file")
     ap.add_argument("--clean", action="store_true", help="remove bench/corpus at the end")
+    ap.add_argument("--corpora", default=str(HERE / "corpus"),
+                    help="the folder the corpora are built in or found in, one subfolder a shape "
+                    "(default: bench/corpus; another checkout's bench/corpus saves building them again)")
     args = ap.parse_args()
     args.rulesets_on = set(args.rulesets_on.split(","))
 
@@ -226,7 +233,7 @@ def main() -> None:
     for shape, size in (("distinct", args.sessions), ("abpass", args.passes)):
         if args.only and shape != args.only:
             continue
-        root = HERE / "corpus" / shape
+        root = Path(args.corpora) / shape
         info = corpus(shape, root, size, args.runs, args.seed)
         results[shape] = bench_corpus(shape, root, info, args)
     results["load_end"] = os.getloadavg()[0]
@@ -234,8 +241,8 @@ def main() -> None:
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
-    if args.clean:
-        shutil.rmtree(HERE / "corpus")
+    if args.clean and Path(args.corpora).resolve() == (HERE / "corpus").resolve():  # never another checkout's
+        shutil.rmtree(args.corpora)
 
 
 if __name__ == "__main__":

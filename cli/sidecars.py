@@ -190,10 +190,13 @@ class Diagnosed:
         return SidecarJoin(self.sidecars.given, self.sidecars.automatic, self.ruleset, label, by_arm)
 
     def add(self, outcome, arm: str = "") -> None:
+        self.add_joined(outcome.ref, outcome.scores[0] is not None, outcome.extra, arm)
+
+    def add_joined(self, ref, scored: bool, diag, arm: str = "") -> None:
+        """One session's join as its worker made it (`join()`): `scored` under the first ruleset."""
         from citeledger.report.diagnostics import join_warnings
 
-        ref, score, diag = outcome.ref, outcome.scores[0], outcome.extra
-        if score is None:
+        if not scored:
             return
         # The worker that scored the session looked for its sidecars (join()):
         # a scored session without a join had none.

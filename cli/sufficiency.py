@@ -65,6 +65,11 @@ class SlicePool:
         """Pool one session's numbers (None: it was not read) and put them on its records."""
         for label in ("all", slice_of(turns)):
             self.pool.add(label, counted)
+        self.mark(rows, counted)
+
+    @staticmethod
+    def mark(rows: list[dict], counted) -> None:
+        """Put one session's numbers (None: it was not read) on its records (where they are made)."""
         for row in rows:
             row["sufficiency"] = None if counted is None else counted_dict(counted)
 

@@ -203,8 +203,13 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
     return name, SessionFiles(tuple(files), turns or None, tuple(warnings))
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[SessionRef], list[InputWarning]]:
+def discover(
+    paths: Sequence[str], exclude: Sequence[str] = (), workers: Optional["Workers"] = None,
+) -> tuple[list[SessionRef], list[InputWarning]]:
     """Every session under `paths`, in a deterministic order (paths as given, then sorted).
+
+    With `workers`, the readers' claims of a large directory's files (each a
+    sniff of the file's head) are asked in its processes; the result is the same.
 
     Readers say what is theirs: which files they claim, how files group into
     sessions, which folders belong to a session. What is not a transcript in
@@ -256,14 +261,19 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
                     return False
                 return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
 
-            claimed: dict[str, list[str]] = {}
+            # The walk first, the claims after: paths under one root are distinct, so
+            # `seen` (earlier roots' files) says the same before and after claiming.
+            walked: list[str] = []
             for path in _walk(root, keep_dir, warnings):
                 if is_sidecar(path) or excluded and excluded(_rel(path, root, False)):
                     continue
                 if real(path) in seen:
                     warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
                     continue
-                name = claim(path, order)
+                walked.append(path)
+            claimed: dict[str, list[str]] = {}
+            names = workers.claims(walked, order) if workers else [claim(path, order) for path in walked]
+            for path, name in zip(walked, names):
                 if name is None:
                     continue
                 seen.add(real(path))
@@ -277,6 +287,11 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[Se
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
+
+
+def _claim_chunk(paths: list[str]) -> list[Optional[str]]:
+    order = reader_order()  # the same registry as the parent's: the same installed plugins
+    return [claim(path, order) for path in paths]
 
 
 def _ref(root: str, root_is_file: bool, whole: SessionFiles, reader: str) -> SessionRef:
@@ -357,15 +372,21 @@ def _safe_score(ref, rulesets, plan, extra=None) -> SessionOutcome:
 _WORKER: dict = {}
 
 
-def _init_worker(rulesets, extra=None) -> None:
+def _init_worker(rulesets, extra=None, shape=None) -> None:
     _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
     _WORKER["extra"] = extra
+    _WORKER["shape"] = shape or _as_is
 
 
-def _score_chunk(refs: list[SessionRef]) -> list[SessionOutcome]:
-    return [_safe_score(ref, _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"]) for ref in refs]
+def _as_is(outcome: SessionOutcome) -> SessionOutcome:
+    return outcome
+
+
+def _score_chunk(refs: list[SessionRef]) -> list:
+    rulesets, plan, extra, shape = _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"], _WORKER["shape"]
+    return [shape(_safe_score(ref, rulesets, plan, extra)) for ref in refs]
 
 
 def _chunks(refs: Iterable[SessionRef], size: int) -> Iterator[list[SessionRef]]:
@@ -393,55 +414,129 @@ def score_corpus(
     progress: Optional[Callable[[int], None]] = None,
     chunk: int = 16,
     extra: Optional[Callable] = None,
-) -> Iterator[SessionOutcome]:
+    shape: Optional[Callable] = None,
+) -> Iterator:
     """Score every session under every ruleset; yields outcomes in `refs` order.
 
     `jobs` <= 0 means all cores; 1 scores in this process. `progress(n)` is
-    called in this process with the number of sessions just finished. At most
-    `4 * jobs` chunks of `chunk` sessions are in flight, so neither the
-    pending work nor the finished-but-unread outcomes grow with the corpus.
-    Chunks of 16: each round trip to a worker costs about as much as scoring
-    a small session (chunks of 4 made a 2-job sweep of the 400 MB bench
-    corpus 10% slower; 32 starts to leave a worker idle at the end).
+    called in this process with the number of sessions just finished.
     A session that cannot be read becomes an outcome with `error` set.
     `extra` (picklable: it is sent to each worker once) is score_one's.
+    `shape(outcome)` (picklable too), when given, is called where the session
+    was scored and what it returns is yielded instead of the outcome: a
+    command that keeps a few numbers and bytes of each session has the workers
+    make them, so only those cross back and this process only merges.
     """
-    rulesets = tuple(rulesets)
     jobs = jobs if jobs > 0 else default_jobs()
-    if jobs == 1:
-        plan = _plan(rulesets)
-        for ref in refs:
-            outcome = _safe_score(ref, rulesets, plan, extra)
-            if progress:
-                progress(1)
-            yield outcome
-        return
-    window = 4 * jobs
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor  # here: importing it costs a one-job run 7 ms
+    with Workers(jobs, rulesets, extra, shape) as workers:
+        yield from workers.score(refs, jobs, progress, chunk)
 
-    # Children alive before the pool are not its workers: stop_pool leaves them be.
-    before = frozenset(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(rulesets, extra))
-    try:
-        pending: collections.deque = collections.deque()
-        work = _chunks(refs, chunk)
-        for part in work:
-            pending.append(pool.submit(_score_chunk, part))
-            if len(pending) >= window:
-                break
-        while pending:
-            outcomes = pending.popleft().result()
-            nxt = next(work, None)
-            if nxt is not None:
-                pending.append(pool.submit(_score_chunk, nxt))
-            if progress:
-                progress(len(outcomes))
-            yield from outcomes
-    except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
-        stop_pool(pool, before)
-        raise
-    pool.shutdown(wait=True)
+
+# Below this many files a directory's claims are asked here: handing them out costs more.
+CLAIMS_IN_WORKERS = 1024
+CLAIM_CHUNK = 256
+
+
+class Workers:
+    """The worker processes of one corpus command: discovery's claims, then the scoring.
+
+    Made before discovery, the processes start (forked) before the session
+    list exists, so none of them carries a copy of it, and the claims' sniffing
+    runs in them. A context manager: on an error or a signal the workers are
+    ended at once (stop_pool); else they finish and are joined.
+    """
+
+    def __init__(self, jobs: int, rulesets: Sequence, extra: Optional[Callable] = None,
+                 shape: Optional[Callable] = None):
+        self.jobs = jobs if jobs > 0 else default_jobs()
+        self.rulesets = tuple(rulesets)
+        self.extra = extra
+        self.shape = shape or _as_is
+        self._pool = None
+        self._size = 0
+        self._before: frozenset = frozenset()
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        self.close(failed=kind is not None)
+
+    def _started(self, size: int):
+        if self._pool is not None and self._size != size:
+            self.close()
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor  # here: importing it costs a one-job run 7 ms
+
+            # Children alive before the pool are not its workers: stop_pool leaves them be.
+            self._before = frozenset(multiprocessing.active_children())
+            self._pool = ProcessPoolExecutor(size, initializer=_init_worker,
+                                             initargs=(self.rulesets, self.extra, self.shape))
+            self._size = size
+        return self._pool
+
+    def close(self, failed: bool = False) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if failed:
+            stop_pool(pool, self._before)
+        else:
+            pool.shutdown(wait=True)
+
+    def claims(self, paths: list[str], order) -> list[Optional[str]]:
+        """`claim` of every path, in order: in the workers when there are many."""
+        if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS:
+            return [claim(path, order) for path in paths]
+        pool = self._started(self.jobs)
+        try:
+            parts = pool.map(_claim_chunk, [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
+            return [name for part in parts for name in part]
+        except BaseException:
+            self.close(failed=True)
+            raise
+
+    def score(self, refs: Iterable[SessionRef], jobs: int = 0, progress: Optional[Callable[[int], None]] = None,
+              chunk: int = 16) -> Iterator:
+        """score_corpus's outcomes (or shapes) with `jobs` processes (<= 0: this pool's; 1: here).
+
+        At most `4 * jobs` chunks of `chunk` sessions are in flight, so neither
+        the pending work nor the finished-but-unread results grow with the corpus.
+        Chunks of 16: each round trip to a worker costs about as much as scoring
+        a small session (chunks of 4 made a 2-job sweep of the 400 MB bench
+        corpus 10% slower; 32 starts to leave a worker idle at the end).
+        """
+        jobs = min(jobs, self.jobs) if jobs > 0 else self.jobs
+        if jobs == 1:
+            self.close()  # started for the claims, not needed for one session
+            plan = _plan(self.rulesets)
+            for ref in refs:
+                outcome = self.shape(_safe_score(ref, self.rulesets, plan, self.extra))
+                if progress:
+                    progress(1)
+                yield outcome
+            return
+        pool = self._started(jobs)
+        try:
+            pending: collections.deque = collections.deque()
+            work = _chunks(refs, chunk)
+            for part in work:
+                pending.append(pool.submit(_score_chunk, part))
+                if len(pending) >= 4 * jobs:
+                    break
+            while pending:
+                outcomes = pending.popleft().result()
+                nxt = next(work, None)
+                if nxt is not None:
+                    pending.append(pool.submit(_score_chunk, nxt))
+                if progress:
+                    progress(len(outcomes))
+                yield from outcomes
+        except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
+            self.close(failed=True)
+            raise
+        self.close()
 
 
 def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor", before=frozenset()) -> None:

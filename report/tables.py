@@ -90,6 +90,15 @@ class _Acc:
         self.call_effs: list[float] = []
 
 
+# What SliceTable.add reads of a session row: all a slice table needs of a session.
+TALLY_KEYS = ("turns", "status", "efficiency", "used", "used_path_only", "envelope", "call_efficiencies")
+
+
+def tally(row: dict) -> dict:
+    """The part of a session row its slice table adds (TALLY_KEYS)."""
+    return {k: row[k] for k in TALLY_KEYS}
+
+
 class SliceTable:
     """Accumulates scored session rows of one ruleset; only numbers are kept, not sessions."""
 

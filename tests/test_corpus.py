@@ -188,3 +188,35 @@ def test_byte_order_mark_warnings_reach_the_outcome_in_file_order(tmp_path):
     (outcome,) = score_corpus(refs, [load_ruleset("default")], jobs=1)
     bom = [w.line for w in outcome.warnings if "byte order mark" in w.message]
     assert bom == [3, 5, 7, 8]
+
+
+def test_claims_asked_in_the_workers_find_the_same_sessions(monkeypatch, tmp_path):
+    """Discovery with workers (the claims sniffed in other processes) finds exactly what it finds alone,
+    warnings included, and the same workers then score those sessions."""
+    (tmp_path / "notes.txt").write_text("not a transcript\n")
+    (tmp_path / "empty.jsonl").write_text("")
+    paths = [str(REAL), str(CORPUS), str(tmp_path), str(CORPUS / "base")]  # the last overlaps the second
+    alone = discover(paths)
+    monkeypatch.setattr(corpus, "CLAIMS_IN_WORKERS", 2)
+    monkeypatch.setattr(corpus, "CLAIM_CHUNK", 3)
+    rulesets = [load_ruleset("default")]
+    with corpus.Workers(2, rulesets) as workers:
+        found = discover(paths, workers=workers)
+        assert workers._pool is not None  # the claims went to the workers' processes
+        scored = _effs(workers.score(found[0], 2))
+    assert found == alone and alone[1]  # the overlap's warnings too
+    assert scored == _effs(score_corpus(alone[0], rulesets, jobs=1))
+
+
+def test_a_shape_runs_where_the_session_is_scored():
+    """score_corpus's `shape` turns each outcome where it was scored; the same results whatever the jobs."""
+    refs, _ = discover([str(CORPUS)])
+    rulesets = [load_ruleset("default")]
+    one = list(score_corpus(refs, rulesets, jobs=1, shape=_key_and_status))
+    two = list(score_corpus(refs, rulesets, jobs=2, chunk=1, shape=_key_and_status))
+    assert one == two == [_key_and_status(o) for o in score_corpus(refs, rulesets, jobs=1)]
+    assert all(isinstance(x, tuple) for x in two)
+
+
+def _key_and_status(outcome):
+    return outcome.ref.key, outcome.scores[0].status if outcome.scores[0] else outcome.error

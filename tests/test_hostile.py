@@ -370,16 +370,16 @@ def test_sweep_with_an_out_of_range_jobs_is_one_line_exit_2(tmp_path, value):
 
 
 def test_a_sweep_never_starts_more_workers_than_sessions(tmp_path, monkeypatch, capsys):
-    from citeledger.cli.commands import sweep
+    from citeledger.core import corpus
 
     asked = []
-    real = sweep.score_corpus
+    real = corpus.Workers._started
 
-    def score_corpus(refs, rulesets, jobs, *args, **kwargs):
-        asked.append(jobs)
-        return real(refs, rulesets, jobs, *args, **kwargs)
+    def started(self, size):
+        asked.append(size)
+        return real(self, size)
 
-    monkeypatch.setattr(sweep, "score_corpus", score_corpus)
+    monkeypatch.setattr(corpus.Workers, "_started", started)
     assert cli.main(["sweep", "-q", "--jobs", str(limits.max_jobs()), str(small_corpus(tmp_path, 2))]) == 0
     assert asked == [2]
 

@@ -13,10 +13,13 @@ import tempfile
 
 from citeledger.rules.loader import load_ruleset
 
-from citeledger.core.corpus import discover, score_corpus
+import attrs
+
+from citeledger.core.corpus import SessionRef, Workers, discover
+from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
-from citeledger.cli.limits import workers
+from citeledger.cli.limits import max_jobs, workers
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
@@ -27,7 +30,7 @@ from citeledger.cli.commands.common import (
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, wrote_line,
+    SESSION_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, tally, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
@@ -86,6 +89,63 @@ def jsonl(record: dict) -> bytes:
     return json_bytes(record) + b"\n"
 
 
+@pickle_by_fields
+@attrs.frozen
+class SweepSession:
+    """What a sweep keeps of one session, made where it was scored (`Rows`): its records
+    as the bytes and rows they are written as, and the few numbers the tables pool."""
+
+    ref: SessionRef
+    inputs: tuple[str, ...]  # every file read (core.corpus: the rest of a session given by name too)
+    warnings: tuple[InputWarning, ...]
+    internal: bool  # scoring it met a bug (listed as not scored; exit status 3)
+    scored: bool  # read and scored under the first ruleset (the diagnostic join's)
+    diag: object  # the diagnostic join's result (cli.sidecars), None without a sidecar
+    counted: object  # its sufficiency numbers (--sufficiency), None when not asked or not read
+    lines: bytes  # its session records, one JSON line per ruleset, as --json prints them
+    tallies: tuple[dict, ...]  # per ruleset, what its slice table adds (report.tables.tally)
+    unscored: tuple[dict, ...]  # per ruleset it was not scored under: session, ruleset, status, reason
+    csv_rows: tuple[tuple[str, ...], ...]  # its sessions.csv rows (with --out), else ()
+    pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
+
+
+class Rows:
+    """score_corpus's `shape` for a sweep: one outcome to its SweepSession, in the worker.
+
+    The workers turn each outcome into the records the sweep writes, so the
+    whole score never crosses back: the parent writes bytes and adds numbers.
+    Picklable (sent to each worker once).
+    """
+
+    def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool):
+        self.rulesets = tuple(rulesets)
+        self.sufficiency = sufficiency
+        self.csv_rows = csv_rows
+        self.pages = pages
+
+    def __call__(self, outcome) -> SweepSession:
+        outcome, counted = split(outcome, self.sufficiency)
+        rows = session_rows(outcome, self.rulesets)
+        if self.sufficiency:
+            SlicePool.mark(rows, counted)
+        _, inputs = outcome_inputs(outcome)
+        return SweepSession(
+            ref=outcome.ref,
+            inputs=inputs,
+            warnings=outcome.warnings,
+            internal=bool(outcome.error and outcome.error.startswith("internal error")),
+            scored=outcome.scores[0] is not None,
+            diag=outcome.extra,
+            counted=counted,
+            lines=b"".join(jsonl(row) for row in rows),
+            tallies=tuple(tally(row) for row in rows),
+            unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
+                           for row in rows if row["status"] != "scored"),
+            csv_rows=tuple(tuple(csv_value(row[c]) for c in SESSION_COLUMNS) for row in rows) if self.csv_rows else (),
+            pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
+        )
+
+
 class Outputs:
     """Where rows go as they are made: stdout (--json) and the --out files.
 
@@ -122,6 +182,14 @@ class Outputs:
                 self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
+
+    def session(self, one: SweepSession) -> None:
+        """One session's records, as its worker made them (the same bytes `record` writes)."""
+        if self.spool is not None:
+            with _spooling():
+                self.spool.write(one.lines)
+        if self.sessions_csv is not None:
+            self.sessions_csv.writerows(one.csv_rows)
 
     def finish(self, header: dict) -> None:
         """The JSON stream: the header, then every record in the order recorded."""
@@ -179,41 +247,43 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
-    refs, found_warnings = discover(args.paths, args.exclude)
+    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
+    pages = bool(args.html or args.out)  # the HTML page needs the session records
+    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
+    # The workers start before discovery (they sniff its files) and score the sessions it finds.
+    with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+        return _sweep(args, rulesets, diagnosed, pages, pool)
+
+
+def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
+    refs, found_warnings = discover(args.paths, args.exclude, pool)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tables = [SliceTable(r.name) for r in rulesets]
     pooled = SlicePool()
-    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
     unscored: list[dict] = []
     warnings = list(found_warnings)
     turns: list[int] = []
-    read: list[tuple] = []  # (root, files read) per session
+    added: list[str] = []  # files read with a file given by name (the partial-session rule)
     internal = False
-    pages = args.html or args.out  # the HTML page needs the session records
     sessions: list[dict] = []
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
-            for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance,
-                                        extra=judged(diagnosed.join(), args.sufficiency)):
-                outcome, counted = split(outcome, args.sufficiency)
-                internal |= bool(outcome.error and outcome.error.startswith("internal error"))
-                warnings.extend(outcome.warnings)
-                turns.append(outcome.ref.turns)
-                read.append(outcome_inputs(outcome))
-                diagnosed.add(outcome)
-                rows = session_rows(outcome, rulesets)
+            for one in pool.score(refs, workers(args.jobs, len(refs)), advance):
+                internal |= one.internal
+                warnings.extend(one.warnings)
+                turns.append(one.ref.turns)
+                added += completed_files([(one.ref.root, one.inputs)], args.paths)
+                diagnosed.add_joined(one.ref, one.scored, one.diag)
                 if args.sufficiency:
-                    pooled.add_session(outcome.ref.turns, counted, rows)
-                for table, row in zip(tables, rows):
-                    outputs.record(row)
+                    pooled.add_session(one.ref.turns, one.counted, [])
+                outputs.session(one)
+                for table, row in zip(tables, one.tallies):
                     table.add(row)
-                    if pages:
-                        sessions.append(sweep_session(row))
-                    if row["status"] != "scored":
-                        unscored.append({k: row[k] for k in ("session", "ruleset", "status", "reason")})
+                sessions.extend(one.pages)
+                unscored.extend(one.unscored)
         header = {
             "record": "sweep",
             "format": SWEEP_FORMAT,
@@ -223,8 +293,7 @@ def run(args) -> int:
             **turn_counts(turns),
             "quantiles": "type 7",
         }
-        added = completed_files(read, args.paths)
-        if added:  # read with a file given by name (the partial-session rule)
+        if added:
             header["added_inputs"] = added
         slice_rows = [t.rows() for t in tables]
         if args.sufficiency:
