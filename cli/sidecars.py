@@ -32,10 +32,18 @@ def add_diagnostics_options(parser, automatic: bool) -> None:
 
 
 class Sidecars:
-    def __init__(self, args, automatic: bool):
+    """The sidecars a command was given or found, each read once for its warnings.
+
+    `keep_reports`: keep what each holds (score and explain join here); a
+    corpus command joins in its workers (SidecarJoin), so its parent keeps
+    only the names and the warnings, not every sidecar of the corpus.
+    """
+
+    def __init__(self, args, automatic: bool, keep_reports: bool = True):
         self.given = list(args.diagnostics)
         self.automatic = automatic and not getattr(args, "no_diagnostics", False) and not self.given
         self.out = args.diagnostics_out
+        self.keep_reports = keep_reports
         self.warnings: list = []
         self._read: dict[str, tuple] = {}
         for path in self.given:  # an explicit sidecar that cannot be opened is an input error
@@ -46,7 +54,7 @@ class Sidecars:
             from citeledger.core.readers.diagnostics import read_diagnostics
 
             reports, warnings = read_diagnostics(path)
-            self._read[path] = reports
+            self._read[path] = reports if self.keep_reports else ()
             self.warnings.extend(warnings)
         return self._read[path]
 
@@ -126,15 +134,20 @@ def session_extras(args, transcript, result, ruleset):
 class SidecarJoin:
     """The diagnostic join of one session, made where its transcript is read (core.corpus `extra`).
 
-    Picklable: a worker gets one and keeps the sidecars it reads. `label` is
-    compare's side label (None in a sweep), `by_arm` whether the side is each
-    session's harness arm.
+    Picklable: a worker gets one and keeps the reports of the sidecars it read
+    last (KEPT of them, or every given one): sessions come in directory order,
+    and a harness folder's runs share its few sidecars, so the same reads are
+    saved as when every sidecar was kept for the whole run, and what a worker
+    holds does not grow with the corpus. `label` is compare's side label (None
+    in a sweep), `by_arm` whether the side is each session's harness arm.
     """
+
+    KEPT = 4  # a harness folder has one sidecar an arm, and two arms
 
     def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False):
         self.given, self.automatic, self.ruleset = tuple(given), automatic, ruleset
         self.label, self.by_arm = label, by_arm
-        self._reports: dict[str, tuple] = {}
+        self._reports: dict[str, tuple] = {}  # least recently used first
 
     def sidecars(self, files) -> list[str]:
         from citeledger.core.readers.diagnostics import sidecar_for
@@ -162,12 +175,18 @@ class SidecarJoin:
         if score is None or not paths:
             return None
         for path in paths:
-            if path not in self._reports:
-                self._reports[path] = read_diagnostics(path)[0]  # its warnings are the parent's to report
+            # its warnings are the parent's to report
+            reports = self._reports.pop(path) if path in self._reports else read_diagnostics(path)[0]
+            self._reports[path] = reports  # now the most recently used
+        while len(self._reports) > max(self.KEPT, len(paths)):
+            del self._reports[next(iter(self._reports))]
         reports = [r for p in paths for r in self._reports[p]]
         diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
         # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
-        return attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows))
+        # The joins go back without the reports they matched: nothing after the join reads them,
+        # and each would be pickled to the parent with every session that matched it.
+        return attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows),
+                            joins=tuple(attrs.evolve(j, report=None) for j in diag.joins))
 
 
 class Diagnosed:
@@ -175,16 +194,34 @@ class Diagnosed:
 
     The join itself runs where each session is scored (`join()`, handed to
     score_corpus as its `extra`); this side reads each sidecar once for its
-    warnings and gathers the joins.
+    warnings and pools the joins as they arrive (report.allocation.Pooled):
+    per session it keeps numbers, not the join. The joins themselves are kept
+    only with `keep` or a --diagnostics-out (the files written from every
+    session's rows); with `spool`, each session's record is written at once to
+    a temporary file as the JSON line it is printed as (`spooled()`).
     """
 
-    def __init__(self, args, ruleset, pooled: bool):
+    def __init__(self, args, ruleset, pooled: bool, keep: bool = True, spool: bool = False):
         self.pooled = pooled  # a sweep pools everything; compare reports its two sides
-        self.sidecars = Sidecars(args, automatic=True)
+        self.sidecars = Sidecars(args, automatic=True, keep_reports=False)
         self.ruleset = ruleset
-        self.sessions: list = []
+        self.keep = keep or bool(self.sidecars.out)
+        self.sessions: list = []  # every join, with `keep`
+        self.count = 0  # sessions joined
+        self._pools: dict = {}  # "all" (pooled) and each arm label -> report.allocation.Pooled
+        self._unmatched = 0  # responses joined to no report
+        self._unmatched_listed: list = []  # the first LISTED of them: (session, response, reason)
+        self._spool = None
+        if spool:
+            import tempfile
+
+            self._spool = tempfile.TemporaryFile()
         self.join_warnings: list = []
         self.without: dict[str, int] = {}  # arm label -> sessions with no sidecar beside them
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
 
     def join(self, label=None, by_arm: bool = False) -> SidecarJoin:
         return SidecarJoin(self.sidecars.given, self.sidecars.automatic, self.ruleset, label, by_arm)
@@ -194,7 +231,9 @@ class Diagnosed:
 
     def add_joined(self, ref, scored: bool, diag, arm: str = "") -> None:
         """One session's join as its worker made it (`join()`): `scored` under the first ruleset."""
-        from citeledger.report.diagnostics import join_warnings
+        from citeledger.report.allocation import Pooled
+        from citeledger.report.diagnostics import MATCHED, join_warnings
+        from citeledger.report.tables import LISTED
 
         if not scored:
             return
@@ -206,55 +245,79 @@ class Diagnosed:
             return
         for path in diag.sidecars:
             self.sidecars._load(path)  # once per sidecar: its warnings, and the list of sidecars used
-        self.sessions.append(diag)
+        self.count += 1
+        if self.pooled:
+            self._pools.setdefault("all", Pooled()).add(diag)
+        if diag.arm:
+            self._pools.setdefault(("arm", diag.arm), Pooled()).add(diag)
+        for j in diag.joins:
+            if j.status != MATCHED:
+                self._unmatched += 1
+                if len(self._unmatched_listed) < LISTED:
+                    self._unmatched_listed.append((diag.session, j.response, j.reason))
+        if self._spool is not None:
+            from citeledger.report.diagnostics_views import session_dict
+            from citeledger.report.jsonreport import json_bytes
+
+            self._spool.write(json_bytes({"record": "diagnostics-session", **session_dict(diag)}) + b"\n")
+        if self.keep:
+            self.sessions.append(diag)
         self.join_warnings += join_warnings(diag)
 
     def warnings(self) -> list:
         return [*self.sidecars.warnings, *self.join_warnings]
 
     def arms(self) -> list[str]:
-        return list(dict.fromkeys(s.arm for s in self.sessions))
+        """The arm labels joined, in the order first met (a session without one not among them)."""
+        return [key[1] for key in self._pools if key != "all"]
 
     def summaries(self) -> dict:
         """Pooled over every session (`all`, a sweep), and per arm when there are several."""
-        from citeledger.report.allocation import summary
-
         out = {}
-        if not self.sessions:
+        if not self.count:
             return out
         if self.pooled:
-            out["all"] = summary(self.sessions)
-        arms = [a for a in self.arms() if a]
+            out["all"] = self._pools["all"].dict()
+        arms = self.arms()
         if len(arms) > 1 or not self.pooled:
             for arm in arms:
-                out[arm] = summary([s for s in self.sessions if s.arm == arm])
+                out[arm] = self._pools[("arm", arm)].dict()
         return out
 
-    def records(self) -> list[dict]:
+    def spooled(self):
+        """The sessions' records, as JSON lines in blocks (`spool`)."""
+        self._spool.seek(0)
+        return iter(lambda: self._spool.read(1 << 20), b"")
+
+    def session_records(self) -> list[dict]:
         from citeledger.report.diagnostics_views import session_dict
 
-        out = [{"record": "diagnostics-session", **session_dict(s)} for s in self.sessions]
-        out += [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(),
+        return [{"record": "diagnostics-session", **session_dict(s)} for s in self.sessions]
+
+    def summary_records(self) -> list[dict]:
+        return [{"record": "diagnostics", "arm": arm, "sidecars": self.sidecars.used(),
                  "sessions_without_sidecar": dict(self.without), **summary}
                 for arm, summary in self.summaries().items()]
-        return out
+
+    def records(self) -> list[dict]:
+        """Every record (`keep`): one a session, then the summaries."""
+        return self.session_records() + self.summary_records()
 
     def text(self, title: str) -> str:
         from citeledger.report.diagnostics_views import render_summary
-        from citeledger.report.tables import LISTED, capped, more
+        from citeledger.report.tables import capped, more
 
-        if not self.sessions:
+        if not self.count:
             return ""
         out = ""
         for arm, summary in self.summaries().items():
             label = title if arm == "all" else f"Diagnostics — arm {arm}"
             out += "\n" + render_summary(summary, label)
-        unmatched = [(s, j) for s in self.sessions for j in s.joins if j.status != "matched"]
-        if unmatched:
-            out += f"  responses joined to no report ({len(unmatched)}):\n"
-            for s, j in unmatched[:LISTED]:
-                out += f"    {s.session} response {j.response}: {j.reason}\n"
-            out += more(len(unmatched) - LISTED, "    ")
+        if self._unmatched:
+            out += f"  responses joined to no report ({self._unmatched}):\n"
+            for session, response, reason in self._unmatched_listed:
+                out += f"    {session} response {response}: {reason}\n"
+            out += more(self._unmatched - len(self._unmatched_listed), "    ")
         if self.without:
             counts = ", ".join(f"{n} of arm {a}" if a else str(n) for a, n in self.without.items())
             out += f"  sessions without a diagnostic sidecar (not joined): {counts}\n"
@@ -264,6 +327,6 @@ class Diagnosed:
     def write(self, out_dir) -> list[str]:
         written = []
         for folder in dict.fromkeys(f for f in (out_dir, self.sidecars.out) if f):
-            if self.sessions:
+            if self.count:
                 written += write_outputs(folder, self.sessions, self.summaries(), "explore files: envelope share vs score share")
         return written

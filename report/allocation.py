@@ -6,58 +6,87 @@ from one session, a sweep or one arm. Bytes are citeledger's section charges.
 
 from __future__ import annotations
 
+from array import array
 from typing import Optional, Sequence
 
 from citeledger.core.readers.diagnostics import FLAGS
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
 
 
+def _shown(r) -> bool:
+    return r.render is not None and r.chars > 0
+
+
 def rendered(rows):
-    return [r for r in rows if r.render is not None and r.chars > 0]
+    return [r for r in rows if _shown(r)]
 
 
-def _uncited_by(rows, field: str, labels_of) -> list[dict]:
-    """Files, chars and uncited chars per label (`labels_of(row)`: the labels a row counts under)."""
-    out: dict[str, dict] = {}
-    for r in rendered(rows):
-        for label in labels_of(r):
-            slot = out.setdefault(label, {field: label, "files": 0, "chars": 0, "uncited_files": 0, "uncited_chars": 0})
-            slot["files"] += 1
-            slot["chars"] += r.chars
-            if not r.cited:
-                slot["uncited_files"] += 1
-                slot["uncited_chars"] += r.chars
-    for slot in out.values():
+def _uncited_slot(out: dict, field: str, label, r) -> None:
+    """Count one rendered row under `label`: files, chars, uncited files and chars."""
+    slot = out.setdefault(label, {field: label, "files": 0, "chars": 0, "uncited_files": 0, "uncited_chars": 0})
+    slot["files"] += 1
+    slot["chars"] += r.chars
+    if not r.cited:
+        slot["uncited_files"] += 1
+        slot["uncited_chars"] += r.chars
+
+
+def _uncited_shares(out: dict) -> list[dict]:
+    slots = [dict(slot) for slot in out.values()]
+    for slot in slots:
         slot["uncited_share"] = slot["uncited_chars"] / slot["chars"] if slot["chars"] else 0.0
-    return list(out.values())
+    return slots
+
+
+def _sorted_by_render(out: dict) -> list[dict]:
+    return sorted(_uncited_shares(out), key=lambda s: (-s["uncited_chars"], s["render"]))
+
+
+def _sorted_by_flag(out: dict) -> list[dict]:
+    order = {f: i for i, f in enumerate((*FLAGS, "(none)"))}
+    return sorted(_uncited_shares(out), key=lambda s: order.get(s["flag"], len(order)))
+
+
+def _rank_slot(out: dict, r) -> None:
+    slot = out.setdefault(r.rank, {"rank": r.rank, "ranked": 0, "rendered": 0, "cited": 0, "not_rendered_cited": 0})
+    slot["ranked"] += 1
+    if _shown(r):
+        slot["rendered"] += 1
+        slot["cited"] += r.cited
+    elif r.cited:
+        slot["not_rendered_cited"] += 1
+
+
+def _rank_rates(out: dict) -> list[dict]:
+    slots = [dict(out[k]) for k in sorted(out)]
+    for slot in slots:
+        slot["citation_rate"] = slot["cited"] / slot["rendered"] if slot["rendered"] else None
+    return slots
 
 
 def by_render(rows) -> list[dict]:
     """Per render mode: files, chars, uncited chars, and the uncited share."""
-    return sorted(_uncited_by(rows, "render", lambda r: (r.render,)), key=lambda s: (-s["uncited_chars"], s["render"]))
+    out: dict = {}
+    for r in rendered(rows):
+        _uncited_slot(out, "render", r.render, r)
+    return _sorted_by_render(out)
 
 
 def by_flag(rows) -> list[dict]:
     """Per ranking flag (a file counts under every flag it has; `(none)` when it has none)."""
-    found = _uncited_by(rows, "flag", lambda r: r.flags or ("(none)",))
-    order = {f: i for i, f in enumerate((*FLAGS, "(none)"))}
-    return sorted(found, key=lambda s: order.get(s["flag"], len(order)))
+    out: dict = {}
+    for r in rendered(rows):
+        for flag in r.flags or ("(none)",):
+            _uncited_slot(out, "flag", flag, r)
+    return _sorted_by_flag(out)
 
 
 def by_rank(rows) -> list[dict]:
     """Per rank: files ranked, rendered, cited among the rendered, the rate; never-rendered cited anyway."""
-    out: dict[int, dict] = {}
+    out: dict = {}
     for r in rows:
-        slot = out.setdefault(r.rank, {"rank": r.rank, "ranked": 0, "rendered": 0, "cited": 0, "not_rendered_cited": 0})
-        slot["ranked"] += 1
-        if r.render is not None and r.chars > 0:
-            slot["rendered"] += 1
-            slot["cited"] += r.cited
-        elif r.cited:
-            slot["not_rendered_cited"] += 1
-    for slot in out.values():
-        slot["citation_rate"] = slot["cited"] / slot["rendered"] if slot["rendered"] else None
-    return [out[k] for k in sorted(out)]
+        _rank_slot(out, r)
+    return _rank_rates(out)
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -86,47 +115,100 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
     return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
 
 
+def _mean(values: list) -> Optional[float]:
+    # sum() itself, over the values in row order: its float rounding differs by Python version (3.12
+    # compensates), so the same call gives the same number as before on every version.
+    return sum(values) / len(values) if values else None
+
+
 def relevance(rows) -> dict:
     """Does relevance drive allocation? Envelope share against score share of the rendered files."""
-    shown = rendered(rows)
-
-    def mean(values):
-        values = list(values)
-        return sum(values) / len(values) if values else None
-
-    cited = [r for r in shown if r.cited]
-    uncited = [r for r in shown if not r.cited]
-    return {
-        "files": len(shown),
-        "spearman": spearman([r.score_share for r in shown], [r.envelope_share for r in shown]),
-        "cited_files": len(cited),
-        "cited_mean_score_share": mean(r.score_share for r in cited),
-        "cited_mean_envelope_share": mean(r.envelope_share for r in cited),
-        "uncited_files": len(uncited),
-        "uncited_mean_score_share": mean(r.score_share for r in uncited),
-        "uncited_mean_envelope_share": mean(r.envelope_share for r in uncited),
-    }
+    pool = Pooled()
+    for r in rows:
+        pool.add_row(r)
+    return pool.relevance()
 
 
 def never_rendered_cited(rows) -> list[FileRow]:
-    return [r for r in rows if (r.render is None or r.chars == 0) and r.cited]
+    return [r for r in rows if not _shown(r) and r.cited]
+
+
+class Pooled:
+    """`summary` built as sessions arrive: counts and sums, and what no sum can stand for.
+
+    What it keeps grows only with what the summary itself holds: per rendered
+    file its two shares (8 bytes each, in arrays: Spearman ranks them all) and
+    whether it was cited (1 byte); and the rows of files never rendered but
+    cited (the summary lists them all). The means are sum() over the same
+    shares in the same order as over whole rows, so every number is the same.
+    """
+
+    def __init__(self):
+        self.sessions = self.responses = self.matched = 0
+        self._render: dict = {}
+        self._flag: dict = {}
+        self._rank: dict = {}
+        self._score_shares = array("d")  # rendered files, in row order
+        self._envelope_shares = array("d")
+        self._cited = array("b")  # 1 where that rendered file was cited
+        self._never_rendered_cited: list[dict] = []
+
+    def add(self, s: SessionDiagnostics) -> None:
+        self.sessions += 1
+        for j in s.joins:
+            self.responses += 1
+            self.matched += j.status == MATCHED
+        for r in s.rows:
+            self.add_row(r)
+
+    def add_row(self, r) -> None:
+        _rank_slot(self._rank, r)
+        if _shown(r):
+            _uncited_slot(self._render, "render", r.render, r)
+            for flag in r.flags or ("(none)",):
+                _uncited_slot(self._flag, "flag", flag, r)
+            self._score_shares.append(r.score_share)
+            self._envelope_shares.append(r.envelope_share)
+            self._cited.append(1 if r.cited else 0)
+        elif r.cited:
+            self._never_rendered_cited.append(row_dict(r))
+
+    def relevance(self) -> dict:
+        def shares(values, cited: int) -> list:
+            return [v for v, c in zip(values, self._cited) if c == cited]
+
+        cited = sum(self._cited)
+        return {
+            "files": len(self._score_shares),
+            "spearman": spearman(self._score_shares, self._envelope_shares),
+            "cited_files": cited,
+            "cited_mean_score_share": _mean(shares(self._score_shares, 1)),
+            "cited_mean_envelope_share": _mean(shares(self._envelope_shares, 1)),
+            "uncited_files": len(self._cited) - cited,
+            "uncited_mean_score_share": _mean(shares(self._score_shares, 0)),
+            "uncited_mean_envelope_share": _mean(shares(self._envelope_shares, 0)),
+        }
+
+    def dict(self) -> dict:
+        return {
+            "sessions": self.sessions,
+            "responses": self.responses,
+            "matched": self.matched,
+            "unmatched": self.responses - self.matched,
+            "by_render": _sorted_by_render(self._render),
+            "by_flag": _sorted_by_flag(self._flag),
+            "by_rank": _rank_rates(self._rank),
+            "relevance": self.relevance(),
+            "never_rendered_cited": [dict(d) for d in self._never_rendered_cited],
+        }
 
 
 def summary(sessions: Sequence[SessionDiagnostics]) -> dict:
     """The analyses over some sessions' rows (one session, a sweep, or one arm)."""
-    rows = [r for s in sessions for r in s.rows]
-    joins = [j for s in sessions for j in s.joins]
-    return {
-        "sessions": len(sessions),
-        "responses": len(joins),
-        "matched": sum(1 for j in joins if j.status == MATCHED),
-        "unmatched": sum(1 for j in joins if j.status != MATCHED),
-        "by_render": by_render(rows),
-        "by_flag": by_flag(rows),
-        "by_rank": by_rank(rows),
-        "relevance": relevance(rows),
-        "never_rendered_cited": [row_dict(r) for r in never_rendered_cited(rows)],
-    }
+    pool = Pooled()
+    for s in sessions:
+        pool.add(s)
+    return pool.dict()
 
 
 def row_dict(r: FileRow) -> dict:

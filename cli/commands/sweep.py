@@ -191,6 +191,12 @@ class Outputs:
         if self.sessions_csv is not None:
             self.sessions_csv.writerows(one.csv_rows)
 
+    def copy(self, blocks) -> None:
+        """Records already made as JSON lines (the bytes `record` writes), in blocks."""
+        with _spooling():
+            for block in blocks:
+                self.spool.write(block)
+
     def finish(self, header: dict) -> None:
         """The JSON stream: the header, then every record in the order recorded."""
         if self.spool is None:
@@ -247,12 +253,17 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     rulesets = load_rulesets(args.ruleset)
-    diagnosed = Diagnosed(args, rulesets[0], pooled=True)  # the diagnostic join, under the first ruleset
+    # The diagnostic join, under the first ruleset: its session records spooled as they come when a
+    # JSON stream is written, every join kept only for the --out files made from them all.
+    diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
     pages = bool(args.html or args.out)  # the HTML page needs the session records
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
-    with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
-        return _sweep(args, rulesets, diagnosed, pages, pool)
+    try:
+        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+            return _sweep(args, rulesets, diagnosed, pages, pool)
+    finally:
+        diagnosed.close()
 
 
 def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
@@ -263,7 +274,7 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     pooled = SlicePool()
     unscored: list[dict] = []
     warnings = list(found_warnings)
-    turns: list[int] = []
+    turns = turn_counts([])  # single-question and multi-turn sessions, counted as they come
     added: list[str] = []  # files read with a file given by name (the partial-session rule)
     internal = False
     sessions: list[dict] = []
@@ -274,7 +285,8 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
             for one in pool.score(refs, workers(args.jobs, len(refs)), advance):
                 internal |= one.internal
                 warnings.extend(one.warnings)
-                turns.append(one.ref.turns)
+                for kind, n in turn_counts([one.ref.turns]).items():
+                    turns[kind] += n
                 added += completed_files([(one.ref.root, one.inputs)], args.paths)
                 diagnosed.add_joined(one.ref, one.scored, one.diag)
                 if args.sufficiency:
@@ -290,7 +302,7 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
             "paths": list(args.paths),
             "rulesets": [r.name for r in rulesets],
             "sessions": len(refs),
-            **turn_counts(turns),
+            **turns,
             "quantiles": "type 7",
         }
         if added:
@@ -304,7 +316,9 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
         warnings.extend(diagnosed.warnings())
         for w in warnings[len(found_warnings):]:
             outputs.record({"record": "warning", **w.as_dict()})
-        for record in diagnosed.records():
+        if outputs.spool is not None:
+            outputs.copy(diagnosed.spooled())
+        for record in diagnosed.summary_records():
             outputs.record(record)
         report_warnings(warnings)  # before stdout: a reader that stops early still sees them
         outputs.finish(header)
