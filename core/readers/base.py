@@ -48,15 +48,29 @@ def session_name(paths: Sequence[str]) -> str:
     return os.path.basename(paths[0]).removesuffix(".jsonl") if paths else ""
 
 
-def _regular_fd(path: str) -> int:
-    """A descriptor of `path` opened without blocking, or an OSError saying what else it is."""
+def _regular_fd(path: str) -> tuple[int, int]:
+    """(descriptor, size) of `path` opened without blocking, or an OSError saying what else it is."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            mode = st.st_mode
             kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device or socket"
             raise OSError(errno.EINVAL, f"not a regular file ({kind}), not read")
-        return fd
+        return fd, st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_fd(path: str) -> tuple[int, int]:
+    """(descriptor, size) of `path` opened for blocking reads, refusing what open_regular
+    refuses; the caller closes it. For reading with os calls: no file object, and
+    the one fstat that checks the file gives its size."""
+    fd, size = _regular_fd(path)
+    try:
+        os.set_blocking(fd, True)
+        return fd, size
     except BaseException:
         os.close(fd)
         raise
@@ -69,9 +83,8 @@ def open_regular(path: str):
     is opened without blocking, checked, and refused with an OSError whose
     message says what it is. Never waits.
     """
-    fd = _regular_fd(path)
+    fd, _ = open_regular_fd(path)
     try:
-        os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -84,7 +97,7 @@ def read_head(path: str, size: int) -> bytes:
     For sniffing: discovery asks each reader about every file, and a file
     object costs more than the read (raw os calls: about half the time).
     """
-    fd = _regular_fd(path)
+    fd, _ = _regular_fd(path)
     try:
         return os.read(fd, size)
     finally:
