@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import os
 import stat
@@ -91,17 +92,64 @@ def open_regular(path: str):
         raise
 
 
+# The memo of the sniff going on (see `sniffing`), else None.
+_sniff: contextvars.ContextVar[Optional[dict]] = contextvars.ContextVar("sniff", default=None)
+
+
+@contextlib.contextmanager
+def sniffing():
+    """While readers are asked whether one file is theirs, each os call on it is made once.
+
+    Discovery asks every reader about every file, and each checks the same
+    things (is it a regular file, what does its head hold): inside this
+    block `is_file` and `read_head` keep their answers per path, for the
+    block only (one file's claim), so no answer outlives the moment it was
+    true of.
+    """
+    token = _sniff.set({})
+    try:
+        yield
+    finally:
+        _sniff.reset(token)
+
+
+def is_file(path: str) -> bool:
+    """os.path.isfile, asked once per path while `sniffing`."""
+    memo = _sniff.get()
+    if memo is None:
+        return os.path.isfile(path)
+    key = ("file", path)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = os.path.isfile(path)
+    return found
+
+
 def read_head(path: str, size: int) -> bytes:
     """The first `size` bytes of a regular file, as open_regular would read them.
 
     For sniffing: discovery asks each reader about every file, and a file
     object costs more than the read (raw os calls: about half the time).
+    While `sniffing`, a path's head is read once (at least _SNIFF_HEAD bytes)
+    and each later ask is answered from it; a failure is not kept.
     """
+    memo = _sniff.get()
+    if memo is not None:
+        kept = memo.get(("head", path))
+        if kept is not None and size <= kept[1]:
+            return kept[0][:size]
+    asked = size if memo is None else max(size, _SNIFF_HEAD)
     fd, _ = _regular_fd(path)
     try:
-        return os.read(fd, size)
+        head = os.read(fd, asked)
     finally:
         os.close(fd)
+    if memo is not None:
+        memo[("head", path)] = (head, asked)
+    return head[:size]
+
+
+_SNIFF_HEAD = 4096  # what the readers here ask for: one read answers them all
 
 
 @contextlib.contextmanager
