@@ -34,7 +34,7 @@ from citeledger.core.errors import InputError, UserError
 from citeledger.core.globs import path_matcher
 from citeledger.core.layout import arm_and_run, is_sidecar, segment, skipped_dir
 from citeledger.core.plugins import readers
-from citeledger.core.readers.base import SessionFiles, part_of_session, session_of, sessions_of
+from citeledger.core.readers.base import SessionFiles, part_of_session, session_of, sessions_of, sniffing
 from citeledger.core.scores import SessionScore
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 
@@ -77,12 +77,13 @@ def reader_order() -> list[tuple[str, type]]:
 
 def claim(path: str, order=None) -> Optional[str]:
     """The name of the first reader (in `reader_order`) that claims `path`, else None."""
-    for name, cls in order or reader_order():
-        try:
-            if cls().claims(path):
-                return name
-        except Exception:  # a plugin's claims() must not stop discovery
-            continue
+    with sniffing():  # the readers' checks of `path` made once between them
+        for name, cls in order or reader_order():
+            try:
+                if cls().claims(path):
+                    return name
+            except Exception:  # a plugin's claims() must not stop discovery
+                continue
     return None
 
 

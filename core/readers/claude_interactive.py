@@ -17,7 +17,7 @@ from typing import Sequence
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, open_regular, read_head
+from citeledger.core.readers.base import InputError, ReadOptions, is_file, open_regular, read_head
 from citeledger.core.readers.claude_stream import open_events
 from citeledger.core.readers.jsonl import decode_line
 from citeledger.core.readers.walker import EventWalker, js_truthy
@@ -130,11 +130,13 @@ class ClaudeInteractiveReader:
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a
         .jsonl whose first event carries `sessionId`/`parentUuid` (stream-json's never do)."""
+        if path.endswith(".jsonl") and is_file(path):  # the common case first: a file is no directory
+            return os.path.isdir(path.removesuffix(".jsonl")) or looks_interactive(path)
         if os.path.isdir(path):
             return True
         if not path.endswith(".jsonl"):
             return False
-        return os.path.isdir(path.removesuffix(".jsonl")) or (os.path.isfile(path) and looks_interactive(path))
+        return os.path.isdir(path.removesuffix(".jsonl"))
 
     def part_of_session(self, dirpath: str) -> bool:
         """`<session-id>/subagents` beside `<session-id>.jsonl` is read into that session."""

@@ -13,7 +13,7 @@ from citeledger.core.hookspecs import hookimpl
 from citeledger.core.layout import segment  # the harness's segment names: run-x.t2.jsonl
 from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, is_file, reading, session_name
 from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
@@ -81,8 +81,7 @@ class ClaudeStreamReader:
     def claims(self, path: str) -> bool:
         # A dangling symlink is claimed too, so a sweep reports it unreadable
         # instead of skipping it unseen (a FIFO is not: opening it would block).
-        dangling = os.path.islink(path) and not os.path.exists(path)
-        return path.endswith(".jsonl") and (os.path.isfile(path) or dangling)
+        return path.endswith(".jsonl") and (is_file(path) or os.path.islink(path) and not os.path.exists(path))
 
     def sessions(self, paths: Sequence[str]) -> list[SessionFiles]:
         return group_segments(paths)

@@ -21,7 +21,7 @@ from citeledger.core.readers.jsonl import read_jsonl
 from citeledger.core.transcript import (
     AssistantText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
 )
-from citeledger.core.readers.base import InputError, ReadOptions, final_answers, open_regular, read_head, reading, session_name
+from citeledger.core.readers.base import InputError, ReadOptions, final_answers, is_file, open_regular, read_head, reading, session_name
 from citeledger.core.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -164,7 +164,7 @@ class CodexReader:
         log), and a Claude transcript never does, whatever Codex-looking
         events (`"type": "message"`) follow its first line.
         """
-        if not (os.path.isfile(path) and path.endswith(".jsonl")):
+        if not (path.endswith(".jsonl") and is_file(path)):
             return False
         try:
             head = read_head(path, _HEAD)

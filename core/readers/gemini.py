@@ -22,7 +22,7 @@ import orjson
 
 from citeledger.core.hookspecs import hookimpl
 from citeledger.core.readers.base import (
-    InputError, ReadOptions, final_answers, open_regular, read_head, reading, session_name,
+    InputError, ReadOptions, final_answers, is_file, open_regular, read_head, reading, session_name,
 )
 from citeledger.core.readers.jsonl import BOM, decode_line, read_jsonl
 from citeledger.core.readers.walker import MISSING, js_type
@@ -171,7 +171,7 @@ class GeminiReader:
         """A `.json` file opening with `{"sessionId": "...` (a legacy session document), or a
         `.jsonl` file whose first non-blank line is a metadata record (docs/gemini.md)."""
         is_doc = path.endswith(".json")
-        if not ((is_doc or path.endswith(".jsonl")) and os.path.isfile(path)):
+        if not ((is_doc or path.endswith(".jsonl")) and is_file(path)):
             return False
         try:
             head = read_head(path, _HEAD)

@@ -9,6 +9,7 @@ would otherwise be read for as long as it writes).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -19,7 +20,7 @@ from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, Ty
 import msgspec
 import orjson
 
-from citeledger.core.readers.base import open_regular
+from citeledger.core.readers.base import open_regular_fd
 from citeledger.core.transcript import InputWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -126,7 +127,7 @@ def _typed_dict(spec: dict) -> type:
     return TypedDict(f"Pruned{next(_names)}", fields, total=False)
 
 
-def _runs(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[bytes, int, int] | None]:
+def _runs(read: Callable[[int], bytes], max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[bytes, int, int] | None]:
     """The stream's lines as runs of whole lines, (buffer, start, end), read in bounded chunks.
 
     A run is a chunk's lines up to its last newline, or one line begun in
@@ -136,14 +137,14 @@ def _runs(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[t
     inside a run may still be over the limit: the reader of the run checks.
     A line begun in earlier chunks comes as the working bytearray itself (a
     copy of every chunk-crossing line cost a tenth of reading): read it
-    before asking for the next run, which reuses it. `size`, when given, is
-    how many bytes are read at most.
+    before asking for the next run, which reuses it. `read(n)` returns up to
+    n bytes (b"" at the end); `size`, when given, is how many are read at most.
     """
     pending = bytearray()  # the start of a line that continues in the next chunk
     too_long = False
     left = -1 if size is None else size
     while left:
-        chunk = stream.read(_CHUNK if left < 0 else min(_CHUNK, left))
+        chunk = read(_CHUNK if left < 0 else min(_CHUNK, left))
         if not chunk:
             break
         if left > 0:
@@ -185,7 +186,7 @@ def _raw_lines(stream, max_line_bytes: int, size: Optional[int] = None) -> Itera
     `size`, when given, bounds the bytes read (see _runs).
     """
     number = 0
-    for run in _runs(stream, max_line_bytes, size):
+    for run in _runs(stream.read, max_line_bytes, size):
         if run is None:
             number += 1
             yield number, None
@@ -215,15 +216,41 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
     only once the lines before it have been handed over, so it follows any
     the caller adds for them. Raises OSError if the file cannot be opened.
     """
-    with open_regular(path) as stream:  # a FIFO is refused, never waited on
-        fd = stream.fileno()
-        size = os.fstat(fd).st_size
+    fd, size = open_regular_fd(path)  # a FIFO is refused, never waited on
+    try:
         typed = keys.decoder() if keys is not None else None
         number = 0
-        for number, raw in _raw_lines(stream, max_line_bytes, size):
-            line = _decoded(path, number, raw, warnings, max_line_bytes, typed)
-            if line is not None:
-                yield line
+        # _raw_lines and _decoded, inline: this loop runs for every line of a corpus.
+        # A line opening with "{" is neither blank nor BOM-led, so its memoryview
+        # goes to the decoder as is (no copy); any other line, and any line the
+        # typed decoder refuses, takes _decoded's whole path.
+        for run in _runs(functools.partial(os.read, fd), max_line_bytes, size):
+            if run is None:
+                number += 1
+                _decoded(path, number, None, warnings, max_line_bytes)
+                continue
+            buffer, start, end = run
+            if type(buffer) is bytearray:  # a chunk-crossing line: _runs reuses its bytearray
+                buffer = bytes(buffer)
+            view = memoryview(buffer)
+            find = buffer.find
+            while start < end:
+                nl = find(b"\n", start, end)
+                if nl == -1:  # a run's last line without its newline
+                    nl = end
+                number += 1
+                if nl - start > max_line_bytes:
+                    line = _decoded(path, number, None, warnings, max_line_bytes)
+                elif typed is not None and buffer[start] == 0x7B:  # "{"
+                    try:
+                        line = Line(number, typed(view[start:nl]), False)
+                    except (msgspec.DecodeError, RecursionError):
+                        line = _decoded(path, number, buffer[start:nl], warnings, max_line_bytes)
+                else:
+                    line = _decoded(path, number, buffer[start:nl], warnings, max_line_bytes, typed)
+                start = nl + 1
+                if line is not None:
+                    yield line
         now = os.fstat(fd).st_size
         if now > size:
             # The first byte left unread opens the next line, or continues the last one read.
@@ -231,6 +258,8 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
             warnings.append(InputWarning(path, number + 1 if ended else number, (
                 f"file grew while being read (from {size:,} to {now:,} bytes): "
                 f"read as it was when opened, the rest left unread")))
+    finally:
+        os.close(fd)
 
 
 def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int,
