@@ -95,7 +95,7 @@ class Plan:
     makes its own. Nothing outlives the call that made it.
     """
 
-    __slots__ = ("_of", "_numbers", "_channels", "sources")
+    __slots__ = ("_of", "_numbers", "_channels", "sources", "_answers", "_answers_of")
 
     def __init__(self):
         # Each ruleset's part is worked out when it is first scored, so a
@@ -108,6 +108,18 @@ class Plan:
         # of the call, as an A/B pass asks one question over and over, is cut,
         # sized and its headers parsed once; the source bounds what it holds).
         self.sources: dict = {}
+        # The channels' work on one session's answer (Envelope.answers), kept
+        # across the session's reading option sets (a ruleset reading other
+        # tools reads the transcript again: same answer). Keyed by content;
+        # dropped when another session's transcript comes.
+        self._answers: dict = {}
+        self._answers_of: tuple = ()
+
+    def answers(self, transcript) -> dict:
+        """The answers memo for `transcript`'s session (a new one for another session)."""
+        if transcript.files != self._answers_of:
+            self._answers, self._answers_of = {}, transcript.files
+        return self._answers
 
     def number(self, key) -> int:
         return self._numbers.setdefault(key, len(self._numbers))
@@ -425,6 +437,8 @@ def score_many(transcript: Transcript, rulesets, plan: Plan | None = None) -> tu
     """The transcript scored under each ruleset, sharing what they have in common
     (`plan`: the scoring call's, when it scores more than this transcript)."""
     shared = Shared(plan)
+    if plan is not None:
+        shared.answers = plan.answers(transcript)
     return tuple(score(transcript, ruleset, shared) for ruleset in rulesets)
 
 
