@@ -2,6 +2,7 @@
 
     python bench/make_corpus.py distinct bench/corpus/mid --sessions 2000   # once
     .venv/bin/python bench/rulesets.py bench/corpus/mid --repeat 3 --jobs 1 --out bench/results/rulesets
+    .venv/bin/python bench/rulesets.py /tmp/sub --rulesets all     # every shipped ruleset vs default
 
 (bench/run.py also times `sweep -j 1` under the same 10 rulesets, whole commands.)
 
@@ -40,7 +41,7 @@ def timed(refs, rulesets, jobs) -> tuple[float, float, int]:
     return (cpu if jobs == 1 else wall), wall, scored
 
 
-def figure(path: str, one: list[float], ten: list[float], label: str, ylabel: str) -> list[str]:
+def figure(path: str, one: list[float], ten: list[float], label: str, ylabel: str, many: int = 10) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,9 +55,9 @@ def figure(path: str, one: list[float], ten: list[float], label: str, ylabel: st
         ax.scatter([x] * len(runs), runs, color="black", s=12, zorder=3)
     ax.axhline(2 * medians[0], color="#d62728", linestyle="--", linewidth=1, label="2 × one ruleset")
     ax.set_xticks([0, 1])
-    ax.set_xticklabels(["1 ruleset", "10 rulesets"])
+    ax.set_xticklabels(["1 ruleset", f"{many} rulesets"])
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{label}: {medians[1] / medians[0]:.2f}× for 10 rulesets", fontsize="medium")
+    ax.set_title(f"{label}: {medians[1] / medians[0]:.2f}× for {many} rulesets", fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper left", fontsize="small")
     fig.tight_layout()
@@ -74,14 +75,25 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (1: this process, the CPU cost)")
     ap.add_argument("--out", default="bench/results/rulesets", help="OUT.json, OUT.png, OUT.svg")
+    ap.add_argument("--rulesets", default="ten",
+                    help="the many: 'ten' (default and nine shipped alternatives), 'all' (every shipped one) "
+                         "or names separated by commas")
     args = ap.parse_args()
     refs, _ = discover([args.corpus])
     if not refs:
         print(f"{args.corpus}: no sessions (build it with bench/make_corpus.py)", file=sys.stderr)
         return 2
     size = sum(os.path.getsize(f) for r in refs for f in r.files)
+    if args.rulesets == "ten":
+        names = list(TEN)
+    elif args.rulesets == "all":
+        from citeledger.rules.compiled import shipped_names
+
+        names = ["default"] + [n for n in shipped_names() if n != "default"]
+    else:
+        names = args.rulesets.split(",")
     one_set = [load_ruleset("default")]
-    ten_set = [load_ruleset(n) for n in TEN]
+    ten_set = [load_ruleset(n) for n in names]
     timed(refs[:20], ten_set, args.jobs)  # warm-up: imports, caches, page cache
     one, ten, walls = [], [], {"one": [], "ten": []}
     for _ in range(args.repeat):
@@ -94,7 +106,7 @@ def main() -> int:
     ratio = statistics.median(ten) / statistics.median(one)
     result = {
         "corpus": args.corpus, "sessions": len(refs), "bytes": size, "jobs": args.jobs, "repeat": args.repeat,
-        "rulesets": list(TEN), "one_seconds": one, "ten_seconds": ten,
+        "rulesets": names, "one_seconds": one, "ten_seconds": ten,
         "one_median": statistics.median(one), "ten_median": statistics.median(ten), "ratio": ratio,
         "cost": "CPU seconds of this process" if args.jobs == 1 else "wall seconds",
         "wall_seconds": walls,
@@ -105,8 +117,8 @@ def main() -> int:
     with open(args.out + ".json", "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=2)
     label = f"{len(refs)} sessions, {size / 1e6:.0f} MB, jobs={args.jobs}"
-    files = figure(args.out, one, ten, label, "CPU time (s)" if args.jobs == 1 else "wall time (s)")
-    print(f"{label} ({result['cost']}): 1 ruleset {result['one_median']:.2f}s, 10 rulesets {result['ten_median']:.2f}s, "
+    files = figure(args.out, one, ten, label, "CPU time (s)" if args.jobs == 1 else "wall time (s)", len(names))
+    print(f"{label} ({result['cost']}): 1 ruleset {result['one_median']:.2f}s, {len(names)} rulesets {result['ten_median']:.2f}s, "
           f"ratio {ratio:.2f} (median of {args.repeat}); wrote {args.out}.json, {', '.join(files)}")
     return 0 if ratio <= 2 else 1
 

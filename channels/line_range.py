@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, bounded, hookimpl, shipped_lines
+from citeledger.core import Envelope, Finding, bounded, hookimpl, shipped_numbers
 
 from .lines import line_number, names_file
 
@@ -123,9 +123,10 @@ class _Shipped(dict):
         self._envelope = envelope
 
     def __missing__(self, path: str) -> set[int]:
-        found = self[path] = {
-            line.number for s in self._envelope.sections() if s.path == path for line in shipped_lines(s.text)
-        }
+        found = self[path] = set()
+        for s in self._envelope.sections():
+            if s.path == path:
+                found |= shipped_numbers(s.text)
         return found
 
 

@@ -60,14 +60,15 @@ class PathChannel:
         """Cited paths in order (directory paths first) -> how each was found."""
         opts = self.options
         cited: dict[str, str] = {}
-        inside = _spans(opts.with_directory, answer)  # spans of paths with directories
+        answers = envelope.answers
+        inside = _spans(opts.with_directory, answer, answers)  # spans of paths with directories
         for start, end in inside:
             # The pattern cannot start at "/", so an absolute path shows as the
             # character before it; only `match: directories` uses the distinction.
             absolute = start > 0 and answer[start - 1] in "/\\"
             cited.setdefault(answer[start:end], "absolute path" if absolute else "path with directories")
         shipped = None  # the returned files' extensions, once a basename asks
-        for start, end in _spans(opts.basename, answer):
+        for start, end in _spans(opts.basename, answer, answers):
             # The reference also reads the last segment of a/b/c.js as a bare
             # c.js; matching by directories must not let it drop them again.
             if opts.match == "directories" and _inside(inside, start):
@@ -252,10 +253,19 @@ class SuffixIndex:
         return next((i for i, n in enumerate(self.cited) if _related(n, file)), None)
 
 
-def _spans(pattern, text: str) -> list[tuple[int, int]]:
-    """Every match's span: LinearPattern.spans (no match objects) when it has it."""
-    spans = getattr(pattern, "spans", None)
-    return spans(text) if spans is not None else [m.span() for m in pattern.finditer(text)]
+def _spans(pattern, text: str, memo: dict) -> list[tuple[int, int]]:
+    """Every match's span: LinearPattern.spans (no match objects) when it has it.
+
+    Kept in `memo` (the envelope's `answers`) under the pattern and the text:
+    rulesets that differ in another path option, or in their envelope, search
+    the answer once.
+    """
+    key = ("path", "spans", pattern, text)
+    found = memo.get(key)
+    if found is None:
+        spans = getattr(pattern, "spans", None)
+        found = memo[key] = spans(text) if spans is not None else [m.span() for m in pattern.finditer(text)]
+    return found
 
 
 @hookimpl

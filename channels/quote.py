@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import attrs
 
-from citeledger.core import Envelope, Finding, bounded, hookimpl, needs_groups, shipped_lines, utf16_len
+from citeledger.core import Envelope, Finding, bounded, hookimpl, needs_groups, shipped_lines, shipped_numbers, utf16_len
 
 from .lines import normalise_code, window
 
@@ -260,9 +260,10 @@ class _Sections:
         """The numbers of every shipped line of `path`'s sections."""
         found = self._shipped.get(path)
         if found is None:
-            found = self._shipped[path] = {
-                line.number for s in self.sections if s.path == path for line in shipped_lines(s.text)
-            }
+            found = self._shipped[path] = set()
+            for s in self.sections:
+                if s.path == path:
+                    found |= shipped_numbers(s.text)
         return found
 
 

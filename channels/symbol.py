@@ -157,12 +157,14 @@ class SymbolChannel:
         memo = envelope.memo
         opts = self.options
         cited_key = ("symbol", "cited", answer, opts.code_span, opts.token, opts.min_length, self._stop, opts.code_spans_only)
-        found = memo.get(cited_key)
+        # The citations depend on the answer alone: every envelope of the transcript shares them.
+        answers = envelope.answers
+        found = answers.get(cited_key)
         if found is None:
             cited = self.citations(answer)
             # Only the cited names' listings can credit or explain a file: an
             # answer cites a few dozen of the hundreds of names the headers list.
-            found = memo[cited_key] = (cited, frozenset(cited))  # a frozenset hashes once
+            found = answers[cited_key] = (cited, frozenset(cited))  # a frozenset hashes once
         cited, wanted = found
         key = ("symbol", "listed", wanted)
         listed = memo.get(key)

@@ -43,6 +43,7 @@ _LAZY = {
     "SourceLine": "citeledger.core.sections.source_lines",
     "line_cost": "citeledger.core.sections.source_lines",
     "shipped_lines": "citeledger.core.sections.source_lines",
+    "shipped_numbers": "citeledger.core.sections.source_lines",
     "MEASURES": "citeledger.core.sections.units", "sized": "citeledger.core.sections.units",
     "UNKNOWN": "citeledger.core.source", "Given": "citeledger.core.source",
     "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source",

@@ -95,7 +95,7 @@ class Plan:
     makes its own. Nothing outlives the call that made it.
     """
 
-    __slots__ = ("_of", "_numbers", "_channels", "sources")
+    __slots__ = ("_of", "_numbers", "_channels", "sources", "_answers", "_answers_of")
 
     def __init__(self):
         # Each ruleset's part is worked out when it is first scored, so a
@@ -108,6 +108,18 @@ class Plan:
         # of the call, as an A/B pass asks one question over and over, is cut,
         # sized and its headers parsed once; the source bounds what it holds).
         self.sources: dict = {}
+        # The channels' work on one session's answer (Envelope.answers), kept
+        # across the session's reading option sets (a ruleset reading other
+        # tools reads the transcript again: same answer). Keyed by content;
+        # dropped when another session's transcript comes.
+        self._answers: dict = {}
+        self._answers_of: tuple = ()
+
+    def answers(self, transcript) -> dict:
+        """The answers memo for `transcript`'s session (a new one for another session)."""
+        if transcript.files != self._answers_of:
+            self._answers, self._answers_of = {}, transcript.files
+        return self._answers
 
     def number(self, key) -> int:
         return self._numbers.setdefault(key, len(self._numbers))
@@ -166,10 +178,13 @@ class Shared:
     every session of the call that returned the same text.
     """
 
-    __slots__ = ("results", "sources", "plan")
+    __slots__ = ("results", "sources", "plan", "answers")
 
     def __init__(self, plan: Plan | None = None):
         self.results: dict = {}
+        # The channels' work on the answer alone (Envelope.answers): keyed by
+        # the answer and the options it reads, so every envelope shares it.
+        self.answers: dict = {}
         self.plan = plan if plan is not None else Plan()
         self.sources = self.plan.sources
 
@@ -234,7 +249,7 @@ def _cuts_of(given: Given, ruleset, sources, memo: Shared) -> tuple:
     return pull(given, ruleset, sources, memo.sources)
 
 
-def _envelope(pulled, rules, channel_memo: dict, *context) -> Envelope:
+def _envelope(pulled, rules, channel_memo: dict, *context, answers=None) -> Envelope:
     """The calls that returned sections, numbered from 1, and their distinct paths."""
     calls = []
     trailing_block, unit = rules.trailing_block, rules.unit
@@ -244,7 +259,8 @@ def _envelope(pulled, rules, channel_memo: dict, *context) -> Envelope:
         if sections:
             calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
-    return Envelope(tuple(calls), paths, channel_memo, *context)  # context: the tool uses, the responses
+    # context: the tool uses, the responses
+    return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
 
 
 def calls_of(responses, ruleset, results=(), files=()) -> tuple[Call, ...]:
@@ -421,6 +437,8 @@ def score_many(transcript: Transcript, rulesets, plan: Plan | None = None) -> tu
     """The transcript scored under each ruleset, sharing what they have in common
     (`plan`: the scoring call's, when it scores more than this transcript)."""
     shared = Shared(plan)
+    if plan is not None:
+        shared.answers = plan.answers(transcript)
     return tuple(score(transcript, ruleset, shared) for ruleset in rulesets)
 
 
@@ -445,7 +463,8 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     channel_memo = memo.get(keys["sections"], dict)
     envelope = results.get(keys["envelope"])
     if envelope is None:
-        envelope = results[keys["envelope"]] = _envelope(pulled, rules, channel_memo, transcript.tool_uses, responses)
+        envelope = results[keys["envelope"]] = _envelope(
+            pulled, rules, channel_memo, transcript.tool_uses, responses, answers=memo.answers)
     calls, paths = envelope.calls, envelope.paths
     channels = mine.channels
     judged = []
@@ -454,7 +473,13 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         if findings is None:
             findings = results[key] = check_findings(channel, channel.judge(answer, envelope), paths)
         judged.append(findings)
-    rank, verdicts = _verdicts(paths, judged, channels)
+    # The verdicts are a function of the findings (each findings number names
+    # one channel's rule and what it judged): rulesets that judge alike share them.
+    verdicts_key = ("verdicts", keys["sections"], *mine.findings)
+    found = results.get(verdicts_key)
+    if found is None:
+        found = results[verdicts_key] = _verdicts(paths, judged, channels)
+    rank, verdicts = found
     n = len(channels)
     lines = _LineLedger(channels, verdicts, ruleset) if mine.line_level else _NO_LINES
     layout = results.get(keys["layout"])
@@ -462,22 +487,25 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         layout = results[keys["layout"]] = _Layout(calls)
     if lines.on:  # line credit depends on findings, not only on ranks
         charges = _Charges(calls, layout, rank, n, lines)
+        files = _file_scores(charges, verdicts)
     else:
         # Rulesets that split alike and rank every file alike charge alike.
         key = (keys["charges"], n, tuple(rank.values()))
         charges = results.get(key)
         if charges is None:
             charges = results[key] = _Charges(calls, layout, rank, n, lines)
+        # and those that also judge alike list the same files.
+        files_key = ("files", key, verdicts_key)
+        files = results.get(files_key)
+        if files is None:
+            files = results[files_key] = _file_scores(charges, verdicts)
     return SessionScore(  # every field, in SessionScore's order
         transcript.name,  # name
         ruleset.name,  # ruleset
         mine.names,  # channels
         transcript.files,  # inputs
         charges.calls,  # calls
-        tuple([  # files
-            FileScore(path, chars, count, verdicts[path], line_chars)
-            for path, chars, count, line_chars in charges.files
-        ]),
+        files,  # files
         charges.envelope,  # envelope
         sum(charges.used_by_rank),  # used
         charges.used_by_rank,  # used_by_rank
@@ -490,9 +518,18 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         charges.line_used,  # line_used
         charges.line_pinned,  # line_pinned
         len(responses),  # responses
-        memo.get(("queries", keys["envelope"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
+        # Which cuts are calls does not depend on the unit: keyed by the sections.
+        memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
         tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),  # sources
     )
+
+
+def _file_scores(charges, verdicts) -> tuple:
+    """A FileScore per charged file, in the charges' order."""
+    return tuple([
+        FileScore(path, chars, count, verdicts[path], line_chars)
+        for path, chars, count, line_chars in charges.files
+    ])
 
 
 def _queries(pulled, rules, responses, tool_uses) -> tuple:

@@ -53,6 +53,10 @@ class Envelope:
     # response's), with their thread and position.
     tool_uses: tuple[ToolUse, ...] = attrs.field(default=(), eq=False, repr=False)
     responses: tuple[ToolResponse, ...] = attrs.field(default=(), eq=False, repr=False)
+    # Work derived from the answer alone (its citations under a channel's
+    # options), shared by every ruleset scoring the transcript whatever its
+    # envelope: a key names the answer and every option the work reads.
+    answers: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     def sections(self):
         for call in self.calls:
@@ -74,7 +78,9 @@ class Channel(Protocol):
       `envelope.paths`, whose `channel` is `name`. Findings must not depend
       on section sizes (`Section.chars`): rulesets that differ only in their
       unit share them. Work derived from the envelope alone may be kept in
-      `envelope.memo` under keys starting with `name`.
+      `envelope.memo` under keys starting with `name`; work derived from the
+      answer alone (its citations) in `envelope.answers`, under keys starting
+      with `name` that hold the answer and every option it reads.
     """
 
     name: ClassVar[str]

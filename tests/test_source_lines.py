@@ -2,7 +2,7 @@
 
 from hypothesis import given, settings, strategies as st
 
-from citeledger.core import line_cost, shipped_lines
+from citeledger.core import line_cost, shipped_lines, shipped_numbers
 from citeledger.core.sections.units import MEASURES
 
 # Numbered lines, near misses (no tab, too many digits, a letter), blank lines,
@@ -35,3 +35,10 @@ def test_the_last_line_has_no_newline_to_charge():
     assert line_cost("1\tab\n1\tab\nx", None, len) == 10
     assert line_cost("1\tab\n2\tcd", frozenset({1}), len) == 5
     assert line_cost("1\tab\n2\tcd", frozenset({2}), len) == 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12), st.booleans())
+def test_shipped_numbers_are_the_shipped_lines_numbers(lines, final_newline):
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    assert shipped_numbers(text) == {line.number for line in shipped_lines(text)}

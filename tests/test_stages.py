@@ -180,3 +180,44 @@ def test_the_call_memo_is_bounded_and_starts_afresh(monkeypatch, tmp_path):
         assert s == accountant.score(t, ruleset), t.name
         held.append(shared_cuts(plan.sources).held)
     assert max(held) <= max(sum(len("".join(r.blocks)) for r in t.responses) for t in transcripts)
+
+
+def test_rulesets_reading_other_tools_share_the_answer_and_equal_each_alone():
+    """score_corpus reads a session once per reading option set, all under one Plan: the
+    channels' work on the answer (Envelope.answers) carries across those reads of one
+    session, never to the next session, and every score is what its ruleset gets alone."""
+    names = ("default", "corrected", "retrieval", "lines", "reactions", "path-only", "utf8")
+    rulesets = [load_ruleset(n) for n in names]
+    groups: dict = {}
+    for r in rulesets:
+        groups.setdefault(r.read_options(), []).append(r)
+    assert len(groups) > 1  # retrieval keeps other tools' results
+    plan = accountant.Plan()
+    runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
+    for path in runs:
+        memos = []
+        for options, members in groups.items():
+            transcript = ClaudeStreamReader().read([str(path)], options)
+            memos.append(plan.answers(transcript))
+            for r, t in zip(members, accountant.score_many(transcript, members, plan)):
+                assert t == accountant.score(transcript, r), (path.name, r.name)
+        assert all(m is memos[0] for m in memos)
+        assert any(key[0] == "symbol" for key in memos[0])  # the citations were kept there
+    first = ClaudeStreamReader().read([str(runs[0])], rulesets[0].read_options())
+    assert plan.answers(first) is not memos[0]  # another session: a fresh memo
+
+
+def test_citations_are_searched_once_per_answer_across_envelopes(monkeypatch):
+    """Rulesets whose envelopes differ (trailing_block, block_separator) but whose symbol
+    and path options agree search the answer once."""
+    from citeledger.channels.symbol import SymbolChannel
+
+    calls = []
+    real = SymbolChannel.citations
+    monkeypatch.setattr(SymbolChannel, "citations", lambda self, answer: calls.append(answer) or real(self, answer))
+    rulesets = [load_ruleset("default"), variant("default", {"splitter.trailing_block": "meta"}),
+                variant("default", {"reader.block_separator": "\n"})]
+    transcript = ClaudeStreamReader().read([str(REAL / "express-sendfile-2calls.jsonl")], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets, accountant.Plan())
+    assert len(calls) == 1
+    assert list(together) == [accountant.score(transcript, r) for r in rulesets]

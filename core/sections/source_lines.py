@@ -37,6 +37,11 @@ def shipped_lines(section_text: str) -> tuple[SourceLine, ...]:
     ])
 
 
+def shipped_numbers(section_text: str) -> set[int]:
+    """The numbers of a section's shipped lines (shipped_lines' numbers, without a record each)."""
+    return {int(number) for number, _ in _NUMBERED.findall(section_text)}
+
+
 def line_cost(section_text: str, lines: frozenset | None, measure: Callable[[str], int]) -> int:
     """Chars of the section's shipped lines whose number is in `lines` (None: all)."""
     # The lines as shipped_lines reads them, without a record each: a line's
