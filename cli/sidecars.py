@@ -167,7 +167,7 @@ class SidecarJoin:
         labels = {n[len("explore-"):-len(".jsonl")] for n in names if n.startswith("explore-") and n.endswith(".jsonl")}
         return labels.pop() if len(labels) == 1 and len(names) == 1 else ""
 
-    def __call__(self, ref, transcript, score):
+    def __call__(self, ref, transcript, score, memo=None):
         from citeledger.core.readers.diagnostics import read_diagnostics
         from citeledger.report.diagnostics import diagnose
 
@@ -181,7 +181,7 @@ class SidecarJoin:
         while len(self._reports) > max(self.KEPT, len(paths)):
             del self._reports[next(iter(self._reports))]
         reports = [r for p in paths for r in self._reports[p]]
-        diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
+        diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths), memo)
         # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
         # The joins go back without the reports they matched: nothing after the join reads them,
         # and each would be pickled to the parent with every session that matched it.

@@ -263,13 +263,15 @@ def _envelope(pulled, rules, channel_memo: dict, *context, answers=None) -> Enve
     return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
 
 
-def calls_of(responses, ruleset, results=(), files=()) -> tuple[Call, ...]:
+def calls_of(responses, ruleset, results=(), files=(), memo: dict | None = None) -> tuple[Call, ...]:
     """The calls of `responses` (and the kept tool `results`) exactly as `score` numbers
     and cuts them (a result without a section is no call), for reports that need the
-    sections beside a score."""
+    sections beside a score. `memo`: the sources' memo of a scoring call (`Plan.sources`,
+    handed to score_corpus's `extra`), so responses that call cut are not cut again."""
     # Only the sources: a Plan would also make the channel objects and stage keys.
     sources = make_sources(ruleset.sources, source_classes())
-    pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files)), ruleset, sources, {})
+    pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files)), ruleset, sources,
+                     {} if memo is None else memo)
     return _envelope(pulled, ruleset.splitter, {}).calls
 
 

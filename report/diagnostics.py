@@ -95,8 +95,12 @@ def _fits(report: ExploreReport, lengths: tuple[int, ...], paths: frozenset) -> 
     return report.chars in lengths and kept <= paths <= report.rendered
 
 
-def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str]) -> tuple[CallJoin, ...]:
+def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str],
+               memo: dict | None = None) -> tuple[CallJoin, ...]:
+    """Each explore response joined to its report; `memo` is calls_of's (cut responses reused)."""
     from citeledger.core import calls_of
+
+    memo = {} if memo is None else memo
 
     by_query: dict[str, list[ExploreReport]] = {}
     for r in reports:
@@ -108,7 +112,7 @@ def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: 
     responses = _responses(transcript, ruleset)
     queries = explore_queries(transcript.tool_uses, responses)
     for index, (response, query) in enumerate(zip(responses, queries), 1):
-        cut = calls_of((response,), ruleset)
+        cut = calls_of((response,), ruleset, memo=memo)
         call = None
         paths: frozenset = frozenset()
         if cut:
@@ -167,13 +171,17 @@ def _cited_anyway(ruleset, answer: str, never_rendered: Iterable[str], returned:
 
 
 def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str],
-             arm: str = "") -> SessionDiagnostics:
-    """Join one session's calls to the reports and lay each ranked file beside its verdict."""
+             arm: str = "", memo: dict | None = None) -> SessionDiagnostics:
+    """Join one session's calls to the reports and lay each ranked file beside its verdict.
+
+    `memo`: calls_of's, the scoring call's when there is one (the responses are
+    cut once: by the scoring, the join and the calls here alike)."""
     from citeledger.core import calls_of
 
-    joins = join_calls(transcript, ruleset, reports, sidecars)
+    memo = {} if memo is None else memo
+    joins = join_calls(transcript, ruleset, reports, sidecars, memo)
     verdicts = {f.path: f.verdict for f in score.files}
-    calls = {c.number: c for c in calls_of(_responses(transcript, ruleset), ruleset)}
+    calls = {c.number: c for c in calls_of(_responses(transcript, ruleset), ruleset, memo=memo)}
     skipped_paths = [f.path for j in joins if j.report for f in j.report.files
                      if f.render is None and f.path not in verdicts]
     anyway = _cited_anyway(ruleset, score.answer if score.has_answer else "", skipped_paths, tuple(verdicts))

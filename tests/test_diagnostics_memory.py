@@ -14,6 +14,7 @@ from pathlib import Path
 
 from citeledger.cli.sidecars import Diagnosed, SidecarJoin
 from citeledger.core.corpus import discover, score_corpus
+from citeledger.core.plugins import readers
 from citeledger.report.allocation import Pooled, summary
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
 from citeledger.report.jsonreport import json_bytes
@@ -40,8 +41,8 @@ class Recording(SidecarJoin):
 
     held: list
 
-    def __call__(self, ref, transcript, score):
-        made = super().__call__(ref, transcript, score)
+    def __call__(self, ref, transcript, score, memo=None):
+        made = super().__call__(ref, transcript, score, memo)
         self.held.append(len(self._reports))
         return made
 
@@ -127,3 +128,32 @@ def test_the_means_are_sum_over_the_shares_in_row_order():
     first["by_render"][0]["files"] = -1
     first["never_rendered_cited"][0]["path"] = "x"
     assert pool.dict()["by_render"][0]["files"] == 6 and pool.dict()["never_rendered_cited"][0]["path"] == "p"
+
+
+def test_the_join_cuts_no_response_the_scoring_cut(tmp_path, monkeypatch):
+    """The join's calls come from the scoring call's memo of cut responses: each distinct
+    response text is cut once per session, by the scoring, and the join gives what a join
+    cutting afresh gives."""
+    from citeledger.sources.codegraph_explore import splitter
+
+    refs, _ = discover([str(copies(tmp_path, 2))])
+    fresh = [o.extra for o in score_corpus(refs, [DEFAULT], 1)]
+    assert all(e is None for e in fresh)
+    made = []
+    real = splitter._Cut.__init__
+
+    def counted(self, text, *rest):
+        made.append(text)
+        real(self, text, *rest)
+
+    monkeypatch.setattr(splitter._Cut, "__init__", counted)
+    shared = [o.extra for o in score_corpus(refs, [DEFAULT], 1, extra=SidecarJoin((), True, DEFAULT))]
+    assert len(made) == len(set(made)) > 0  # no text cut twice: the join found the scoring's cuts
+    monkeypatch.undo()
+    alone = []
+    for ref in refs:
+        join = SidecarJoin((), True, DEFAULT)
+        (outcome,) = score_corpus([ref], [DEFAULT], 1)
+        transcript = readers()[ref.reader]().read(list(ref.files), DEFAULT.read_options())
+        alone.append(join(ref, transcript, outcome.scores[0]))  # no memo: it cuts afresh
+    assert shared == alone
