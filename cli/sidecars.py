@@ -58,6 +58,12 @@ class Sidecars:
             self.warnings.extend(warnings)
         return self._read[path]
 
+    def learned(self, path: str, warnings) -> None:
+        """A sidecar a worker read: its warnings, reported once (the parent reads it not again)."""
+        if path not in self._read:
+            self._read[path] = ()
+            self.warnings.extend(warnings)
+
     def used(self) -> list[str]:
         return list(self._read)
 
@@ -144,10 +150,11 @@ class SidecarJoin:
 
     KEPT = 4  # a harness folder has one sidecar an arm, and two arms
 
-    def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False):
+    def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False, line: bool = False):
         self.given, self.automatic, self.ruleset = tuple(given), automatic, ruleset
         self.label, self.by_arm = label, by_arm
-        self._reports: dict[str, tuple] = {}  # least recently used first
+        self.line = line  # make the session's JSON record here (Diagnosed's spool)
+        self._reports: dict[str, tuple] = {}  # path -> (reports, warnings), least recently used first
 
     def sidecars(self, files) -> list[str]:
         from citeledger.core.readers.diagnostics import sidecar_for
@@ -175,18 +182,35 @@ class SidecarJoin:
         if score is None or not paths:
             return None
         for path in paths:
-            # its warnings are the parent's to report
-            reports = self._reports.pop(path) if path in self._reports else read_diagnostics(path)[0]
-            self._reports[path] = reports  # now the most recently used
+            read = self._reports.pop(path) if path in self._reports else read_diagnostics(path)
+            self._reports[path] = read  # now the most recently used
         while len(self._reports) > max(self.KEPT, len(paths)):
             del self._reports[next(iter(self._reports))]
-        reports = [r for p in paths for r in self._reports[p]]
+        reports = [r for p in paths for r in self._reports[p][0]]
         diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths), memo)
         # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
         # The joins go back without the reports they matched: nothing after the join reads them,
         # and each would be pickled to the parent with every session that matched it.
-        return attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows),
+        diag = attrs.evolve(diag, session=ref.key, rows=tuple(attrs.evolve(r, session=ref.key) for r in diag.rows),
                             joins=tuple(attrs.evolve(j, report=None) for j in diag.joins))
+        line = None
+        if self.line:
+            from citeledger.report.diagnostics_views import session_dict
+            from citeledger.report.jsonreport import json_bytes
+
+            line = json_bytes({"record": "diagnostics-session", **session_dict(diag)}) + b"\n"
+        # Each sidecar's warnings go back with every session that names it: the parent
+        # reports them where it first meets the sidecar, and never reads it itself.
+        return Joined(diag, tuple((p, self._reports[p][1]) for p in paths), line)
+
+
+@attrs.frozen
+class Joined:
+    """What a worker's join of one session sends back (SidecarJoin)."""
+
+    diag: object  # report.diagnostics.SessionDiagnostics
+    said: tuple  # (sidecar path, its warnings) for each sidecar the session names
+    line: bytes | None = None  # the session's diagnostics-session JSON line, when spooled
 
 
 class Diagnosed:
@@ -224,13 +248,14 @@ class Diagnosed:
             self._spool.close()
 
     def join(self, label=None, by_arm: bool = False) -> SidecarJoin:
-        return SidecarJoin(self.sidecars.given, self.sidecars.automatic, self.ruleset, label, by_arm)
+        return SidecarJoin(self.sidecars.given, self.sidecars.automatic, self.ruleset, label, by_arm,
+                           line=self._spool is not None)
 
     def add(self, outcome, arm: str = "") -> None:
         self.add_joined(outcome.ref, outcome.scores[0] is not None, outcome.extra, arm)
 
-    def add_joined(self, ref, scored: bool, diag, arm: str = "") -> None:
-        """One session's join as its worker made it (`join()`): `scored` under the first ruleset."""
+    def add_joined(self, ref, scored: bool, joined, arm: str = "") -> None:
+        """One session's join as its worker made it (`join()`, a Joined or None): `scored` under the first ruleset."""
         from citeledger.report.allocation import Pooled
         from citeledger.report.diagnostics import MATCHED, join_warnings
         from citeledger.report.tables import LISTED
@@ -239,12 +264,13 @@ class Diagnosed:
             return
         # The worker that scored the session looked for its sidecars (join()):
         # a scored session without a join had none.
-        if diag is None:
+        if joined is None:
             label = arm or getattr(ref, "arm", None) or ""
             self.without[label] = self.without.get(label, 0) + 1
             return
-        for path in diag.sidecars:
-            self.sidecars._load(path)  # once per sidecar: its warnings, and the list of sidecars used
+        diag = joined.diag
+        for path, warnings in joined.said:
+            self.sidecars.learned(path, warnings)  # the list of sidecars used, each one's warnings once
         self.count += 1
         if self.pooled:
             self._pools.setdefault("all", Pooled()).add(diag)
@@ -256,10 +282,7 @@ class Diagnosed:
                 if len(self._unmatched_listed) < LISTED:
                     self._unmatched_listed.append((diag.session, j.response, j.reason))
         if self._spool is not None:
-            from citeledger.report.diagnostics_views import session_dict
-            from citeledger.report.jsonreport import json_bytes
-
-            self._spool.write(json_bytes({"record": "diagnostics-session", **session_dict(diag)}) + b"\n")
+            self._spool.write(joined.line)
         if self.keep:
             self.sessions.append(diag)
         self.join_warnings += join_warnings(diag)

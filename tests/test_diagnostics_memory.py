@@ -58,7 +58,7 @@ def test_a_worker_keeps_only_the_sidecars_it_read_last_and_joins_the_same(tmp_pa
     alone = [SidecarJoin((), True, DEFAULT) for _ in refs]
     want = [o.extra for ref, join in zip(refs, alone) for o in score_corpus([ref], [DEFAULT], 1, extra=join)]
     assert got == want
-    joined = [d for d in got if d is not None]
+    joined = [d.diag for d in got if d is not None]
     assert sum(j.status == MATCHED for d in joined for j in d.joins) > 0
     assert all(j.report is None for d in joined for j in d.joins)  # not pickled back with every session
 
@@ -78,14 +78,21 @@ def test_every_given_sidecar_is_kept_however_many(tmp_path):
 
 def outcomes(tmp_path):
     refs, _ = discover([str(copies(tmp_path, 3))])
-    join = SidecarJoin((), True, DEFAULT)
+    join = SidecarJoin((), True, DEFAULT, line=True)  # as a spooling Diagnosed's join() makes it
     return list(score_corpus(refs, [DEFAULT], 1, extra=join))
 
 
-def test_pooled_as_they_come_the_records_and_text_of_every_join_kept(tmp_path):
+def test_pooled_as_they_come_the_records_and_text_of_every_join_kept(tmp_path, monkeypatch):
     done = outcomes(tmp_path)
     kept = Diagnosed(args(), DEFAULT, pooled=True, keep=True)
     lean = Diagnosed(args(), DEFAULT, pooled=True, keep=False, spool=True)
+    assert lean.join().line and not kept.join().line
+    import citeledger.core.readers.diagnostics as reader
+
+    def no_read(path):
+        raise AssertionError(f"the parent read {path}: the worker's join carries its warnings")
+
+    monkeypatch.setattr(reader, "read_diagnostics", no_read)
     for o in done:
         kept.add(o)
         lean.add(o)
