@@ -3,7 +3,7 @@
 Each channel is a pluggy plugin module (hookimpl `citeledger_register_channels`,
 see citeledger.core.hookspecs) implementing the `Channel` protocol of
 citeledger.core.channel, judging and rendering its own evidence. The built-in
-ones are listed under the `citeledger.channels` entry-point group of
+ones are listed under the `citeledger` entry-point group of
 citeledger's pyproject.toml, as a third-party package lists its own
 (docs/write-a-channel.md).
 """

@@ -1,8 +1,8 @@
 """The plugin API: what a citeledger plugin can provide.
 
 A plugin is a module with functions marked `@hookimpl`, named after the hooks
-below, registered under the `citeledger.channels`, `citeledger.readers` or
-`citeledger.sources` entry-point group. See docs/write-a-channel.md for a worked example.
+below, registered under the `citeledger` entry-point group (the hooks it
+implements say whether it adds channels, readers or sources). See docs/write-a-channel.md for a worked example.
 """
 
 import pluggy

@@ -1,10 +1,12 @@
 """The plugin registry: installed channels, readers and sources, built-in or not.
 
-Every plugin, citeledger's own included, is a module named under an
-entry-point group (`citeledger.channels`, `citeledger.readers`,
-`citeledger.sources`) of an
-installed distribution: citeledger's own are in its pyproject.toml, so a
+Every plugin, citeledger's own included, is a module named under the
+`citeledger` entry-point group of an installed distribution (as pytest's
+`pytest11` and llm's `llm`): citeledger's own are in its pyproject.toml, so a
 built-in registers exactly as a third party's does, and core names none.
+What a plugin adds (channels, readers, sources) is said by the hooks it
+implements, not by its group; an entry point's name is its plugin's name in
+the registry, one namespace for every kind.
 """
 
 from __future__ import annotations
@@ -17,10 +19,7 @@ import pluggy
 from citeledger.core import hookspecs
 from citeledger.core.errors import UserError
 
-CHANNEL_GROUP = "citeledger.channels"
-READER_GROUP = "citeledger.readers"
-SOURCE_GROUP = "citeledger.sources"
-GROUPS = (CHANNEL_GROUP, READER_GROUP, SOURCE_GROUP)
+GROUP = "citeledger"
 
 
 class PluginError(UserError):
@@ -31,8 +30,7 @@ class PluginError(UserError):
 def manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager("citeledger")
     pm.add_hookspecs(hookspecs)
-    for group in GROUPS:
-        pm.load_setuptools_entrypoints(group)
+    pm.load_setuptools_entrypoints(GROUP)
     return pm
 
 

@@ -1,6 +1,6 @@
 """Envelope sources: what turns a tool call and its result into Sections.
 
-A source is a plugin (entry-point group `citeledger.sources`, hook
+A source is a plugin (entry-point group `citeledger`, hook
 `citeledger_register_sources`), like a channel: a class with a `name`, a
 frozen attrs `Options` class (its ruleset keys, under `sources:`), and
 

@@ -103,9 +103,9 @@ def builtin_plugins() -> dict[str, str]:
     """name -> module of every plugin this distribution's entry points register."""
     import importlib.metadata
 
-    from citeledger.core.plugins import GROUPS
+    from citeledger.core.plugins import GROUP
 
-    found = {ep.name: ep.value for ep in importlib.metadata.distribution("citeledger").entry_points if ep.group in GROUPS}
+    found = {ep.name: ep.value for ep in importlib.metadata.distribution("citeledger").entry_points if ep.group == GROUP}
     assert {"path", "symbol", "read_after", "claude-stream", "claude-interactive"} <= set(found)
     return found
 
