@@ -18,7 +18,7 @@ distinct  Every session is one real transcript (a template), sized as real runs
           baseline), projects/<dir>/<uuid>.jsonl + <uuid>/subagents/.
 
 abpass    An A/B pass the way codegraph's harness leaves it (tests/fixtures/pass,
-          core/layout.py): p000/cg22/ab-express/run-new-1.jsonl ... with .err
+          harness/layout.py): p000/cg22/ab-express/run-new-1.jsonl ... with .err
           files, mcp-<arm>.json, hook files, t-new/ and t-base/ tree copies and
           the explore-<arm>.jsonl diagnostics sidecars, and the same questions
           asked over and over: run i of an arm repeats the source pass's run

@@ -17,7 +17,7 @@ const { analyze, render } = await import(join(here, '..', 'tests', 'oracle', 're
 
 // What codegraph's harness leaves beside its runs is not read: the
 // explore-<label>.jsonl diagnostics sidecars and the t-<label>/ tree copies
-// (core/layout.py), nor node_modules.
+// (harness/layout.py), nor node_modules.
 function walk(dir, out) {
   const names = readdirSync(dir).sort();
   const harness = names.some((n) => n.startsWith('run-') && n.endsWith('.jsonl'));

@@ -62,7 +62,7 @@ class CallReads:
 def reads_of(tool_uses: Iterable[ToolUse], read_tools: Sequence[str], search_tools: Sequence[str],
              shell_tools: Sequence[str] = ()) -> tuple[Read, ...]:
     """Every tool use that names a file, in reading order: a shell command names
-    the file core.shell's bashIntent rule says it reads (Codex reads through the shell)."""
+    the file harness.shell's bashIntent rule says it reads (Codex reads through the shell)."""
     out = []
     for use in tool_uses:
         if use.name in read_tools and use.file_path:
@@ -154,7 +154,7 @@ class ReadAfterOptions:
     read_tools: tuple[str, ...]
     # Tools whose input.path names a file (or a directory) the agent searched.
     search_tools: tuple[str, ...]
-    # Shell tools whose command reads a file (core.shell's bashIntent rule); none unless named.
+    # Shell tools whose command reads a file (harness.shell's bashIntent rule); none unless named.
     shell_tools: tuple[str, ...] = ()
 
 

@@ -24,7 +24,7 @@ MAX_TOP = 10_000  # files listed per group
 
 
 def max_jobs() -> int:
-    from citeledger.core.corpus import default_jobs
+    from citeledger.core import default_jobs
 
     return JOBS_PER_CORE * default_jobs()
 
@@ -81,7 +81,7 @@ def check_options(args) -> None:
 
 def workers(jobs: int, sessions: int) -> int:
     """Worker processes for `sessions` sessions at --jobs `jobs` (0: all cores): never more than sessions."""
-    from citeledger.core.corpus import default_jobs
+    from citeledger.core import default_jobs
 
     return max(1, min(jobs if jobs > 0 else default_jobs(), sessions))
 

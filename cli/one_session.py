@@ -17,7 +17,7 @@ import orjson
 from citeledger.core.corpus import claim, reader_order
 from citeledger.core.errors import UserError
 from citeledger.core.plugins import readers
-from citeledger.core.readers.base import session_of
+from citeledger.core.reader import session_of
 
 LISTED = 4  # files named in the refusal; the rest counted
 

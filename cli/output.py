@@ -20,20 +20,17 @@ import contextlib
 import errno
 import fcntl
 import os
-import re
 import shutil
 import signal
 import sys
 import tempfile
 from typing import IO, Iterator, Union
 
-from citeledger.core import UserError
+from citeledger.core import TEMPORARY, UserError, discard, replacing
 
 LOCK = ".citeledger.lock"
 STAGING = ".citeledger.new."  # a run's files until they are all written
 BACKUP = ".citeledger.old."  # the previous files while the new set is renamed in
-# A temporary file of atomic_open (`.NAME.XXXXXXXX.tmp`, mkstemp's 8 characters).
-_TMP = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
 
 Data = Union[bytes, str]
 
@@ -74,38 +71,12 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO]:
         real = _staged_path(path)
     except OSError as exc:
         raise _failed(path, exc) from None
-    folder = os.path.dirname(real) or "."
     try:
-        os.makedirs(folder, exist_ok=True)  # `--html new/x.html` makes new/, as --plot and --out do
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        # mkstemp makes the file owner-only; the output gets what open() would give it.
-        os.fchmod(fd, 0o666 & ~_umask())
-    except OSError as exc:
-        raise _failed(path, exc) from None
-    try:
-        text = "b" not in mode
-        # backslashreplace: a lone surrogate (a name's undecodable byte) is written as \\udcff.
-        opts = {"encoding": "utf-8", "errors": "backslashreplace", "newline": ""} if text else {}
-        with os.fdopen(fd, "w" if text else "wb", **opts) as fh:
+        # `--html new/x.html` makes new/, as --plot and --out do
+        with replacing(real, mode) as fh:
             yield fh
-        os.replace(tmp, real)
     except OSError as exc:
-        _discard(tmp)
         raise _failed(path, exc) from None
-    except BaseException:
-        _discard(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _discard(tmp: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(tmp)
 
 
 def write_file(path: str, data: Data) -> str:
@@ -235,7 +206,7 @@ def _take_lock(path: str) -> int:
 
 
 def _release(path: str, fd: int) -> None:
-    _discard(os.path.join(path, LOCK))  # removed while still held, so no one takes a stale file
+    discard(os.path.join(path, LOCK))  # removed while still held, so no one takes a stale file
     with contextlib.suppress(OSError):
         os.close(fd)
 
@@ -257,8 +228,8 @@ def _clean_leftovers(path: str) -> None:
                 _restore(path, where)
             shutil.rmtree(where, ignore_errors=True)
             removed += 1
-        elif _TMP.fullmatch(name) and os.path.isfile(where):
-            _discard(where)
+        elif TEMPORARY.fullmatch(name) and os.path.isfile(where):
+            discard(where)
             removed += 1
     if removed:
         note(f"{path}: removed {removed} temporary file{'s' if removed != 1 else ''} "

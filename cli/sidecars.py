@@ -51,7 +51,7 @@ class Sidecars:
 
     def _load(self, path: str) -> tuple:
         if path not in self._read:
-            from citeledger.core.readers.diagnostics import read_diagnostics
+            from citeledger.harness.diagnostics import read_diagnostics
 
             reports, warnings = read_diagnostics(path)
             self._read[path] = reports if self.keep_reports else ()
@@ -71,7 +71,7 @@ class Sidecars:
         if self.given:
             return self.given
         if self.automatic:
-            from citeledger.core.readers.diagnostics import sidecar_for
+            from citeledger.harness.diagnostics import sidecar_for
 
             found = sidecar_for(files)
             return [found] if found else []
@@ -157,7 +157,7 @@ class SidecarJoin:
         self._reports: dict[str, tuple] = {}  # path -> (reports, warnings), least recently used first
 
     def sidecars(self, files) -> list[str]:
-        from citeledger.core.readers.diagnostics import sidecar_for
+        from citeledger.harness.diagnostics import sidecar_for
 
         if self.given:
             return list(self.given)
@@ -175,7 +175,7 @@ class SidecarJoin:
         return labels.pop() if len(labels) == 1 and len(names) == 1 else ""
 
     def __call__(self, ref, transcript, score, memo=None):
-        from citeledger.core.readers.diagnostics import read_diagnostics
+        from citeledger.harness.diagnostics import read_diagnostics
         from citeledger.report.diagnostics import diagnose
 
         paths = self.sidecars(ref.files)

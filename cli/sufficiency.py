@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core.sufficiency import sufficiency
+from citeledger.harness.sufficiency import sufficiency
 from citeledger.report.compare import GROUP_COLUMNS, SIDES
 from citeledger.report.html.sufficiency import pooled_groups_section, pooled_slices_section
 from citeledger.report.sufficiency import (

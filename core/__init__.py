@@ -4,11 +4,14 @@ Readers turn transcript files into a `Transcript`; sources (plugins) cut
 each tool result they read into `Section`s (core/source.py);
 channels (plugins, found through the registry) judge which returned files the
 final answer cited; the accountant charges each section's characters and pools
-them per session. Nothing here prints, and nothing here imports channels,
-rules, report or cli.
+them per session. Nothing here prints, and nothing here imports readers,
+sources, channels, rules, report or cli. infra/ (infrastructure without
+domain) and harness/ (codegraph's A/B harness rules) are lower layers whose
+names core re-exports.
 
-The names below are core's public API: channels, rules, reports and the
-command line import them from `citeledger.core`, not from its modules.
+The names below are core's public API: readers, sources, channels, rules,
+reports and the command line import them from `citeledger.core`, not from its
+modules (nor from infra/ or harness/).
 """
 
 __version__ = "0.1.0"
@@ -22,13 +25,13 @@ _LAZY = {
     "EXIT_INTERNAL": "citeledger.core.errors", "EXIT_OK": "citeledger.core.errors",
     "EXIT_USAGE": "citeledger.core.errors", "EXIT_WARNINGS": "citeledger.core.errors",
     "InputError": "citeledger.core.errors", "UserError": "citeledger.core.errors",
-    "glob_pattern": "citeledger.core.globs", "path_matcher": "citeledger.core.globs",
     "hookimpl": "citeledger.core.hookspecs",
-    "is_blank": "citeledger.core.jsstr", "js_trim": "citeledger.core.jsstr",
-    "percent": "citeledger.core.jsstr", "thousands": "citeledger.core.jsstr",
-    "to_fixed": "citeledger.core.jsstr", "utf16_len": "citeledger.core.jsstr",
-    "KeptTools": "citeledger.core.readers.base", "ReadOptions": "citeledger.core.readers.base",
-    "SessionFiles": "citeledger.core.readers.base",
+    "KeptTools": "citeledger.core.reader", "ReadOptions": "citeledger.core.reader",
+    "Reader": "citeledger.core.reader", "SessionFiles": "citeledger.core.reader",
+    "reading": "citeledger.core.reader",
+    "ChannelRule": "citeledger.core.ruleset", "ReaderRules": "citeledger.core.ruleset",
+    "Ruleset": "citeledger.core.ruleset", "SourceRule": "citeledger.core.ruleset",
+    "SplitterRules": "citeledger.core.ruleset",
     "CallScore": "citeledger.core.scores", "FileScore": "citeledger.core.scores",
     "SessionScore": "citeledger.core.scores", "Verdict": "citeledger.core.scores",
     "ratio": "citeledger.core.scores",
@@ -38,8 +41,6 @@ _LAZY = {
     "MAX_DIGITS": "citeledger.core.numbers", "bounded_int": "citeledger.core.numbers",
     "INTEGER_RANGE": "citeledger.core.ranges", "bounded": "citeledger.core.ranges",
     "field_range": "citeledger.core.ranges",
-    "normal_path": "citeledger.core.shell", "same_file": "citeledger.core.shell",
-    "shell_intent": "citeledger.core.shell",
     "SourceLine": "citeledger.core.sections.source_lines",
     "line_cost": "citeledger.core.sections.source_lines",
     "shipped_lines": "citeledger.core.sections.source_lines",
@@ -49,7 +50,8 @@ _LAZY = {
     "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source",
     "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
     "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
-    "AssistantText": "citeledger.core.transcript", "InputWarning": "citeledger.core.transcript",
+    "EXPLORE_TOOL": "citeledger.core.transcript", "ExploreAnswer": "citeledger.core.transcript",
+    "AssistantText": "citeledger.core.transcript",
     "Origin": "citeledger.core.transcript", "ResultText": "citeledger.core.transcript",
     "ToolResponse": "citeledger.core.transcript", "ToolResult": "citeledger.core.transcript",
     "ToolUse": "citeledger.core.transcript", "Transcript": "citeledger.core.transcript",
@@ -71,18 +73,44 @@ _LAZY = {
     "LinearPattern": "citeledger.core.patterns",
     "NotLinear": "citeledger.core.patterns",
     "needs_groups": "citeledger.core.patterns",
+    # Lower layers core re-exports: infrastructure without domain (infra/) ...
+    "InputWarning": "citeledger.infra.records",
+    "glob_pattern": "citeledger.infra.globs", "path_matcher": "citeledger.infra.globs",
+    "is_blank": "citeledger.infra.jsstr", "js_trim": "citeledger.infra.jsstr",
+    "percent": "citeledger.infra.jsstr", "thousands": "citeledger.infra.jsstr",
+    "to_fixed": "citeledger.infra.jsstr", "utf16_len": "citeledger.infra.jsstr",
+    "BOM": "citeledger.infra.jsonl", "Keys": "citeledger.infra.jsonl", "Line": "citeledger.infra.jsonl",
+    "decode_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
+    "js_stringify": "citeledger.infra.jsonl", "read_jsonl": "citeledger.infra.jsonl",
+    "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",
+    "read_head": "citeledger.infra.files",
+    "TEMPORARY": "citeledger.infra.atomic", "discard": "citeledger.infra.atomic",
+    "replacing": "citeledger.infra.atomic",
+    "default_jobs": "citeledger.infra.pool",
+    # ... and the rules of codegraph's A/B harness (harness/).
+    "arm_and_run": "citeledger.harness.layout", "segment": "citeledger.harness.layout",
+    "normal_path": "citeledger.harness.shell", "same_file": "citeledger.harness.shell",
+    "shell_intent": "citeledger.harness.shell",
+    "ExploreReport": "citeledger.harness.diagnostics", "FLAGS": "citeledger.harness.diagnostics",
+    "BUCKETS": "citeledger.harness.sufficiency", "MAIN": "citeledger.harness.sufficiency",
+    "NONE": "citeledger.harness.sufficiency", "Sufficiency": "citeledger.harness.sufficiency",
+    "pooled": "citeledger.harness.sufficiency", "sufficiency": "citeledger.harness.sufficiency",
 }
+# Modules core re-exports whole (`from citeledger.core import cache`).
+_MODULES = {"cache": "citeledger.infra.cache"}
 
 
 def __getattr__(name):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'citeledger.core' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    if name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'citeledger.core' has no attribute {name!r}")
     globals()[name] = value  # the next use finds it without this call
     return value
 
 
-__all__ = sorted(_LAZY)
+__all__ = sorted([*_LAZY, *_MODULES])

@@ -16,7 +16,7 @@ from typing import Callable
 import attrs
 
 from citeledger.core.channel import Envelope, check_findings
-from citeledger.core.jsstr import is_blank
+from citeledger.infra.jsstr import is_blank
 from citeledger.core.plugins import channels as channel_classes, sources as source_classes
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call

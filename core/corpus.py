@@ -1,7 +1,7 @@
 """A corpus: find every session under some paths, score each one, stream the outcomes.
 
 Discovery (`discover`) walks files and directories in sorted order and asks
-the readers (core/readers/base.py's contract) what is theirs:
+the readers (core/reader.py's contract) what is theirs:
 
 - which files a reader claims (`claims(path)`, asked in the readers' claim
   order: core.plugins.readers, by each reader's `priority`);
@@ -13,7 +13,7 @@ the readers (core/readers/base.py's contract) what is theirs:
   never read without the rest of its session.
 
 What the A/B harness leaves beside transcripts (checkouts, tree copies,
-diagnostics sidecars) and `exclude` globs are skipped first (core/layout.py).
+diagnostics sidecars) and `exclude` globs are skipped first (harness/layout.py).
 
 Scoring (`score_corpus`) parses each session once per distinct reading option
 set and scores it under every ruleset, in a process pool; outcomes come back in
@@ -23,7 +23,6 @@ sessions is in flight, so memory does not grow with the corpus.
 
 from __future__ import annotations
 
-import collections
 import os
 import stat
 from typing import Callable, Iterable, Iterator, Optional, Sequence
@@ -31,10 +30,12 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 import attrs
 
 from citeledger.core.errors import InputError, UserError
-from citeledger.core.globs import path_matcher
-from citeledger.core.layout import arm_and_run, is_sidecar, segment, skipped_dir
 from citeledger.core.plugins import readers
-from citeledger.core.readers.base import SessionFiles, part_of_session, session_of, sessions_of, sniffing
+from citeledger.core.reader import SessionFiles, part_of_session, session_of, sessions_of
+from citeledger.harness.layout import arm_and_run, is_sidecar, segment, skipped_dir
+from citeledger.infra.files import sniffing
+from citeledger.infra.globs import path_matcher
+from citeledger.infra.pool import Pool, chunks, default_jobs
 from citeledger.core.scores import SessionScore
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 
@@ -52,7 +53,7 @@ class SessionRef:
     # an outcome's ref carries the count its reader made (Transcript.turns).
     turns: int
     root: str = ""  # the path given to discover() it was found under
-    arm: Optional[str] = None  # harness arm label: run-<arm>-<i>, run-headless-<arm> (core/layout.py)
+    arm: Optional[str] = None  # harness arm label: run-<arm>-<i>, run-headless-<arm> (harness/layout.py)
     run: Optional[int] = None  # harness run number (<i>, or bench-readme's run<i>/ folder)
 
 
@@ -214,7 +215,7 @@ def discover(
 
     Readers say what is theirs: which files they claim, how files group into
     sessions, which folders belong to a session. What is not a transcript in
-    a walked directory (core/layout.py: checkouts, sidecars, files no reader
+    a walked directory (harness/layout.py: checkouts, sidecars, files no reader
     claims, paths matching an `exclude` glob) is skipped without a warning; a
     file given by name is read with the rest of its session, or warned about.
     """
@@ -375,7 +376,6 @@ _WORKER: dict = {}
 
 
 def _init_worker(rulesets, extra=None, shape=None) -> None:
-    _end_with_parent()
     _WORKER["rulesets"] = rulesets
     _WORKER["plan"] = _plan(rulesets)
     _WORKER["extra"] = extra
@@ -389,24 +389,6 @@ def _as_is(outcome: SessionOutcome) -> SessionOutcome:
 def _score_chunk(refs: list[SessionRef]) -> list:
     rulesets, plan, extra, shape = _WORKER["rulesets"], _WORKER["plan"], _WORKER["extra"], _WORKER["shape"]
     return [shape(_safe_score(ref, rulesets, plan, extra)) for ref in refs]
-
-
-def _chunks(refs: Iterable[SessionRef], size: int) -> Iterator[list[SessionRef]]:
-    chunk: list[SessionRef] = []
-    for ref in refs:
-        chunk.append(ref)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def score_corpus(
@@ -445,7 +427,7 @@ class Workers:
     Made before discovery, the processes start (forked) before the session
     list exists, so none of them carries a copy of it, and the claims' sniffing
     runs in them. A context manager: on an error or a signal the workers are
-    ended at once (stop_pool); else they finish and are joined.
+    ended at once (infra/pool.py's stop_pool); else they finish and are joined.
     """
 
     def __init__(self, jobs: int, rulesets: Sequence, extra: Optional[Callable] = None,
@@ -454,9 +436,7 @@ class Workers:
         self.rulesets = tuple(rulesets)
         self.extra = extra
         self.shape = shape or _as_is
-        self._pool = None
-        self._size = 0
-        self._before: frozenset = frozenset()
+        self.pool = Pool(_init_worker, (self.rulesets, self.extra, self.shape))
 
     def __enter__(self) -> "Workers":
         return self
@@ -464,47 +444,22 @@ class Workers:
     def __exit__(self, kind, *_) -> None:
         self.close(failed=kind is not None)
 
-    def _started(self, size: int):
-        if self._pool is not None and self._size != size:
-            self.close()
-        if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor  # here: importing it costs a one-job run 7 ms
-
-            # Children alive before the pool are not its workers: stop_pool leaves them be.
-            self._before = frozenset(multiprocessing.active_children())
-            self._pool = ProcessPoolExecutor(size, initializer=_init_worker,
-                                             initargs=(self.rulesets, self.extra, self.shape))
-            self._size = size
-        return self._pool
-
     def close(self, failed: bool = False) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        if failed:
-            stop_pool(pool, self._before)
-        else:
-            pool.shutdown(wait=True)
+        self.pool.close(failed)
 
     def claims(self, paths: list[str], order) -> list[Optional[str]]:
         """`claim` of every path, in order: in the workers when there are many."""
         if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS:
             return [claim(path, order) for path in paths]
-        pool = self._started(self.jobs)
-        try:
-            parts = pool.map(_claim_chunk, [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
-            return [name for part in parts for name in part]
-        except BaseException:
-            self.close(failed=True)
-            raise
+        parts = self.pool.map(self.jobs, _claim_chunk,
+                              [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
+        return [name for part in parts for name in part]
 
     def score(self, refs: Iterable[SessionRef], jobs: int = 0, progress: Optional[Callable[[int], None]] = None,
               chunk: int = 16) -> Iterator:
         """score_corpus's outcomes (or shapes) with `jobs` processes (<= 0: this pool's; 1: here).
 
-        At most `4 * jobs` chunks of `chunk` sessions are in flight, so neither
-        the pending work nor the finished-but-unread results grow with the corpus.
+        At most `4 * jobs` chunks of `chunk` sessions are in flight (Pool.ordered).
         Chunks of 16: each round trip to a worker costs about as much as scoring
         a small session (chunks of 4 made a 2-job sweep of the 400 MB bench
         corpus 10% slower; 32 starts to leave a worker idle at the end).
@@ -519,65 +474,4 @@ class Workers:
                     progress(1)
                 yield outcome
             return
-        pool = self._started(jobs)
-        try:
-            pending: collections.deque = collections.deque()
-            work = _chunks(refs, chunk)
-            for part in work:
-                pending.append(pool.submit(_score_chunk, part))
-                if len(pending) >= 4 * jobs:
-                    break
-            while pending:
-                outcomes = pending.popleft().result()
-                nxt = next(work, None)
-                if nxt is not None:
-                    pending.append(pool.submit(_score_chunk, nxt))
-                if progress:
-                    progress(len(outcomes))
-                yield from outcomes
-        except BaseException:  # a signal, an interrupt, the consumer closing us: end the workers now
-            self.close(failed=True)
-            raise
-        self.close()
-
-
-def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor", before=frozenset()) -> None:
-    """End a pool's workers at once: cancel queued work, terminate what runs.
-
-    shutdown() alone would first finish every chunk already submitted (up to
-    4 per worker), and leave workers running if this process were killed.
-    The workers are this process's children started since `before` (the
-    children alive when the pool was made), through multiprocessing's public
-    `active_children`: a worker being started when a signal lands is one too.
-    """
-    import multiprocessing
-
-    processes = [p for p in multiprocessing.active_children() if p not in before]
-    for process in processes:
-        process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.join(timeout=5)
-        if process.is_alive():
-            process.kill()
-            process.join(timeout=5)
-
-
-def _end_with_parent() -> None:
-    """In a worker: the signals a run ends by (SIGTERM, SIGHUP) end the worker
-    plainly, and on Linux the worker is sent SIGTERM should its parent die."""
-    import signal
-
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
-    # Ctrl-C reaches the whole process group: the parent ends the workers; a worker's own
-    # KeyboardInterrupt would print a stray "Process ForkProcess-N:" traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends workers
-        pass
-
+        yield from self.pool.ordered(jobs, _score_chunk, chunks(refs, chunk), progress)

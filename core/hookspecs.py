@@ -28,7 +28,7 @@ def citeledger_register_readers(register):
     A reader class has a `name`, `claims(path) -> bool` and
     `read(paths, options) -> Transcript` (setting `Transcript.turns`), and may
     say how its files make sessions: `sessions(paths)`, `session_of(path)`,
-    `part_of_session(dirpath)`; see citeledger.core.readers.base.Reader and
+    `part_of_session(dirpath)`; see citeledger.core.reader.Reader and
     docs/architecture.md, "The reader contract".
     """
 

@@ -24,7 +24,7 @@ from typing import Iterable, Optional
 
 import attrs
 
-from citeledger.core.readers.base import KeptTools, ReadOptions
+from citeledger.core.reader import KeptTools, ReadOptions
 from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
 from citeledger.core.transcript import InputWarning, Origin, ToolResponse, ToolResult

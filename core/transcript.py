@@ -7,46 +7,16 @@ frozen: a parsed corpus is shared by every ruleset that scores it.
 
 from __future__ import annotations
 
-import operator
 from typing import Hashable, Optional
 
 import attrs
+
+from citeledger.infra.records import InputWarning, pickle_by_fields  # noqa: F401 (records of a transcript)
 
 frozen = attrs.frozen  # frozen=True, slots=True, auto_attribs
 
 # A tool whose name contains it is an explore call (sufficiency.md "Input").
 EXPLORE_TOOL = "codegraph_explore"
-
-
-def pickle_by_fields(cls):
-    """Class decorator: pickle an attrs record as its class and field values.
-
-    A multi-job sweep pickles every score in a worker and unpickles it in the
-    parent; attrs' default (a state dict set field by field) costs about
-    twice as much as calling the class with the values.
-    """
-    names = [a.name for a in attrs.fields(cls)]
-    get = operator.attrgetter(*names)  # a tuple of values for two names or more
-    values = get if len(names) > 1 else (lambda self: (get(self),))
-
-    def __reduce__(self):
-        return cls, values(self)
-
-    cls.__reduce__ = __reduce__
-    return cls
-
-
-@pickle_by_fields
-@frozen
-class InputWarning:
-    """Something in the input that was skipped or is doubtful."""
-
-    file: str
-    line: int  # 1-based; 0 when it concerns the whole file
-    message: str
-
-    def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "message": self.message}
 
 
 @frozen
@@ -93,7 +63,7 @@ class ToolUse:
     file_path: Optional[str] = None  # Read's input.file_path
     path: Optional[str] = None  # Grep's / Glob's input.path
     pattern: Optional[str] = None  # Grep's / Glob's input.pattern
-    # For "what the agent did next" (core/sufficiency.py):
+    # For "what the agent did next" (harness/sufficiency.py):
     key: Hashable = None  # the id as a JavaScript Map key (1 is not "1"), see walker.js_map_key
     message: Hashable = None  # its event's message.id as a key when truthy, else None
     assistant: bool = False  # from an `assistant` event (an interactive log's other events can hold tool_use)
@@ -137,7 +107,7 @@ def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
 class ExploreAnswer:
     """A `user` event's successful tool_result for a tool_use an `assistant`
     event named *_codegraph_explore* before it: the response text the
-    sufficiency block judges (core/sufficiency.py), by its tool_use id's key."""
+    sufficiency block judges (harness/sufficiency.py), by its tool_use id's key."""
 
     key: Hashable
     blocks: tuple[str, ...]  # joined with nothing, as for allocation

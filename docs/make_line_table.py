@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from citeledger.core.accountant import score
-from citeledger.core.jsstr import percent
+from citeledger.infra.jsstr import percent
 from citeledger.core.plugins import readers
 from citeledger.rules.loader import load_ruleset
 

@@ -17,7 +17,7 @@ import os
 import sys
 
 from citeledger.core.corpus import discover, score_corpus
-from citeledger.core.jsstr import percent
+from citeledger.infra.jsstr import percent
 from citeledger.report.sensitivity import Sensitivity
 from citeledger.rules.variation import switches, variant
 from citeledger.rules.loader import load_ruleset

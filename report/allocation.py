@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from typing import Optional, Sequence
 
-from citeledger.core.readers.diagnostics import FLAGS
+from citeledger.core import FLAGS
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
 
 

@@ -1,7 +1,7 @@
 """The diagnostic join: each explore call beside codegraph's own report of it.
 
 Input besides the transcript: the explore diagnostic sidecar(s)
-(core.readers.diagnostics). Each explore response of a session is matched to
+(harness.diagnostics). Each explore response of a session is matched to
 a report by its tool_use's query, the response's length (the report's
 `envelope.chars`, UTF-16 units) and the set of files it has sections for (the
 report's files with a `render`); a sidecar holds the calls of many runs, so
@@ -21,7 +21,7 @@ from typing import Iterable, Optional, Sequence
 import attrs
 
 from citeledger.core import Envelope, InputWarning, Origin, explore_queries, utf16_len
-from citeledger.core.readers.diagnostics import ExploreReport
+from citeledger.core import ExploreReport
 
 MATCHED, UNMATCHED = "matched", "unmatched"
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from citeledger.core.jsstr import to_fixed, utf16_len
-from citeledger.core.sufficiency import BUCKETS, MAIN, NONE, Sufficiency, pooled
+from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, pooled, to_fixed, utf16_len
 from citeledger.report.tables import layout
 
 LABELS = {

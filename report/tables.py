@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional, Sequence
 
-from citeledger.core.jsstr import percent, to_fixed
+from citeledger.core import percent, to_fixed
 from citeledger.report.stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeledger.core.jsstr import percent, thousands
+from citeledger.core import percent, thousands
 from citeledger.core.plugins import evidence_label
 from citeledger.core.scores import SessionScore, ratio
 

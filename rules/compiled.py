@@ -1,4 +1,4 @@
-"""The shipped rulesets, loaded once and kept: a file in the user's cache (core/cache.py).
+"""The shipped rulesets, loaded once and kept: a file in the user's cache (infra/cache.py).
 
 Loading a shipped ruleset reads YAML, checks every key and compiles every
 pattern; a one-run `score` would spend more on that (and on importing the
@@ -19,8 +19,7 @@ import pickle
 import sys
 from importlib import resources
 
-from citeledger.core import cache, channels, sources
-from citeledger.rules.ruleset import Ruleset
+from citeledger.core import Ruleset, __version__, cache, channels, sources
 
 
 def shipped_names() -> list[str]:
@@ -45,7 +44,7 @@ def _key_parts(name: str) -> list[str]:
         if entry.name.endswith(".yaml"):
             parts += [entry.name, entry.read_text("utf-8")]
     installed = {**{f"channel {n}": c for n, c in channels().items()}, **{f"source {n}": c for n, c in sources().items()}}
-    modules = {"citeledger.rules.loader", "citeledger.rules.ruleset", "citeledger.rules.safety",
+    modules = {"citeledger.rules.loader", "citeledger.core.ruleset", "citeledger.rules.safety",
                "citeledger.core.patterns", "citeledger.core.ranges", "citeledger.core.source"}
     modules |= {cls.__module__ for cls in installed.values()}
     modules |= {cls.Options.__module__ for cls in installed.values()}
@@ -64,7 +63,7 @@ def load(name_or_path: str) -> Ruleset:
         from citeledger.rules.loader import load_ruleset
 
         return load_ruleset(name_or_path)
-    path = cache.file_for("ruleset", *_key_parts(name_or_path))
+    path = cache.file_for("ruleset", *_key_parts(name_or_path), version=__version__)
     data = cache.read(path)
     if data is not None:
         try:

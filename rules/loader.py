@@ -22,7 +22,7 @@ from citeledger.core import INTEGER_RANGE, UserError, channels as installed_chan
 
 from citeledger.rules import safety
 from citeledger.rules.compiled import shipped_names  # noqa: F401 (part of the loader's API)
-from citeledger.rules.ruleset import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
+from citeledger.core import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels", "sources"}
 

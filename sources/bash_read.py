@@ -1,6 +1,6 @@
 """The bash_read source: shell commands that read a file, their output charged to it.
 
-Whether a command reads, and which file, is `core.shell.shell_intent`: the
+Whether a command reads, and which file, is `harness.shell.shell_intent`: the
 harness's bashIntent rule, defined once (a heredoc or a redirect is a write,
 never a read; `cat`, `sed -n`, `head`, `tail`, `nl`, ... at a command
 position with a path argument is a read of that path). A read's whole
@@ -8,7 +8,7 @@ output is charged to the path; any other command (a search, a write, a
 build) retrieved no file and is no call of this source.
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
-(core/readers/codex.py records their argv as one command line).
+(readers/codex.py records their argv as one command line).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# The files citeledger keeps between runs (core/cache.py) go to a directory of
+# The files citeledger keeps between runs (infra/cache.py) go to a directory of
 # this test run's own, in this process and every command it starts, never the
 # user's ~/.cache.
 if "CITELEDGER_TEST_CACHE" not in os.environ:

@@ -18,8 +18,8 @@ from builders import EXPLORE, events, response, section, write_jsonl
 
 from citeledger.cli import main
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
@@ -418,7 +418,7 @@ def test_envelope_view_in_json(tmp_path, capsys):
 
 
 def test_a_claude_run_with_codex_looking_events_is_read_as_claude(tmp_path, capsys):
-    from citeledger.core.readers.codex import CodexReader
+    from citeledger.readers.codex import CodexReader
 
     rows = events([response(section("lib/a.js", size=70))], "lib/a.js")
     rows.insert(1, {"type": "message", "role": "user", "content": "hi"})  # Codex-looking, line 2
@@ -430,7 +430,7 @@ def test_a_claude_run_with_codex_looking_events_is_read_as_claude(tmp_path, caps
 
 
 def test_codex_claims_a_file_by_its_first_record(tmp_path):
-    from citeledger.core.readers.codex import CodexReader
+    from citeledger.readers.codex import CodexReader
 
     meta = {"timestamp": "t", "type": "session_meta", "payload": {"id": "s"}}
     item = {"timestamp": "t", "type": "response_item", "payload": {"type": "message", "role": "user", "content": []}}

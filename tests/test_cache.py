@@ -1,4 +1,4 @@
-"""Files kept between runs (core/cache.py): a run's output never depends on what the cache holds.
+"""Files kept between runs (infra/cache.py): a run's output never depends on what the cache holds.
 
 The header grammar's LALR tables are kept in the user's cache directory; a
 missing, stale, torn or unreadable file, or a cache directory that cannot be

@@ -12,8 +12,8 @@ from builders import response, section, write_jsonl
 from citeledger.core.accountant import score
 from citeledger.cli import main
 from citeledger.core.errors import InputError
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.readers.codex import CodexReader, output_blocks
+from citeledger.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.codex import CodexReader, output_blocks
 from citeledger.rules.loader import load_ruleset
 
 HERE = Path(__file__).parent

@@ -9,7 +9,7 @@ import pytest
 
 from citeledger.core import corpus
 from citeledger.core.corpus import discover, score_corpus
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
 
 HERE = Path(__file__).parent
@@ -202,7 +202,7 @@ def test_claims_asked_in_the_workers_find_the_same_sessions(monkeypatch, tmp_pat
     rulesets = [load_ruleset("default")]
     with corpus.Workers(2, rulesets) as workers:
         found = discover(paths, workers=workers)
-        assert workers._pool is not None  # the claims went to the workers' processes
+        assert workers.pool._pool is not None  # the claims went to the workers' processes
         scored = _effs(workers.score(found[0], 2))
     assert found == alone and alone[1]  # the overlap's warnings too
     assert scored == _effs(score_corpus(alone[0], rulesets, jobs=1))

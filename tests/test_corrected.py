@@ -12,8 +12,8 @@ import pytest
 
 from builders import EXPLORE, events, response, section, session, write_jsonl
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.variation import switches, variant
 from citeledger.rules.loader import load_ruleset
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from builders import EXPLORE, response, section, write_jsonl
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.readers.diagnostics import read_diagnostics, sidecar_for
+from citeledger.readers.claude_stream import ClaudeStreamReader
+from citeledger.harness.diagnostics import read_diagnostics, sidecar_for
 from citeledger.report import allocation as a
 from citeledger.report import diagnostics as d
 from citeledger.rules.loader import load_ruleset

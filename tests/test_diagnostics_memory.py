@@ -87,7 +87,7 @@ def test_pooled_as_they_come_the_records_and_text_of_every_join_kept(tmp_path, m
     kept = Diagnosed(args(), DEFAULT, pooled=True, keep=True)
     lean = Diagnosed(args(), DEFAULT, pooled=True, keep=False, spool=True)
     assert lean.join().line and not kept.join().line
-    import citeledger.core.readers.diagnostics as reader
+    import citeledger.harness.diagnostics as reader
 
     def no_read(path):
         raise AssertionError(f"the parent read {path}: the worker's join carries its warnings")

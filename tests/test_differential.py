@@ -37,8 +37,8 @@ from citeledger.channels.symbol import SymbolChannel
 from citeledger.cli.commands.common import read_session
 from citeledger.core.accountant import score
 from citeledger.core.channel import Envelope
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.jsonl import BOM, decode_line, js_stringify
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.infra.jsonl import BOM, decode_line, js_stringify
 from citeledger.report.envelope import envelope_view, render_envelope
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text

@@ -12,10 +12,10 @@ from builders import write_jsonl
 from citeledger.cli import main
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
-from citeledger.core.readers.base import ReadOptions
-from citeledger.core.readers.codex import CodexReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.readers.gemini import GeminiReader, mcp_blocks, result_blocks
+from citeledger.core.reader import ReadOptions
+from citeledger.readers.codex import CodexReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.gemini import GeminiReader, mcp_blocks, result_blocks
 from citeledger.rules.loader import load_ruleset
 
 HERE = Path(__file__).parent

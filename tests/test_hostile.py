@@ -334,7 +334,7 @@ from citeledger import cli  # noqa: E402
 from citeledger.cli import limits  # noqa: E402
 from citeledger.rules import loader  # noqa: E402
 from citeledger.core import channels as installed_channels  # noqa: E402
-from citeledger.rules.ruleset import integer_ranges  # noqa: E402
+from citeledger.core.ruleset import integer_ranges  # noqa: E402
 
 RANGES = integer_ranges({name: cls.Options for name, cls in installed_channels().items()})
 
@@ -370,16 +370,16 @@ def test_sweep_with_an_out_of_range_jobs_is_one_line_exit_2(tmp_path, value):
 
 
 def test_a_sweep_never_starts_more_workers_than_sessions(tmp_path, monkeypatch, capsys):
-    from citeledger.core import corpus
+    from citeledger.infra import pool
 
     asked = []
-    real = corpus.Workers._started
+    real = pool.Pool.started
 
     def started(self, size):
         asked.append(size)
         return real(self, size)
 
-    monkeypatch.setattr(corpus.Workers, "_started", started)
+    monkeypatch.setattr(pool.Pool, "started", started)
     assert cli.main(["sweep", "-q", "--jobs", str(limits.max_jobs()), str(small_corpus(tmp_path, 2))]) == 0
     assert asked == [2]
 

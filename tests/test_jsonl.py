@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeledger.core.readers import jsonl
-from citeledger.core.readers.jsonl import Line, decode_line, js_string, js_stringify, read_jsonl
-from citeledger.core.readers.walker import EVENT_KEYS
+from citeledger.infra import jsonl
+from citeledger.infra.jsonl import Line, decode_line, js_string, js_stringify, read_jsonl
+from citeledger.readers.walker import EVENT_KEYS
 
 BIG = 1 << 30
 INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -420,8 +420,8 @@ def test_a_file_cut_short_while_read_ends_there(tmp_path):
 
 
 def test_a_session_appended_to_while_scored_is_scored_as_it_was(tmp_path):
-    from citeledger.core.readers import claude_stream
-    from citeledger.core.readers.claude_stream import ClaudeStreamReader
+    from citeledger.readers import claude_stream
+    from citeledger.readers.claude_stream import ClaudeStreamReader
 
     path = tmp_path / "run.jsonl"
     answer = b'{"type":"result","result":"done"}\n'

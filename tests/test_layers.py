@@ -95,7 +95,7 @@ def test_core_public_names_resolve():
 # and a record field everywhere): only flagged where they decide something.
 # The codegraph_explore source is named after the tool whose name core's
 # readers match (the reference's tool name, a data word there); `read` is a
-# shell intent's kind (core/shell.py), `grep`/`glob` are words of data too.
+# shell intent's kind (harness/shell.py), `grep`/`glob` are words of data too.
 DATA_WORDS = {"path", "codegraph_explore", "read", "grep", "glob"}
 
 
@@ -202,7 +202,7 @@ def test_core_and_report_name_no_builtin_plugin():
     ('def f(s):\n    return s.channels[0] if s.channels else "path"\n', "names the plugin 'path'"),
     ('ORDER = ("claude-interactive", "claude-stream")\n', "names the plugin 'claude-interactive'"),
     ('LIST = ["citeledger.channels.symbol"]\n', "names the module"),
-    ("from citeledger.core.readers.claude_stream import segment\n", "imports citeledger.core.readers.claude_stream"),
+    ("from citeledger.readers.claude_stream import segment\n", "imports citeledger.readers.claude_stream"),
     ("import citeledger.channels.read_after\n", "imports citeledger.channels.read_after"),
 ])
 def test_the_name_check_sees_a_violation(source, expected):

@@ -19,7 +19,7 @@ from citeledger.core import shipped_lines
 from citeledger.core.accountant import score
 from citeledger.core.sections import Call, Section
 from citeledger.core.transcript import Origin
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.jsonreport import session_dict
 from citeledger.report.text import render_text
 from citeledger.rules.loader import RulesetError, load_ruleset

@@ -21,7 +21,7 @@ from test_real_fixtures import REAL, segments
 
 from citeledger.cli import main
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 
@@ -148,8 +148,8 @@ SHIPPED = [
 
 
 def test_shipped_sessions_sufficiency_equals_the_oracle():
-    from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-    from citeledger.core.sufficiency import sufficiency
+    from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+    from citeledger.harness.sufficiency import sufficiency
     from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict
 
     assert len(SHIPPED) >= 50 and SHIPPED[-1]["interactive"]

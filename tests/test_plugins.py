@@ -61,7 +61,7 @@ def test_two_plugins_may_not_share_a_name():
 
 def test_reader_defaults_are_the_default_rulesets():
     # Readers called without options (library use) read as default.yaml says.
-    from citeledger.core.readers.base import ReadOptions
+    from citeledger.core.reader import ReadOptions
     from citeledger.rules.loader import load_ruleset
 
     assert ReadOptions() == load_ruleset("default").reader.read_options()

@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 from citeledger.core.channel import Envelope
 from citeledger.channels.path import PathChannel
 from citeledger.channels.symbol import SymbolChannel
-from citeledger.core.readers import jsonl
+from citeledger.infra import jsonl
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
 from citeledger.sources.codegraph_explore.header import parse_header
-from citeledger.core.jsstr import LINE_TERMINATORS, utf16_len
+from citeledger.infra.jsstr import LINE_TERMINATORS, utf16_len
 from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResponse, Transcript
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.sources.codegraph_explore.splitter import split_sections
 from citeledger.core.sections.units import MEASURES
 from citeledger.rules.loader import load_ruleset, shipped_names

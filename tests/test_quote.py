@@ -15,7 +15,7 @@ from test_line_range import A, B, envelope
 from citeledger.channels import quote as quote_module
 from citeledger.channels.quote import QuoteChannel, fenced_blocks, without_blocks
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 

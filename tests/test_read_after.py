@@ -13,7 +13,7 @@ from pathlib import Path
 from builders import EXPLORE, response, section, write_jsonl
 from citeledger.channels.read_after import reads_by_call, reads_of
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
 
 REAL = Path(__file__).parent / "fixtures" / "real" / "stream"
@@ -171,7 +171,7 @@ def test_reactions_changes_only_the_ranking():
 
 
 def test_interactive_subagent_file_is_its_own_thread(tmp_path):
-    from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
+    from citeledger.readers.claude_interactive import ClaudeInteractiveReader
 
     project = tmp_path / "proj"
     main = [

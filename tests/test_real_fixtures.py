@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from citeledger.core.accountant import score
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import label, render_text
 from citeledger.rules.loader import load_ruleset
 

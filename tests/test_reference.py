@@ -9,8 +9,8 @@ import pytest
 
 from builders import response, section, session, write_jsonl, EXPLORE
 from citeledger.core.accountant import score
-from citeledger.core.jsstr import to_fixed, utf16_len, js_trim
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.infra.jsstr import to_fixed, utf16_len, js_trim
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
 

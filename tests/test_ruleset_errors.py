@@ -114,7 +114,7 @@ def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
     import re
 
     from citeledger.core.accountant import score
-    from citeledger.core.readers.claude_stream import ClaudeStreamReader
+    from citeledger.readers.claude_stream import ClaudeStreamReader
 
     ruleset = load_ruleset("ambiguity-2")
     own = {p.pattern for p in (ruleset.splitter.header, ruleset.options_for("path").basename,

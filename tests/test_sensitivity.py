@@ -90,7 +90,7 @@ def test_text_and_plot(tmp_path, capsys):
 
 
 def test_each_session_is_parsed_once_for_all_rulesets(tmp_path, capsys, monkeypatch):
-    from citeledger.core.readers.claude_stream import ClaudeStreamReader
+    from citeledger.readers.claude_stream import ClaudeStreamReader
 
     reads = []
     real = ClaudeStreamReader.read

@@ -1,4 +1,4 @@
-"""Discovery's sniff of a file: every reader asks, the file is opened once (core/readers/base.py `sniffing`)."""
+"""Discovery's sniff of a file: every reader asks, the file is opened once (core/reader.py `sniffing`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 from unittest import mock
 
 from citeledger.core.corpus import claim
-from citeledger.core.readers import base
-from citeledger.core.readers.base import is_file, read_head, sniffing
+from citeledger.infra import files
+from citeledger.infra.files import is_file, read_head, sniffing
 
 
 def test_claim_opens_and_stats_a_file_once(tmp_path):
@@ -41,7 +41,7 @@ def test_answers_last_only_while_sniffing(tmp_path):
             assert read_head(str(path), 100) == b"second"
     assert read_head(str(path), 100) == b"second"
     os.remove(path)
-    assert not is_file(str(path)) and base._sniff.get() is None
+    assert not is_file(str(path)) and files._sniff.get() is None
 
 
 def test_a_failed_read_is_not_kept(tmp_path):

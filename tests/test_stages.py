@@ -11,9 +11,9 @@ import pytest
 
 from citeledger.core import accountant
 from citeledger.sources.codegraph_explore import shared_cuts
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
-from citeledger.rules.ruleset import Ruleset
+from citeledger.core.ruleset import Ruleset
 from citeledger.rules.variation import variant
 
 REAL = Path(__file__).parent / "fixtures" / "real" / "stream"

@@ -60,7 +60,7 @@ def test_a_command_loads_its_own_module_only():
     drawn = [m for m in modules if m.startswith(("citeledger.report.html", "citeledger.report.plot", "matplotlib"))]
     assert drawn == [], drawn
     # Nor what only an option or a sidecar needs: numpy, rich, the diagnostic join, sufficiency.
-    unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.core.readers.diagnostics",
+    unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.harness.diagnostics",
               "citeledger.report.sufficiency")
     assert [m for m in modules if m.startswith(unused)] == []
 

@@ -16,7 +16,7 @@ import pytest
 from builders import EXPLORE, answer_to, explored, response, section, use, write_jsonl
 
 from citeledger.cli import main
-from citeledger.core.shell import same_file, shell_intent
+from citeledger.harness.shell import same_file, shell_intent
 
 ORACLE = Path(__file__).parent / "oracle" / "reference.mjs"
 MENTIONS = "**Exploration: q**\n\nsee src/named.py\n\n"

@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeledger.core.errors import InputError
-from citeledger.core.readers import claude_stream
-from citeledger.core.readers.base import ReadOptions
-from citeledger.core.readers.claude_interactive import ClaudeInteractiveReader
-from citeledger.core.readers.claude_stream import ClaudeStreamReader
-from citeledger.core.readers.jsonl import Line, read_jsonl
-from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
+from citeledger.readers import claude_stream
+from citeledger.core.reader import ReadOptions
+from citeledger.readers.claude_interactive import ClaudeInteractiveReader
+from citeledger.readers.claude_stream import ClaudeStreamReader
+from citeledger.infra.jsonl import Line, read_jsonl
+from citeledger.readers.walker import EVENT_KEYS, EventWalker
 from test_jsonl import KEYS, encode, hostile_line, value
 
 ROOT = Path(__file__).resolve().parent.parent

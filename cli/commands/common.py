@@ -39,7 +39,7 @@ def add_html_option(parser) -> None:
 
 
 def add_jobs_options(parser) -> None:
-    from citeledger.core.corpus import default_jobs
+    from citeledger.core import default_jobs
 
     from citeledger.cli.limits import int_text, max_jobs
 

@@ -14,8 +14,8 @@ from typing import Iterator, Optional
 import orjson
 
 from citeledger.core.corpus import discover, score_corpus
-from citeledger.core.layout import arm_and_run, arm_group, arm_label
-from citeledger.core.layout import segment
+from citeledger.harness.layout import arm_and_run, arm_group, arm_label
+from citeledger.harness.layout import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
@@ -118,7 +118,7 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
     """Session rows of one pass; `used` collects the ruleset names they were scored under.
 
     With `arms`, only sessions of those harness arms are scored; each row gets
-    `arm` and `run` (from its name, core/layout.py), and the others come back
+    `arm` and `run` (from its name, harness/layout.py), and the others come back
     as rows with status `other-arm`, unscored. `diagnosed` (cli.sidecars.Diagnosed)
     joins the sessions that have a diagnostic sidecar, by arm (else by `label`).
     """

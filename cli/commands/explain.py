@@ -9,7 +9,7 @@ from citeledger.report.explain import render_explain
 from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
 from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
-from citeledger.core.sufficiency import sufficiency
+from citeledger.harness.sufficiency import sufficiency
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (

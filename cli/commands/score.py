@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     if args.sufficiency or args.html:  # here: a plain score starts without them
-        from citeledger.core.sufficiency import sufficiency
+        from citeledger.harness.sufficiency import sufficiency
         from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
     if args.envelope or args.answer:
         from citeledger.report.envelope import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from citeledger.core.jsstr import utf16_len
+from citeledger.infra.jsstr import utf16_len
 
 
 def _utf8_len(text: str) -> int:

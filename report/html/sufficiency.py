@@ -4,7 +4,7 @@ text output prints them."""
 
 from __future__ import annotations
 
-from citeledger.core.sufficiency import BUCKETS, MAIN
+from citeledger.core import BUCKETS, MAIN
 from citeledger.report.html.page import cell, esc, table, value_attr
 from citeledger.report.sufficiency import COMPARE_TITLE, ERRORED_LABEL, LABELS, SWEEP_TITLE, count_cell
 

@@ -17,7 +17,7 @@ import re
 from importlib import resources
 from typing import Optional
 
-from citeledger.core import Header, RenderTag, Symbol, bounded_int, cache
+from citeledger.core import Header, RenderTag, Symbol, __version__, bounded_int, cache
 
 
 # What a SYMBOL_ITEM token may hold before the item: header.lark's leading
@@ -127,13 +127,13 @@ class _Grammar:
         # transformer=: lark applies it during the LALR parse, so no tree is built
         # (`tokens`, which has no method, still comes back as a Tree).
         # Building the LALR tables is most of a one-run `score`'s scoring time: lark keeps
-        # them in a file of the user's cache (core/cache.py), named by the grammar's digest
+        # them in a file of the user's cache (infra/cache.py), named by the grammar's digest
         # and citeledger's version. lark trusts the file only when its first line holds the
         # digest of the grammar, options and lark version, and builds afresh (rewriting the
         # file) when it fails to load, so a torn or stale file costs a build, never a result.
         to_header = ToHeader()
         self.parser = Lark(grammar, start=["line", "header", "tokens"], parser="lalr", maybe_placeholders=False,
-                           transformer=to_header, cache=cache.file_for("header-grammar", grammar) or False)
+                           transformer=to_header, cache=cache.file_for("header-grammar", grammar, version=__version__) or False)
         # A run of items is SYMBOL_ITEM's matches one after another: the terminal's own
         # pattern, searched along the run, gives each (lark's lexer runs it with re too).
         item = re.compile(self.parser.get_terminal("SYMBOL_ITEM").pattern.to_regexp())

@@ -20,13 +20,12 @@ from typing import Optional, Sequence
 
 import orjson
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.readers.base import (
-    InputError, ReadOptions, final_answers, is_file, open_regular, read_head, reading, session_name,
+from citeledger.core import (
+    BOM, AssistantText, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
+    decode_line, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
 )
-from citeledger.core.readers.jsonl import BOM, decode_line, read_jsonl
-from citeledger.core.readers.walker import MISSING, js_type
-from citeledger.core.transcript import AssistantText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript
+from citeledger.readers.common import final_answers, session_name
+from citeledger.readers.walker import MISSING, js_type
 
 # The CLI's file-reading tools and the input keys naming what they read, by
 # release (docs/gemini.md): (ToolUse field, argument keys, first one present wins).

@@ -16,13 +16,12 @@ from typing import Hashable, Optional, Sequence
 
 import orjson
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.transcript import (
-    AssistantText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
+from citeledger.core import (
+    AssistantText, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
+    hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
 )
-from citeledger.core.readers.base import InputError, ReadOptions, final_answers, is_file, open_regular, read_head, reading, session_name
-from citeledger.core.readers.walker import js_truthy
+from citeledger.readers.common import final_answers, session_name
+from citeledger.readers.walker import js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
 # Response items written bare, one per line, by rollouts older than the payload envelope.

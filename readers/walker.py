@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
-from citeledger.core.readers.jsonl import Keys, Line, js_string, js_stringify
-from citeledger.core.jsstr import is_blank
-from citeledger.core.transcript import EXPLORE_TOOL
-from citeledger.core.transcript import (
-    AssistantText, ExploreAnswer, ResultText, InputWarning, Origin, ToolResponse, ToolResult, ToolUse, Transcript,
+from citeledger.core import (
+    EXPLORE_TOOL, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText, ToolResponse,
+    ToolResult, ToolUse, Transcript, is_blank, js_string, js_stringify,
 )
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.layout import segment  # the harness's segment names: run-x.t2.jsonl
-from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, SessionFiles, is_file, reading, session_name
-from citeledger.core.readers.walker import EVENT_KEYS, EventWalker
+# segment: the harness's segment names, run-x.t2.jsonl
+from citeledger.core import (
+    InputError, InputWarning, ReadOptions, SessionFiles, Transcript, hookimpl, is_file, read_jsonl, reading, segment,
+)
+from citeledger.readers.common import session_name
+from citeledger.readers.walker import EVENT_KEYS, EventWalker
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 

@@ -14,6 +14,8 @@ import hashlib
 import os
 from typing import Optional
 
+from citeledger.infra.atomic import replacing
+
 
 def directory() -> str:
     """$XDG_CACHE_HOME/citeledger, else ~/.cache/citeledger (the XDG base directory rule)."""
@@ -23,13 +25,11 @@ def directory() -> str:
     return os.path.join(base, "citeledger")
 
 
-def file_for(kind: str, *parts: str) -> Optional[str]:
-    """The cache file of `kind` built from the texts `parts` under this citeledger version,
+def file_for(kind: str, *parts: str, version: str) -> Optional[str]:
+    """The cache file of `kind` built from the texts `parts` under citeledger `version`,
     its directory made; None when the directory cannot be made."""
-    from citeledger.core import __version__
-
     digest = hashlib.sha256()
-    for part in (__version__, kind, *parts):
+    for part in (version, kind, *parts):
         data = part.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "big") + data)
     folder = directory()
@@ -52,16 +52,11 @@ def read(path: Optional[str]) -> Optional[bytes]:
 
 
 def write(path: Optional[str], data: bytes) -> None:
-    """Write `data` to `path` whole: a private temporary file renamed into place. Best effort."""
+    """Write `data` to `path` whole (infra/atomic.py). Best effort."""
     if path is None:
         return
-    scratch = f"{path}.{os.getpid()}.tmp"
     try:
-        with open(scratch, "wb") as fh:
+        with replacing(path) as fh:
             fh.write(data)
-        os.replace(scratch, path)
     except OSError:
-        try:
-            os.unlink(scratch)
-        except OSError:
-            pass
+        pass

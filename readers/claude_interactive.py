@@ -15,12 +15,11 @@ import os
 from typing import Sequence
 
 
-from citeledger.core.hookspecs import hookimpl
-from citeledger.core.transcript import InputWarning, Transcript
-from citeledger.core.readers.base import InputError, ReadOptions, is_file, open_regular, read_head
-from citeledger.core.readers.claude_stream import open_events
-from citeledger.core.readers.jsonl import decode_line
-from citeledger.core.readers.walker import EventWalker, js_truthy
+from citeledger.core import (
+    InputError, InputWarning, ReadOptions, Transcript, decode_line, hookimpl, is_file, open_regular, read_head,
+)
+from citeledger.readers.claude_stream import open_events
+from citeledger.readers.walker import EventWalker, js_truthy
 
 
 def escape_project(path: str) -> str:

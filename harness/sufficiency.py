@@ -4,7 +4,7 @@ The reference harness's companion to allocation (sufficiency.md): every
 answered `codegraph_explore` call is put in one bucket by the agent's next act
 in its own thread. "The agent's next act per thread" is `next_act` (one
 implementation: the concurrent/transparent skipping and the delegation rule);
-what a `Bash` command does is core/shell.py's rule. Core computes; the block
+what a `Bash` command does is harness/shell.py's rule. Core computes; the block
 and its JSON are report/sufficiency.py's.
 """
 
@@ -15,9 +15,9 @@ from typing import Hashable, Optional, Sequence
 
 import attrs
 
-from citeledger.core.jsstr import utf16_len
-from citeledger.core.shell import normal_path, same_file, shell_intent
-from citeledger.core.transcript import EXPLORE_TOOL
+from citeledger.core import EXPLORE_TOOL
+from citeledger.harness.shell import normal_path, same_file, shell_intent
+from citeledger.infra.jsstr import utf16_len
 
 MAIN = "main"  # the thread of events without parent_tool_use_id
 
@@ -41,7 +41,7 @@ _mentioned = None
 def _mentioned_pattern():
     global _mentioned
     if _mentioned is None:  # compiled on first use (RE2: linear in the response)
-        from citeledger.core.patterns import compile_linear
+        from citeledger.core import compile_linear
 
         _mentioned = compile_linear(_MENTIONED, strict=True)
     return _mentioned

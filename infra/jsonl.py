@@ -20,8 +20,8 @@ from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, Ty
 import msgspec
 import orjson
 
-from citeledger.core.readers.base import open_regular_fd
-from citeledger.core.transcript import InputWarning
+from citeledger.infra.files import open_regular_fd
+from citeledger.infra.records import InputWarning
 
 BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20

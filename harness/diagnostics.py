@@ -16,11 +16,8 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core.errors import InputError
-from citeledger.core.readers.base import reading
-from citeledger.core.readers.jsonl import read_jsonl
-from citeledger.core.transcript import EXPLORE_TOOL
-from citeledger.core.transcript import InputWarning, Origin
+from citeledger.core import EXPLORE_TOOL, InputError, InputWarning, Origin, reading
+from citeledger.infra.jsonl import read_jsonl
 
 # The per-file ranking flags codegraph reports, in its order.
 FLAGS = ("pinned", "named", "central", "entry", "spine", "lowValue", "generated", "ambientDeclaration")
@@ -137,9 +134,9 @@ def read_diagnostics(path: str) -> tuple[tuple[ExploreReport, ...], tuple[InputW
 
 def sidecar_for(files) -> Optional[str]:
     """The harness's sidecar of a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
-    or `run-headless-<label>.jsonl` (labels as core/layout.py reads them), in the
+    or `run-headless-<label>.jsonl` (labels as harness/layout.py reads them), in the
     run's directory (or above bench-readme's `run<i>/` folder); None when there is none."""
-    from citeledger.core.layout import arm_and_run, segment
+    from citeledger.harness.layout import arm_and_run, segment
 
     if not files:
         return None

@@ -15,7 +15,7 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core.jsstr import JS_WHITESPACE
+from citeledger.infra.jsstr import JS_WHITESPACE
 
 # "Spaces" are JavaScript's \s (the harness is JavaScript), not Python's.
 _S = "[" + re.escape(JS_WHITESPACE) + "]"

@@ -1,0 +1,1 @@
+"""citeledger.readers: the built-in transcript readers (plugins, registered by entry point)."""
