@@ -26,7 +26,7 @@ PAGES = {
     "html-sensitivity.png": ["sensitivity", "tests/fixtures/real", "--ruleset", "corrected", "--ruleset", "path-only",
                              "-q", "-j1"],
 }
-WIDTH = 1400  # as the fit test's wide case (tests/test_everyday_use.py also checks 800 px)
+WIDTH = 1400  # as the fit test's wide case (tests/cli/test_commands_as_typed.py also checks 800 px)
 OPEN = {"html-sweep.png": "#s-0-4"}  # show one session's section opened
 
 

@@ -20,7 +20,7 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 # dict: an object pruned to its keys; [dict]: each element of a list so
 # pruned). Lines are decoded keeping only these: a key read below but not
 # named here is absent from every event, so reading a new key means adding
-# it here (tests/test_walker.py checks every fixture walks alike pruned and whole).
+# it here (tests/readers/test_walker.py checks every fixture walks alike pruned and whole).
 EVENT_KEYS = Keys({
     "type": None,
     "result": None,

@@ -6,9 +6,15 @@ Pick one with HYPOTHESIS_PROFILE=dev.
 """
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Tests live in folders mirroring the packages (tests/core, tests/cli, ...); the
+# helper modules they share (builders, browser, fresh_env, page_fit) stay here.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 settings.register_profile(
     "ci",

@@ -1,0 +1,75 @@
+"""Start-up: `citeledger --help` and `--version` load no command, report, plot or HTML code,
+and a plain `score` draws no page (issue 21: one run must start quickly)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+RUN = ROOT / "tests" / "fixtures" / "real" / "stream" / "express-res-send.jsonl"
+
+# What the child prints: the modules loaded once the command line has run.
+PROBE = """
+import contextlib, io, json, sys
+from citeledger.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(json.dumps({"out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+HEAVY = ("citeledger.report", "citeledger.cli.commands.", "matplotlib", "numpy", "rich")
+
+
+def loaded(*args: str) -> tuple[str, list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True, cwd=ROOT)
+    data = json.loads(done.stdout.splitlines()[-1])
+    return data["out"], data["modules"]
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_load_no_command_or_report_code(flag):
+    out, modules = loaded(flag)
+    assert out.startswith("usage: citeledger" if flag == "--help" else "citeledger ")
+    heavy = [m for m in modules if m.startswith(HEAVY)]
+    assert heavy == [], heavy
+
+
+def test_the_top_level_help_lists_every_command_by_its_summary():
+    from citeledger.cli import COMMANDS
+    from citeledger.cli.commands import SUMMARY
+
+    out, _ = loaded("--help")
+    for name in COMMANDS:
+        assert f"{name}" in out and SUMMARY[name] in " ".join(out.split()), name
+
+
+def test_a_command_loads_its_own_module_only():
+    out, modules = loaded("score", str(RUN))
+    assert "efficiency" in out.lower() or "%" in out
+    commands = [m for m in modules if m.startswith("citeledger.cli.commands.") and m != "citeledger.cli.commands.common"]
+    assert commands == ["citeledger.cli.commands.score"], commands
+    drawn = [m for m in modules if m.startswith(("citeledger.report.html", "citeledger.report.plot", "matplotlib"))]
+    assert drawn == [], drawn
+    # Nor what only an option or a sidecar needs: numpy, rich, the diagnostic join, sufficiency.
+    unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.harness.diagnostics",
+              "citeledger.report.sufficiency")
+    assert [m for m in modules if m.startswith(unused)] == []
+
+
+def test_a_plain_score_imports_only_what_it_uses():
+    """A plain `score` needs neither what only an option needs (the envelope view, JSON), nor
+    ctypes (keeping freed memory is for the commands that score many sessions)."""
+    out, modules = loaded("score", str(RUN))
+    assert "efficiency" in out.lower()
+    unused = ("citeledger.report.envelope", "citeledger.report.jsonreport", "ctypes")
+    assert [m for m in modules if m.startswith(unused)] == []
+    assert "citeledger.channels.symbol" in modules  # the built-in plugins still registered

@@ -1,0 +1,223 @@
+"""Parse once, score many, keyed by content: every ruleset field is declared by
+a scoring stage (core.accountant.STAGES), and rulesets that differ in any one
+field, scored together, get exactly what each gets scored alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+from citeledger.core import accountant
+from citeledger.sources.codegraph_explore import shared_cuts
+from citeledger.readers.claude_stream import ClaudeStreamReader
+from citeledger.rules.loader import load_ruleset
+from citeledger.core.ruleset import Ruleset
+from citeledger.rules.variation import variant
+
+REAL = Path(__file__).parent.parent / "fixtures" / "real" / "stream"
+
+
+def leaf_fields(cls, prefix=""):
+    """Dotted paths of every field of an attrs class, nested records expanded."""
+    out = []
+    for field in attrs.fields(cls):
+        path = prefix + field.name
+        if path in ("channels", "channel_options"):  # tuples of ChannelRule
+            out += [f"{path}[].name", f"{path}[].options"] if path == "channels" else [path]
+        elif isinstance(field.type, type) and attrs.has(field.type):
+            out += leaf_fields(field.type, path + ".")
+        elif isinstance(field.type, str) and field.type in ("ReaderRules", "SplitterRules"):
+            from citeledger.rules import ruleset as schema
+
+            out += leaf_fields(getattr(schema, field.type), path + ".")
+        else:
+            out.append(path)
+    return out
+
+
+def test_every_ruleset_field_is_declared_by_a_stage():
+    declared = {f for stage in accountant.STAGES.values() for f in stage.fields}
+    fields = leaf_fields(Ruleset)
+    assert "reader.bom" in fields and "splitter.unit" in fields and "channels[].options" in fields
+    missing = [f for f in fields if f not in declared]
+    assert not missing, f"ruleset fields no scoring stage declares: {missing}"
+
+
+def test_every_declared_field_exists():
+    fields = set(leaf_fields(Ruleset)) | {"channels"}
+    unknown = [f for stage in accountant.STAGES.values() for f in stage.fields if f not in fields]
+    assert not unknown
+
+
+def test_a_stage_key_is_built_from_its_values_not_identity():
+    a, b = load_ruleset("default"), variant("default", {"channels.symbol.min_length": 4}, name="default")
+    assert a is not b
+    for name in ("read", "cut", "envelope", "layout"):
+        assert accountant.stage_key(name, a) == accountant.stage_key(name, b)
+    c = variant("default", {"splitter.unit": "utf8"})
+    assert accountant.stage_key("cut", a) == accountant.stage_key("cut", c)
+    assert accountant.stage_key("envelope", a) != accountant.stage_key("envelope", c)
+
+
+# One variant per field the stages declare (each changes that field alone).
+VARIANTS = {
+    "reader.explore_tool": "codegraph",
+    "reader.max_line_bytes": 1 << 20,
+    "reader.block_separator": "\n",
+    "reader.bom": "strip",
+    "reader.answer": "final-turn-text",
+    "splitter.header": r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]{0,20})",
+    "splitter.trailer": "\n>",
+    "splitter.trailing_block": "meta",
+    "splitter.unit": "codepoint",
+    "channels.rank": ["symbol", "path"],
+    "channels.symbol.ambiguity_limit": 2,
+    "channels.symbol.min_length": 6,
+    "channels.path.basename_extension_gate": False,
+    "channels.symbol.weak_owners": "credit",
+}
+
+
+def test_variants_cover_every_scored_field():
+    scored = {f for s in accountant.STAGES.values() if s.name != "label" for f in s.fields if "." in f}
+    assert scored - {"channels[].name", "channels[].options"} <= set(VARIANTS)
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in REAL.glob("*.jsonl") if ".t" not in p.name))
+def test_scoring_together_equals_scoring_alone(fixture):
+    rulesets = [load_ruleset("default")] + [variant("default", {k: v}) for k, v in VARIANTS.items()]
+    transcript = ClaudeStreamReader().read([str(REAL / fixture)], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets)
+    alone = [accountant.score(transcript, r) for r in rulesets]
+    for r, t, a in zip(rulesets, together, alone):
+        assert t == a, r.name
+
+
+def test_a_plan_numbers_stage_keys_by_value():
+    a, b = load_ruleset("default"), load_ruleset("default")  # equal, distinct objects
+    c = variant("default", {"splitter.unit": "utf8"})
+    plan = accountant.Plan()
+    pa, pb, pc = plan.of(a), plan.of(b), plan.of(c)
+    assert pa is pb  # looked up by value
+    d = variant("default", {"channels.symbol.ambiguity_limit": 2})
+    pd = plan.of(d)
+    assert pd.channels[0] is pa.channels[0] and pd.channels[1] is not pa.channels[1]
+    assert pd.findings[0] == pa.findings[0] and pd.findings[1] != pa.findings[1]
+    for name in accountant.STAGES:
+        same = accountant.stage_key(name, a) == accountant.stage_key(name, c)
+        assert (pa.keys[name] == pc.keys[name]) == same, name
+    assert pa.findings == pc.findings  # findings do not depend on the unit
+
+
+def test_one_plan_for_many_transcripts_equals_each_alone():
+    """A Plan outlives one transcript (score_corpus hands it to every session): same scores."""
+    rulesets = [load_ruleset(n) for n in ("default", "corrected", "ambiguity-2", "ambiguity-5",
+                                          "ambiguity-off", "weak-owners", "prose-symbols", "utf8", "lines")]
+    plan = accountant.Plan()
+    for path in sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name):
+        transcript = ClaudeStreamReader().read([str(path)], rulesets[0].reader.read_options())
+        together = accountant.score_many(transcript, rulesets, plan)
+        for r, t in zip(rulesets, together):
+            assert t == accountant.score(transcript, r), (path.name, r.name)
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in REAL.glob("*.jsonl") if ".t" not in p.name))
+def test_symbol_findings_shared_across_cutoffs_and_weak_owners(fixture):
+    """The symbol channel shares one findings dict between rulesets whose cutoff no
+    name reaches or whose weak_owners no name tells apart: each is still exactly
+    what that ruleset alone finds."""
+    names = {"ambiguity_limit": (0, 1, 2, 3, 4, 5, 9), "weak_owners": ("lose", "credit")}
+    rulesets = [variant("default", {f"channels.symbol.{k}": v}) for k, vs in names.items() for v in vs]
+    rulesets += [variant("default", {"channels.symbol.ambiguity_limit": 2, "channels.symbol.weak_owners": "credit"})]
+    transcript = ClaudeStreamReader().read([str(REAL / fixture)], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets)
+    for r, t in zip(rulesets, together):
+        alone = accountant.score(transcript, r)
+        assert t == alone, r.name
+        assert [f.verdict.findings for f in t.files] == [f.verdict.findings for f in alone.files]
+
+
+def _copy_with_new_ids(path: Path, folder: Path) -> Path:
+    """The same run with other session and tool ids: codegraph's responses byte-identical,
+    the agent's side not (an A/B pass asking one question again)."""
+    text = path.read_text(encoding="utf-8")
+    out = folder / path.name
+    out.write_text(text.replace('"toolu_', '"toolu_again_').replace('"session_id":"', '"session_id":"again-'),
+                   encoding="utf-8")
+    return out
+
+
+def test_a_response_returned_again_in_another_session_is_cut_once_per_call(tmp_path):
+    """The call's memo (the explore source's Cuts in Plan.sources) is keyed by the response's content: a second session
+    returning the same text reuses the cut, with scores equal to each scored alone."""
+    ruleset = load_ruleset("default")
+    first = REAL / "express-sendfile-2calls.jsonl"
+    again = _copy_with_new_ids(first, tmp_path)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    a, b = reader.read([str(first)], options), reader.read([str(again)], options)
+    assert a.responses[0].origin != b.responses[0].origin or a.files != b.files
+    plan = accountant.Plan()
+    (sa,) = accountant.score_many(a, [ruleset], plan)
+    cut = shared_cuts(plan.sources).count
+    (sb,) = accountant.score_many(b, [ruleset], plan)
+    assert cut > 0 and shared_cuts(plan.sources).count == cut  # nothing cut again
+    assert sa == accountant.score(a, ruleset) and sb == accountant.score(b, ruleset)
+    assert shared_cuts(accountant.Plan().sources).count == 0  # the next call starts empty
+
+
+def test_the_call_memo_is_bounded_and_starts_afresh(monkeypatch, tmp_path):
+    ruleset = load_ruleset("default")
+    runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
+    reader, options = ClaudeStreamReader(), ruleset.reader.read_options()
+    transcripts = [reader.read([str(p)], options) for p in runs]
+    plan = accountant.Plan()
+    shared_cuts(plan.sources).limit = 1  # starts afresh before every transcript that follows one with text
+    held = []
+    for t in transcripts:
+        (s,) = accountant.score_many(t, [ruleset], plan)
+        assert s == accountant.score(t, ruleset), t.name
+        held.append(shared_cuts(plan.sources).held)
+    assert max(held) <= max(sum(len("".join(r.blocks)) for r in t.responses) for t in transcripts)
+
+
+def test_rulesets_reading_other_tools_share_the_answer_and_equal_each_alone():
+    """score_corpus reads a session once per reading option set, all under one Plan: the
+    channels' work on the answer (Envelope.answers) carries across those reads of one
+    session, never to the next session, and every score is what its ruleset gets alone."""
+    names = ("default", "corrected", "retrieval", "lines", "reactions", "path-only", "utf8")
+    rulesets = [load_ruleset(n) for n in names]
+    groups: dict = {}
+    for r in rulesets:
+        groups.setdefault(r.read_options(), []).append(r)
+    assert len(groups) > 1  # retrieval keeps other tools' results
+    plan = accountant.Plan()
+    runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
+    for path in runs:
+        memos = []
+        for options, members in groups.items():
+            transcript = ClaudeStreamReader().read([str(path)], options)
+            memos.append(plan.answers(transcript))
+            for r, t in zip(members, accountant.score_many(transcript, members, plan)):
+                assert t == accountant.score(transcript, r), (path.name, r.name)
+        assert all(m is memos[0] for m in memos)
+        assert any(key[0] == "symbol" for key in memos[0])  # the citations were kept there
+    first = ClaudeStreamReader().read([str(runs[0])], rulesets[0].read_options())
+    assert plan.answers(first) is not memos[0]  # another session: a fresh memo
+
+
+def test_citations_are_searched_once_per_answer_across_envelopes(monkeypatch):
+    """Rulesets whose envelopes differ (trailing_block, block_separator) but whose symbol
+    and path options agree search the answer once."""
+    from citeledger.channels.symbol import SymbolChannel
+
+    calls = []
+    real = SymbolChannel.citations
+    monkeypatch.setattr(SymbolChannel, "citations", lambda self, answer: calls.append(answer) or real(self, answer))
+    rulesets = [load_ruleset("default"), variant("default", {"splitter.trailing_block": "meta"}),
+                variant("default", {"reader.block_separator": "\n"})]
+    transcript = ClaudeStreamReader().read([str(REAL / "express-sendfile-2calls.jsonl")], rulesets[0].reader.read_options())
+    together = accountant.score_many(transcript, rulesets, accountant.Plan())
+    assert len(calls) == 1
+    assert list(together) == [accountant.score(transcript, r) for r in rulesets]

@@ -1,0 +1,281 @@
+"""The package layers (docs/architecture.md): cli -> report -> core -> harness -> infra;
+readers, sources, channels and rules -> core through core's public names; core
+imports no higher layer, infra nothing of citeledger."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+PACKAGES = ("infra", "harness", "core", "readers", "channels", "sources", "rules", "rulesets", "report", "cli")
+# What each package may import of citeledger (beyond itself).
+ALLOWED = {
+    "infra": set(),
+    "harness": {"core", "infra"},
+    "core": {"infra", "harness"},  # the lower layers whose names core re-exports
+    "readers": {"core"},
+    "channels": {"core"},
+    "sources": {"core"},
+    "rules": {"core"},
+    "rulesets": set(),
+    "report": {"core"},
+    "cli": {"core", "report", "rules", "harness"},
+}
+# Imports a package makes across the layers until a module moves: infra/globs.py
+# runs its globs on core/patterns.py's linear-time engine, which is to move into
+# infra (issue 28). Each entry names the file and the one module it may import.
+PENDING = {("infra/globs.py", "citeledger.core.patterns")}
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in a file, relative ones resolved."""
+    package = ".".join(("citeledger",) + path.relative_to(REPO).parent.parts)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module))
+    return found
+
+
+def sources(package: str):
+    return sorted((REPO / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_package_imports_only_the_layers_below_it(package):
+    wrong = []
+    for path in sources(package):
+        for line, module in imports(path):
+            parts = module.split(".")
+            if parts[0] != "citeledger" or len(parts) < 2 or parts[1] == package:
+                continue
+            if parts[1] not in ALLOWED[package] and (str(path.relative_to(REPO)), module) not in PENDING:
+                wrong.append(f"{path.relative_to(REPO)}:{line}: imports {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("package", ["readers", "channels", "sources", "rules", "harness"])
+def test_plugins_and_rules_use_core_through_its_public_names(package):
+    wrong = [
+        f"{path.relative_to(REPO)}:{line}: imports {module}"
+        for path in sources(package)
+        for line, module in imports(path)
+        if module.startswith("citeledger.core.")
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+HIGHER = ("readers", "sources", "channels", "rules", "report", "cli")
+
+
+@pytest.mark.parametrize("package", ["infra", "harness", "core"])
+def test_lower_layers_name_no_higher_package_in_a_string(package):
+    """Not even by a string (importlib's name, an entry point's value): core re-exports
+    infra and harness, and names none of the packages built on it."""
+    wrong = [
+        f"{path.relative_to(REPO)}:{node.lineno}: names {node.value!r}"
+        for path in sources(package)
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and any(f"citeledger.{h}" in node.value for h in HIGHER)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_sees_a_violation():
+    """The scanner resolves relative imports: a core module importing `..report` is caught."""
+    probe = REPO / "core" / "sections" / "_probe_for_test.py"
+    probe.write_text("from ...report import text\nfrom citeledger.cli import main\n")
+    try:
+        found = [m for _, m in imports(probe)]
+    finally:
+        probe.unlink()
+    assert found == ["citeledger.report", "citeledger.cli"]
+
+
+def test_core_public_names_resolve():
+    import citeledger.core as core
+
+    missing = [name for name in core.__all__ if not hasattr(core, name)]
+    assert not missing
+
+
+# ---------------------------------------------------------------- the layers at run time
+#
+# Built-in channels and readers are plugins like a third party's: this
+# distribution's entry points name them (pyproject.toml). Core and report may
+# reach them only through the registry, never by name.
+
+# Built-in plugin names that are also ordinary data keys ("path" is a JSON key
+# and a record field everywhere): only flagged where they decide something.
+# The codegraph_explore source is named after the tool whose name core's
+# readers match (the reference's tool name, a data word there); `read` is a
+# shell intent's kind (harness/shell.py), `grep`/`glob` are words of data too.
+DATA_WORDS = {"path", "codegraph_explore", "read", "grep", "glob"}
+
+
+def builtin_plugins() -> dict[str, str]:
+    """name -> module of every plugin this distribution's entry points register."""
+    import importlib.metadata
+
+    from citeledger.core.plugins import GROUP
+
+    found = {ep.name: ep.value for ep in importlib.metadata.distribution("citeledger").entry_points if ep.group == GROUP}
+    assert {"path", "symbol", "read_after", "claude-stream", "claude-interactive"} <= set(found)
+    return found
+
+
+def plugin_file(module: str) -> Path:
+    parts = module.split(".")[1:]  # citeledger.<package>...
+    return REPO.joinpath(*parts).with_suffix(".py")
+
+
+def _docstrings(tree) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+# Calls whose argument is a channel or reader name chosen by the caller.
+CHOOSING = {"channels", "readers", "options_for", "evidence_label", "evidence_spans", "occurrences"}
+
+
+def _deciding(tree) -> set[int]:
+    """Constants that decide: compared with (==, in, ...), used as a subscript of a
+    call's result (`channels()["path"]`), given to a call that picks a plugin by
+    name (`options_for("path")`), or returned."""
+    out = set()
+
+    def consts(node):
+        if isinstance(node, ast.Constant):
+            yield node
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            for e in node.elts:
+                yield from consts(e)
+        elif isinstance(node, ast.IfExp):  # `x if c else "path"`: a fallback name
+            yield from consts(node.body)
+            yield from consts(node.orelse)
+        elif isinstance(node, ast.BoolOp):  # `x or "path"`
+            for v in node.values:
+                yield from consts(v)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                out.update(id(c) for c in consts(side))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+            out.update(id(c) for c in consts(node.slice))
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in CHOOSING:
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                out.update(id(c) for c in consts(arg))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            out.update(id(c) for c in consts(node.value))
+    return out
+
+
+def named_plugins(path: Path, plugins: dict[str, str]) -> list[str]:
+    """Where a module names a built-in plugin: by module (import or string) or by name."""
+    tree = ast.parse(path.read_text("utf-8"))
+    modules = set(plugins.values())
+    wrong = []
+    for line, module in imports(path):
+        if module in modules or module.split(".")[:2] == ["citeledger", "channels"]:
+            wrong.append(f"{path.relative_to(REPO)}:{line}: imports {module}")
+    docstrings, deciding = _docstrings(tree), _deciding(tree)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docstrings:
+            continue
+        text = node.value
+        if any(m in text for m in modules) or "citeledger.channels." in text:
+            wrong.append(f"{path.relative_to(REPO)}:{node.lineno}: names the module in {text!r}")
+        elif text in plugins and (text not in DATA_WORDS or id(node) in deciding):
+            wrong.append(f"{path.relative_to(REPO)}:{node.lineno}: names the plugin {text!r}")
+    return wrong
+
+
+def layer_sources() -> list[Path]:
+    """Every module of infra/, harness/, core/ and report/ (no built-in plugin lives there)."""
+    found = [p for package in ("infra", "harness", "core", "report") for p in sources(package)]
+    assert not {plugin_file(m) for m in builtin_plugins().values()} & set(found)
+    return found
+
+
+def test_core_and_report_name_no_builtin_plugin():
+    plugins = builtin_plugins()
+    wrong = [w for path in layer_sources() for w in named_plugins(path, plugins)]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('if verdict.channel == "path":\n    pass\n', "names the plugin 'path'"),
+    ('x = channels()["path"]\n', "names the plugin 'path'"),
+    ('o = ruleset.options_for("path")\n', "names the plugin 'path'"),
+    ('def f():\n    return "path"\n', "names the plugin 'path'"),
+    ('def f(s):\n    return s.channels[0] if s.channels else "path"\n', "names the plugin 'path'"),
+    ('ORDER = ("claude-interactive", "claude-stream")\n', "names the plugin 'claude-interactive'"),
+    ('LIST = ["citeledger.channels.symbol"]\n', "names the module"),
+    ("from citeledger.readers.claude_stream import segment\n", "imports citeledger.readers.claude_stream"),
+    ("import citeledger.channels.read_after\n", "imports citeledger.channels.read_after"),
+])
+def test_the_name_check_sees_a_violation(source, expected):
+    probe = REPO / "report" / "_probe_for_test.py"
+    probe.write_text(source)
+    try:
+        found = named_plugins(probe, builtin_plugins())
+    finally:
+        probe.unlink()
+    assert any(expected in w for w in found), found
+
+
+def test_the_name_check_lets_data_keys_be():
+    probe = REPO / "report" / "_probe_for_test.py"
+    probe.write_text('"""Shows the path and symbol channels."""\nrow = {"path": f.path}\nname = data["path"]\n')
+    try:
+        assert named_plugins(probe, builtin_plugins()) == []
+    finally:
+        probe.unlink()
+
+
+def test_importing_core_and_report_loads_no_plugin_and_no_higher_layer():
+    """Every module of core and report imported: no channel, no cli, no rules module comes with them."""
+    import subprocess
+    import sys
+
+    modules = [
+        ".".join(("citeledger",) + p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for p in layer_sources()
+    ]
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "print('\\n'.join(sorted(m for m in sys.modules if m.split('.')[:2] in "
+        "(['citeledger', 'channels'], ['citeledger', 'cli'], ['citeledger', 'rules']))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(modules) > 30  # the check imported the layers, not nothing
+    assert run.stdout.strip() == ""
+
+
+def test_builtins_come_from_the_entry_points():
+    """The registry holds exactly what the entry points name (plus nothing core lists itself)."""
+    from citeledger.core import plugins
+
+    names = builtin_plugins()
+    assert not hasattr(plugins, "DEFAULT_PLUGINS")
+    registered = {plugins.manager().get_name(p) for p in plugins.manager().get_plugins()}
+    assert set(names) <= registered
