@@ -27,7 +27,7 @@ import argparse
 import time
 
 from citeledger import core
-from citeledger.core.plugins import channels, readers  # core.readers names the readers package too
+from citeledger.core import channels, readers
 from citeledger.rules.loader import load_ruleset
 
 

@@ -1,8 +1,8 @@
 """citeledger.channels: the ways an answer can cite a returned file.
 
 Each channel is a pluggy plugin module (hookimpl `citeledger_register_channels`,
-see citeledger.core.hookspecs) implementing the `Channel` protocol of
-citeledger.core.channel, judging and rendering its own evidence. The built-in
+see core/hookspecs.py) implementing the `Channel` protocol of
+core/channel.py, judging and rendering its own evidence. The built-in
 ones are listed under the `citeledger` entry-point group of
 citeledger's pyproject.toml, as a third-party package lists its own
 (docs/write-a-channel.md).

@@ -1,5 +1,5 @@
 """Helpers the line-aware channels share (the numbered source lines themselves
-are core's: citeledger.core.shipped_lines)."""
+are core's: `shipped_lines` of citeledger.core)."""
 
 from __future__ import annotations
 
