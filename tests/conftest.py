@@ -14,7 +14,13 @@ from hypothesis import HealthCheck, settings
 
 # Tests live in folders mirroring the packages (tests/core, tests/cli, ...); the
 # helper modules they share (builders, browser, fresh_env, page_fit) stay here.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Each folder is on the path too, as pytest puts a test file's own folder, so a
+# test importing another's hand-worked data (`from test_differential import ...`)
+# finds it whichever worker collected what first.
+_TESTS = Path(__file__).resolve().parent
+for _folder in [_TESTS, *sorted(p for p in _TESTS.iterdir() if p.is_dir() and any(p.glob("test_*.py")))]:
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 settings.register_profile(
     "ci",

@@ -29,7 +29,7 @@ def leaf_fields(cls, prefix=""):
         elif isinstance(field.type, type) and attrs.has(field.type):
             out += leaf_fields(field.type, path + ".")
         elif isinstance(field.type, str) and field.type in ("ReaderRules", "SplitterRules"):
-            from citeledger.rules import ruleset as schema
+            from citeledger.core import ruleset as schema
 
             out += leaf_fields(getattr(schema, field.type), path + ".")
         else:
