@@ -501,28 +501,29 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         files = results.get(files_key)
         if files is None:
             files = results[files_key] = _file_scores(charges, verdicts)
-    return SessionScore(  # every field, in SessionScore's order
-        transcript.name,  # name
-        ruleset.name,  # ruleset
-        mine.names,  # channels
-        transcript.files,  # inputs
-        charges.calls,  # calls
-        files,  # files
-        charges.envelope,  # envelope
-        sum(charges.used_by_rank),  # used
-        charges.used_by_rank,  # used_by_rank
-        charges.meta,  # meta_chars
-        answer,  # answer
-        has_answer,  # has_answer
-        source,  # answer_source
-        warnings,  # warnings
-        lines.on,  # line_level
-        charges.line_used,  # line_used
-        charges.line_pinned,  # line_pinned
-        len(responses),  # responses
+    return SessionScore(
+        name=transcript.name,
+        ruleset=ruleset.name,
+        channels=mine.names,
+        inputs=transcript.files,
+        calls=charges.calls,
+        files=files,
+        envelope=charges.envelope,
+        used=sum(charges.used_by_rank),
+        used_by_rank=charges.used_by_rank,
+        meta_chars=charges.meta,
+        answer=answer,
+        has_answer=has_answer,
+        answer_source=source,
+        warnings=warnings,
+        line_level=lines.on,
+        line_used=charges.line_used,
+        line_pinned=charges.line_pinned,
+        responses=len(responses),
         # Which cuts are calls does not depend on the unit: keyed by the sections.
-        memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
-        tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),  # sources
+        queries=memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
+        sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
+        unit=ruleset.splitter.unit,
     )
 
 

@@ -33,6 +33,8 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     `$` (Python's also matches before a final "\\n"), translated here. Keep
     every glob compilation in this function so the engine can be swapped.
     """
+    while glob.startswith("./"):  # returned paths never start with ./ (the path channel drops it too)
+        glob = glob[2:]
     parts = []
     for token in re.split(r"(\*\*|\*)", glob):
         if token == "**":
@@ -65,6 +67,7 @@ class EnvelopeView:
     responses: int  # explore responses, with a section or not
     files: tuple[EnvelopeFile, ...]  # pooled chars descending, stable
     globs: tuple[str, ...]
+    unmatched: tuple[str, ...] = ()  # globs that matched no returned file (a warning each)
 
     @property
     def answer_chars(self) -> int:
@@ -88,8 +91,19 @@ def compile_globs(globs) -> tuple[Callable[[str], bool], ...]:
 def envelope_view(score: SessionScore, globs=(), matchers=None) -> EnvelopeView:
     """The view of a scored session; its files are the allocation block's pooled files, in its order."""
     matchers = compile_globs(globs) if matchers is None else matchers
-    files = tuple(EnvelopeFile(f.path, f.chars, any(m(f.path) for m in matchers)) for f in score.files)
-    return EnvelopeView(score.envelope, score.responses, files, tuple(globs))
+    hits = [[m(f.path) for m in matchers] for f in score.files]
+    files = tuple(EnvelopeFile(f.path, f.chars, any(row)) for f, row in zip(score.files, hits))
+    unmatched = tuple(g for i, g in enumerate(globs) if not any(row[i] for row in hits))
+    return EnvelopeView(chars=score.envelope, responses=score.responses, files=files, globs=tuple(globs),
+                        unmatched=unmatched)
+
+
+def unmatched_warnings(view: EnvelopeView, where: str) -> tuple:
+    """One warning per --answer glob that matched no returned file: a silent 0% misleads."""
+    from citeledger.core import InputWarning
+
+    return tuple(InputWarning(file=where, line=0, message=f"--answer {g!r} matched no returned file")
+                 for g in view.unmatched)
 
 
 def render_envelope(view: EnvelopeView) -> str:

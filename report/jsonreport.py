@@ -44,6 +44,7 @@ def finding_dict(f) -> dict:
 
 def session_dict(score: SessionScore, explain: bool = False) -> dict:
     env = score.envelope
+    scored = score.status == "scored"  # unscored is null everywhere, as in sweep rows: never a 0%
     out = {
         "session": score.name,
         "inputs": list(score.inputs),
@@ -52,9 +53,10 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
         "channels": list(score.channels),
         "envelope": env,
         "used": score.used,
-        "efficiency": score.efficiency,
-        "lower_bound": score.lower_bound,
-        "ladder": [{"channels": list(score.channels[: i + 1]), "efficiency": e} for i, (_, e) in enumerate(score.ladder)],
+        "efficiency": score.efficiency if scored else None,
+        "lower_bound": score.lower_bound if scored else None,
+        "ladder": [{"channels": list(score.channels[: i + 1]), "efficiency": e if scored else None}
+                   for i, (_, e) in enumerate(score.ladder)],
         "used_by_channel": dict(zip(score.channels, score.used_by_rank)),
         "meta_chars": score.meta_chars,
         "files_returned": len(score.files),
@@ -65,6 +67,10 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
         "calls": [],
         "files": [],
     }
+    if not scored:
+        from citeledger.report.tables import REASONS
+
+        out["reason"] = REASONS[score.status]
     if score.line_level:  # only beyond the reference: default's JSON keeps its keys
         out["line_level"] = {
             "used": score.line_used,

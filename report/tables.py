@@ -67,12 +67,17 @@ def session_rows(outcome, rulesets) -> list[dict]:
                 files_used=s.files_used,
                 files=[[f.path, f.chars, f.verdict.channel] for f in s.files],
             )
-            if s.status == "no-explore":
-                row["reason"] = "no codegraph_explore response with a source section"
-            elif s.status == "no-answer":
-                row["reason"] = "no final answer text"
+            if s.status in REASONS:
+                row["reason"] = REASONS[s.status]
         rows.append(row)
     return rows
+
+
+# Why a session is not scored, by status: the sweep's `reason` and score's warning.
+REASONS = {
+    "no-explore": "no codegraph_explore response with a source section",
+    "no-answer": "no final answer text",
+}
 
 
 def slice_of(turns: int) -> str:

@@ -27,27 +27,42 @@ def floor_channel(score: SessionScore) -> str:
     return score.channels[0]
 
 
+# What a size counts, by the ruleset's unit: the reference's JavaScript length reads as "chars".
+UNIT_WORDS = {"utf16": "chars", "codepoint": "chars", "utf8": "bytes"}
+REFERENCE_RULESET = "default"
+
+
+def heading_tail(score: SessionScore) -> str:
+    """Beyond the reference only: the ruleset's name (and a unit other than chars) in the heading."""
+    if score.ruleset == REFERENCE_RULESET:
+        return ""
+    unit = UNIT_WORDS.get(score.unit, score.unit)
+    return f"; ruleset {score.ruleset}" + ("" if unit == "chars" else f", in {unit}")
+
+
 def render_text(score: SessionScore) -> str:
     if not score.calls:
-        return NO_CALLS + "\n"
+        return NO_CALLS + (f" (ruleset {score.ruleset})" if score.ruleset != REFERENCE_RULESET else "") + "\n"
     env = score.envelope
+    chars = UNIT_WORDS.get(score.unit, score.unit)
     lines = [
-        f"Explore allocation — share of returned bytes the answer used ({counted(len(score.calls), 'call')}, {counted(len(score.files), 'file')}):",
-        f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} chars"
+        f"Explore allocation — share of returned bytes the answer used ({counted(len(score.calls), 'call')}, "
+        f"{counted(len(score.files), 'file')}{heading_tail(score)}):",
+        f"  efficiency {percent(score.efficiency):>6}  {thousands(score.used)} of {thousands(env)} {chars}"
         f"   ({score.files_used}/{len(score.files)} files cited; {floor_channel(score)}-cited alone {percent(score.lower_bound)})",
     ]
     # Line level and the ladder appear only beyond the reference (a line-aware
     # channel, or more than the two default channels), so `default` stays byte-identical.
     if score.line_level:
         lines.append(
-            f"  line-level {percent(score.line_efficiency):>6}  {thousands(score.line_used)} of {thousands(env)} chars"
+            f"  line-level {percent(score.line_efficiency):>6}  {thousands(score.line_used)} of {thousands(env)} {chars}"
             f"   (on credited source lines; lines pinned by line/quote citations alone {percent(score.line_pinned_efficiency)})"
         )
     if not score.has_answer:
         lines.append(NO_ANSWER)
     for call in score.calls:
         lines.append(
-            f"  call {call.number}: {percent(call.efficiency):>6}  {thousands(call.used)}/{thousands(call.envelope)} chars"
+            f"  call {call.number}: {percent(call.efficiency):>6}  {thousands(call.used)}/{thousands(call.envelope)} {chars}"
             f"  {call.sections_used}/{call.sections} files"
             + (f"  lines {percent(call.line_efficiency)} {thousands(call.line_used)}" if score.line_level else "")
         )

@@ -14,7 +14,6 @@ ignored and rewritten. A ruleset given as a path is loaded as before.
 from __future__ import annotations
 
 import importlib.util
-import os
 import pickle
 import sys
 from importlib import resources
@@ -29,7 +28,9 @@ def shipped_names() -> list[str]:
 
 def _shipped_file(name: str):
     """The shipped ruleset `name` when the loader would take it (no file of that name here), else None."""
-    if not name or os.path.isfile(name) or "/" in name or os.sep in name:
+    from citeledger.rules.loader import looks_like_path
+
+    if not name or looks_like_path(name):
         return None
     shipped = resources.files("citeledger.rulesets").joinpath(f"{name}.yaml")
     return shipped if shipped.is_file() else None

@@ -130,17 +130,22 @@ def _construct(loader, node, line: int, key: str):
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def looks_like_path(name: str) -> bool:
+    """A ruleset argument read as a file: it names a folder (`./corrected`) or a YAML file."""
+    return "/" in name or os.sep in name or name.endswith((".yaml", ".yml"))
+
+
 def locate(name_or_path: str, relative_to: str = "") -> str:
     """A ruleset file from a path or a shipped ruleset's name."""
+    shipped = resources.files("citeledger.rulesets").joinpath(f"{name_or_path}.yaml")
+    if not looks_like_path(name_or_path) and shipped.is_file():
+        return str(shipped)  # a shipped name is the shipped ruleset, whatever lies in the working directory
     candidates = [name_or_path]
     if relative_to and not os.path.isabs(name_or_path):
         candidates.insert(0, os.path.join(os.path.dirname(relative_to), name_or_path))
     for candidate in candidates:
         if os.path.isfile(candidate):
             return candidate
-    shipped = resources.files("citeledger.rulesets").joinpath(f"{name_or_path}.yaml")
-    if shipped.is_file():
-        return str(shipped)
     for candidate in candidates:  # there, but not a file to read (/dev/zero, a FIFO, a directory)
         kind = _kind(candidate)
         if kind:

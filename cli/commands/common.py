@@ -11,7 +11,7 @@ from citeledger.rules.compiled import shipped_names
 
 import attrs
 
-from citeledger.core.errors import InputError, UserError
+from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
 
 
@@ -92,15 +92,37 @@ def report_warnings(warnings, where: str = "--json and --out") -> None:
         print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
 
 
+def finish(result, extra_warnings=()) -> int:
+    """Warnings on stderr (the reason a session is not scored among them) and the exit status:
+    every exit 1 names its reason (docs/cli.md)."""
+    from citeledger.core.transcript import InputWarning
+    from citeledger.report.tables import REASONS
+
+    warnings = [*result.warnings, *extra_warnings]
+    if result.status in REASONS:
+        where = result.inputs[0] if result.inputs else result.name
+        warnings.append(InputWarning(file=where, line=0, message=f"not scored ({result.status}): {REASONS[result.status]}"))
+    report_warnings(warnings, "--json")  # on stderr whatever the format; --json also carries them
+    return EXIT_WARNINGS if warnings else EXIT_OK
+
+
 def shipped_list() -> str:
     """For --help: the shipped rulesets' names (a name not among them must be a YAML file)."""
     return "shipped: " + ", ".join(shipped_names()) + "; or a YAML file"
 
 
+def one_ruleset(names, command: str) -> str:
+    """The one ruleset a command uses: a second --ruleset is refused, never silently dropped."""
+    if names and len(names) > 1:
+        raise UserError(f"--ruleset given {len(names)} times: {command} uses one ruleset "
+                        "(sweep and sensitivity score several)")
+    return names[0] if names else "default"
+
+
 def add_ruleset_option(parser) -> None:
     parser.add_argument(
-        "--ruleset", default="default", metavar="NAME|PATH",
-        help="a ruleset (default: %(default)s; " + shipped_list() + ")",
+        "--ruleset", action="append", default=None, metavar="NAME|PATH",
+        help="a ruleset, once (default: default; " + shipped_list() + ")",
     )
 
 
@@ -188,4 +210,4 @@ def outcome_inputs(outcome) -> tuple:
 
 
 def ruleset_from(args):
-    return compiled.load(args.ruleset)
+    return compiled.load(one_ruleset(args.ruleset, args.command))

@@ -27,7 +27,7 @@ from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged, split
 from citeledger.report.sufficiency import counted_dict
 from citeledger.report.html import compare_page
-from citeledger.cli.commands.common import completed_files, outcome_inputs, report_warnings
+from citeledger.cli.commands.common import completed_files, one_ruleset, outcome_inputs, report_warnings
 from citeledger.report.compare import FILE_COLUMNS, GROUP_COLUMNS, SIDES, Comparison, render_text
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.cli.commands.sweep import add_corpus_options, jsonl, load_rulesets, write_csv
@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
     p.add_argument("--top", type=int_text, default=3, metavar="K",
                    help=f"files listed per group, 0 to {MAX_TOP:,} (default: %(default)s)")
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
-    add_corpus_options(p, "pick the ruleset (only the first is compared)")
+    add_corpus_options(p, "", once=True)
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per group and arm")
     p.set_defaults(run=run)
@@ -224,7 +224,7 @@ def run(args) -> int:
     wanted = tuple(arm_label(a) for a in args.arms) if args.arms else None  # as runs carry them
     if args.arms and wanted[0] == wanted[1]:
         raise UserError(f"--arms {args.arms[0]} {args.arms[1]}: the two labels must differ")
-    rulesets = load_rulesets(args.ruleset)
+    rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
     comparison = Comparison(key_function(args.key))
     pooled = GroupPool()
     diagnosed = Diagnosed(args, rulesets[0], pooled=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from citeledger.cli.commands import SUMMARY
 
-from citeledger.core import EXIT_OK, EXIT_WARNINGS, score
+from citeledger.core import score
 from citeledger.report.explain import render_explain
 from citeledger.report.text import added_line
 from citeledger.report.jsonreport import json_bytes, session_dict
@@ -13,7 +13,7 @@ from citeledger.harness.sufficiency import sufficiency
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, files_added, finish, read_session, ruleset_from,
     session_note,
 )
 
@@ -65,5 +65,4 @@ def run(args) -> int:
     else:
         block = "\n" + render_sufficiency(judged) if judged is not None else ""
         write_stdout(render_explain(result) + added_line(added) + block + extra_text)
-    report_warnings((*result.warnings, *extra_warnings), "--json")  # on stderr whatever the format; --json also carries them
-    return EXIT_WARNINGS if result.warnings or extra_warnings or result.status != "scored" else EXIT_OK
+    return finish(result, extra_warnings)

@@ -5,12 +5,11 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 from citeledger.core.accountant import score
-from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS
 from citeledger.report.text import added_line, render_text
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, files_added, finish, read_session, ruleset_from,
     session_note,
 )
 
@@ -58,7 +57,7 @@ def run(args) -> int:
         from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
     if args.envelope or args.answer:
         from citeledger.report.envelope import (
-            answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope,
+            answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope, unmatched_warnings,
         )
 
         matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
@@ -102,5 +101,6 @@ def run(args) -> int:
             write_stdout("\n" + render_envelope(view))
         if extra_text:
             write_stdout(extra_text)
-    report_warnings((*result.warnings, *extra_warnings), "--json")  # on stderr whatever the format; --json also carries them
-    return EXIT_WARNINGS if result.warnings or extra_warnings or result.status != "scored" else EXIT_OK
+    if view:
+        extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else result.name))
+    return finish(result, extra_warnings)

@@ -24,7 +24,7 @@ from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
 from citeledger.cli.commands.common import (
-    add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
+    add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
 )
 from citeledger.report.html import sweep_page, sweep_session
@@ -34,12 +34,15 @@ from citeledger.report.tables import (
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
-def add_corpus_options(p, what: str) -> None:
-    """--ruleset (repeatable), --json, --csv, --out, --jobs, --quiet: shared with compare."""
-    p.add_argument(
-        "--ruleset", action="append", default=None, metavar="NAME|PATH",
-        help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
-    )
+def add_corpus_options(p, what: str, once: bool = False) -> None:
+    """--ruleset (repeatable, or `once`), --json, --csv, --out, --jobs, --quiet: shared with compare."""
+    if once:
+        add_ruleset_option(p)
+    else:
+        p.add_argument(
+            "--ruleset", action="append", default=None, metavar="NAME|PATH",
+            help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
+        )
     add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
     add_exclude_option(p)

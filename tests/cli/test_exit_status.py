@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import json
+
 import pytest
 
 from citeledger.core import errors
@@ -58,10 +60,21 @@ def test_success_with_warnings_is_1(args, needle, capsys):
     assert status == 1 and out and needle in err
 
 
-def test_an_unscored_session_without_warnings_is_1(capsys):
-    status, out, err = run(["score", str(REAL / "express-no-explore.jsonl")], capsys)
-    assert (status, err) == (1, "")
+def test_an_unscored_session_exits_1_naming_why_on_stderr(capsys):
+    path = str(REAL / "express-no-explore.jsonl")
+    status, out, err = run(["score", path], capsys)
+    assert status == 1
+    assert err == f"citeledger: warning: {path}:0: not scored (no-explore): no codegraph_explore response with a source section\n"
     assert out.startswith("Explore allocation: no codegraph_explore responses")
+
+
+def test_an_unscored_session_is_null_in_score_json_as_in_sweep(capsys):
+    status, out, err = run(["score", "--json", str(REAL / "express-no-explore.jsonl")], capsys)
+    data = json.loads(out)
+    assert (data["status"], data["efficiency"], data["lower_bound"]) == ("no-explore", None, None)
+    assert data["reason"] == "no codegraph_explore response with a source section"
+    killed = json.loads(run(["score", "--json", str(REAL / "fastify-killed.jsonl")], capsys)[1])
+    assert (killed["status"], killed["efficiency"]) == ("no-answer", None)
 
 
 @pytest.mark.parametrize("args, needle", [
