@@ -144,8 +144,8 @@ class SessionScore:
 
     @property
     def status(self) -> str:
-        """scored, no-explore (no call had a section) or no-answer."""
-        if not self.calls:
+        """scored, no-explore (no call had a file section: meta alone is no envelope) or no-answer."""
+        if not self.calls or not self.files:
             return "no-explore"
         if not self.has_answer:
             return "no-answer"

@@ -41,7 +41,7 @@ def heading_tail(score: SessionScore) -> str:
 
 
 def render_text(score: SessionScore) -> str:
-    if not score.calls:
+    if not score.files:  # no call, or calls of meta alone ("No files found"): nothing to attribute
         return NO_CALLS + (f" (ruleset {score.ruleset})" if score.ruleset != REFERENCE_RULESET else "") + "\n"
     env = score.envelope
     chars = UNIT_WORDS.get(score.unit, score.unit)
