@@ -26,6 +26,9 @@ _WRITE = re.compile("<<|>" + _S + "*[^" + re.escape(JS_WHITESPACE) + "]")
 _READ = re.compile(_POSITION + "(?:cat|bat|head|tail|less|more|nl|sed|awk)" + _S + r"+([^\n|;&]*)")
 _SEARCH = re.compile(_POSITION + r"(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree)\b", re.ASCII)
 _NUMERIC = re.compile(r"['\"]?[0-9]")
+# A redirect of standard error alone (`2>/dev/null`, `2>&1`, `2>> log`): it writes no file the
+# command reads. Dropped before the write test only when asked (the harness counts it a write).
+_STDERR_REDIRECT = re.compile("(?<![^" + re.escape(JS_WHITESPACE) + ";&|(`])2>>?(?:&[0-9-]|" + _S + "*[^" + re.escape(JS_WHITESPACE) + ";&|]+)")
 _SPLIT = re.compile(_S + "+")
 
 
@@ -49,8 +52,14 @@ NEITHER = ShellIntent(None)
 SEARCH = ShellIntent(SEARCH_KIND)
 
 
-def shell_intent(command: str) -> ShellIntent:
-    """What `command` does: a read of one path, a search, or neither."""
+def shell_intent(command: str, stderr_redirect_writes: bool = True) -> ShellIntent:
+    """What `command` does: a read of one path, a search, or neither.
+
+    `stderr_redirect_writes`: the harness's rule (True) takes `2>/dev/null` for a write, so
+    `cat f 2>/dev/null | tail` reads nothing; False drops standard-error redirects first.
+    """
+    if not stderr_redirect_writes:
+        command = _STDERR_REDIRECT.sub(" ", command)
     if not _WRITE.search(command):
         read = _READ.search(command)
         if read is not None:  # only the first read command is tried

@@ -24,14 +24,17 @@ class BashReadSource(ResultSource):
 
     @attrs.frozen
     class Options:
-        tools: tuple[str, ...] = ("Bash", "shell", "exec_command", "local_shell", "container.exec")
+        tools: tuple[str, ...] = ("Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec")
+        # The harness's rule counts `2>/dev/null` a write (sufficiency keeps it); a read with its
+        # errors silenced still read the file, so this source does not.
+        stderr_redirect_writes: bool = False
 
     def pieces(self, text, result):
         use = result.use
         command = use.command if use is not None else None
         if command is None:
             return [(UNKNOWN, text)], "its input has no command"
-        intent = shell_intent(command)
+        intent = shell_intent(command, self.options.stderr_redirect_writes)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
         return [(intent.path, text)], ""
