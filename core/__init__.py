@@ -67,10 +67,11 @@ _LAZY = {
     "readers": "citeledger.core.plugins",
     "sources": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
-    "compile_linear": "citeledger.core.patterns",
-    "LinearPattern": "citeledger.core.patterns",
-    "NotLinear": "citeledger.core.patterns",
-    "needs_groups": "citeledger.core.patterns",
+    "BadPattern": "citeledger.infra.re2text",
+    "compile_linear": "citeledger.infra.re2text",
+    "LinearPattern": "citeledger.infra.re2text",
+    "NotLinear": "citeledger.infra.re2text",
+    "needs_groups": "citeledger.infra.re2text",
 }
 
 

@@ -388,9 +388,9 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
 
 
 def compile_pattern(text: str):
-    """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
+    """User patterns are RE2 syntax (ASCII \\w and \\b, like JavaScript's).
 
-    They run on RE2 (linear time, core.patterns) or are refused:
+    They run on RE2 (linear time, citeledger.infra.re2text) or are refused:
     safety.UnsafePattern, an re.error (docs/robustness.md).
     """
     return safety.compile_ruleset_pattern(text)

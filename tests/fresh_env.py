@@ -17,7 +17,7 @@ import venv
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "channels", "sources", "rules", "rulesets", "report", "cli")
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "infra", "core", "channels", "sources", "rules", "rulesets", "report", "cli")
 
 
 def fresh_env(root: Path) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "channels", "sources", "rules", "report", "cli")
+PACKAGES = ("infra", "core", "channels", "sources", "rules", "report", "cli")
 PRIVATE = re.compile(r"\b_parser\b|sre_parse|sre_constants|re2\._|\._regexp|\b_processes\b")
 
 

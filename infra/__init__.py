@@ -1,0 +1,1 @@
+"""citeledger.infra: adapters over the libraries citeledger runs on."""
