@@ -126,3 +126,18 @@ def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
     for _ in range(3):
         assert score(ClaudeStreamReader().read([str(run)]), ruleset).used == 100
     assert not [c for c in compiled if any(o.endswith(c) for o in own)]  # the header's runs without its line start
+
+
+def test_a_message_is_made_one_line_as_the_backtracking_pattern_did():
+    import re
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from citeledger.rules.loader import _one_line
+
+    @given(st.text(alphabet=" \t\r\n\v\x1c\u2028\u3000ab", max_size=30))
+    def same(text):
+        assert _one_line(text) == re.sub(r"\s*[\r\n]+\s*", " ", text)
+
+    same()

@@ -10,7 +10,6 @@ MEASURES.
 
 from __future__ import annotations
 
-import re
 
 import attrs
 import pytest
