@@ -53,7 +53,6 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LACKS = (
     ("invalid perl operator: (?=", "a lookaround"), ("invalid perl operator: (?!", "a lookaround"),
     ("invalid perl operator: (?<=", "a lookaround"), ("invalid perl operator: (?<!", "a lookaround"),
-    ("invalid perl operator: (?P", "a backreference"),  # (?P=name); (?P<name> is a group RE2 reads
     ("invalid perl operator: (?>", "an atomic group"),
     ("bad repetition operator: *+", "a possessive repetition"), ("bad repetition operator: ++", "a possessive repetition"),
     ("bad repetition operator: ?+", "a possessive repetition"),
@@ -133,7 +132,8 @@ def _program(text: str, whole: str):
     except re2.error as exc:
         why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         lacks = next((what for said, what in _LACKS if why.startswith(said)), None)
-        if lacks is None and re.fullmatch(r"invalid escape sequence: \\[1-9]", why):
+        if lacks is None and (re.fullmatch(r"invalid escape sequence: \\[1-9]", why)
+                              or why.startswith("invalid perl operator: (?P") and "(?P=" in text):
             lacks = "a backreference"
         if lacks is None and why.startswith("invalid repetition size") and _above_1000(why):
             lacks = "a counted repetition above 1000"
@@ -221,30 +221,36 @@ class LinearPattern:
         except UnicodeEncodeError:
             return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8"), _STAND_IN
 
-    def _found(self, data: bytes, count: int):
-        """[span of group 0, ..., count - 1] of each match over `data`, in byte offsets."""
+    def _found(self, data: bytes, count: int, first: bool = False) -> list:
+        """[span of group 0, ..., count - 1] of each match over `data` (the first only, if
+        `first`), in byte offsets."""
         groups = range(count)
         starts = self._starts
         if starts is None:
-            yield from (list(map(m.span, groups)) for m in self._re2.finditer(data))
-            return
-        pos = 0
+            found = self._re2.finditer(data)
+            if first:
+                m = next(found, None)
+                found = () if m is None else (m,)
+            return [list(map(m.span, groups)) for m in found]
+        pos, out = 0, []
         while True:
             for m in self._re2.finditer(data, pos):
                 spans = list(map(m.span, groups))
                 start = spans[0][0]
                 if start == 0 or data.endswith(starts, 0, start):
-                    yield spans
+                    out.append(spans)
+                    if first:
+                        return out
                 else:  # not at a line start: search again from the next character
                     pos = start + _WIDTH[data[start] >> 4]
                     break
             else:
-                return
+                return out
 
     def _matches(self, text: str, count: int) -> list:
         """[span of group 0, ..., count - 1] of each match, in code points of `text`."""
         data, kind = self._bytes(text)
-        found = list(self._found(data, count))
+        found = self._found(data, count)
         return found if kind == _ASCII else _code_points(data, found)
 
     def _many(self) -> None:
@@ -265,7 +271,7 @@ class LinearPattern:
         """
         self._many()
         data, kind = self._bytes(text)
-        found = list(self._found(data, self.groups + 1))
+        found = self._found(data, self.groups + 1)
         if kind == _EXACT:
             return data, found
         return None, found if kind == _ASCII else _code_points(data, found)
@@ -283,7 +289,8 @@ class LinearPattern:
         data, kind = self._bytes(text)
         count = self.groups + 1
         if how == "search":
-            spans = next(self._found(data, count), None)
+            found = self._found(data, count, first=True)
+            spans = found[0] if found else None
         else:
             m = getattr(self._re2, how)(data)
             spans = None if m is None else [m.span(g) for g in range(count)]
