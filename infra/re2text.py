@@ -75,7 +75,8 @@ class NotLinear(BadPattern):
 
 
 def _excerpt(text: str) -> str:
-    shown = repr(text)
+    """The pattern as typed, quoted (repr where it holds a quote or a character that does not print), cut short."""
+    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
     return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"
 
 
