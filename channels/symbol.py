@@ -328,8 +328,7 @@ def header_listings(calls, wanted: frozenset) -> dict[str, dict[str, set]]:
 def _has_anchor(pattern) -> bool:
     """Whether `pattern` asserts a line or string start or end, or looks around (word boundaries are fine).
 
-    core.patterns works this out when it translates a pattern to RE2; a
-    pattern it did not translate is assumed to have one.
+    A LinearPattern knows (its `anchored`); any other pattern is assumed to have one.
     """
     return getattr(pattern, "anchored", True)
 

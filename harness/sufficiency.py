@@ -30,21 +30,22 @@ SEARCH_TOOLS = frozenset(("Grep", "Glob"))
 FINAL_ANSWER = "(final answer)"
 
 # A returned file: a header at a JavaScript line start (after \n \r U+2028 U+2029).
-_RETURNED = re.compile("(?:^|(?<=[\n\r\u2028\u2029]))\\*\\*`([^`]+)`\\*\\*")
+_RETURNED = r"(?<![^\n\r\x{2028}\x{2029}])\*\*`([^`]+)`\*\*"
 # A file named anywhere in the response (ASCII \w): the harness's own pattern, not a
 # ruleset's, so no ruleset changes this metric.
 _MENTIONED = r"(?:[\w@.+-]+/)+[\w@.+-]+\.[A-Za-z]\w*"
 _SERVER_PREFIX = re.compile(r"^mcp__[^_]+__")
-_mentioned = None
+_compiled = None
 
 
-def _mentioned_pattern():
-    global _mentioned
-    if _mentioned is None:  # compiled on first use (RE2: linear in the response)
+def _patterns():
+    """(_RETURNED, _MENTIONED) compiled on first use (RE2: linear in the response)."""
+    global _compiled
+    if _compiled is None:
         from citeledger.core import compile_linear
 
-        _mentioned = compile_linear(_MENTIONED, strict=True)
-    return _mentioned
+        _compiled = compile_linear(_RETURNED), compile_linear(_MENTIONED)
+    return _compiled
 
 
 @attrs.frozen
@@ -206,8 +207,8 @@ def sufficiency(transcript) -> Sufficiency:
                 errors += 1
                 continue
             text = "".join(blocks)
-            returned = [m.group(1) for m in _RETURNED.finditer(text)]
-            mentioned = _mentioned_pattern().findall(text)
+            returned_re, mentioned_re = _patterns()
+            returned, mentioned = returned_re.findall(text), mentioned_re.findall(text)
             deciding, skipped = next_act(acts, index)
             concurrent += skipped
             if deciding is None:

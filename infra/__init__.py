@@ -1,3 +1,3 @@
-"""citeledger.infra: infrastructure without domain (files, JSON lines, atomic writes, process pools, caches).
+"""citeledger.infra: infrastructure without domain (files, JSON lines, atomic writes, process pools, caches, the RE2 adapter).
 
 Nothing here imports the rest of citeledger."""

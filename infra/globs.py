@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from citeledger.core.patterns import compile_linear
+from citeledger.infra.re2text import BadPattern, compile_linear
 
 
 def glob_pattern(glob: str) -> re.Pattern:
@@ -14,8 +14,12 @@ def glob_pattern(glob: str) -> re.Pattern:
     body = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
     # On RE2 (linear time): in re, `**a**a**a…b` against a long path backtracks
     # exponentially. re runs only a glob RE2 cannot (a lone surrogate from a
-    # non-UTF-8 argument, which RE2's UTF-8 cannot tell apart).
-    return compile_linear(rf"\A{body}\Z", re.S, single=True) or re.compile(rf"\A{body}\Z", re.S)
+    # non-UTF-8 argument, which RE2's UTF-8 cannot hold). re.escape's output is
+    # RE2 syntax too: a backslash before punctuation or white space is the character.
+    try:
+        return compile_linear(rf"(?s)\A{body}\z", single=True)
+    except BadPattern:
+        return re.compile(rf"\A{body}\Z", re.S)
 
 
 def path_matcher(globs):

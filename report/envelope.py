@@ -8,8 +8,7 @@ from typing import Callable
 
 import attrs
 
-from citeledger.core import SessionScore, UserError, percent, ratio, thousands
-from citeledger.core.patterns import compile_linear
+from citeledger.core import BadPattern, SessionScore, UserError, compile_linear, percent, ratio, thousands
 
 TOP_FILES = 12
 # The characters the reference escapes in a glob; `*` becomes a pattern and
@@ -43,14 +42,18 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
             parts.append("[^/]*")
         else:
             parts.append("".join("\\" + c if c in _ESCAPED else c for c in token))
-    text = r"\A" + "".join(parts) + r"\Z"
+    body = "".join(parts)
     try:
-        compiled = re.compile(text)  # what the glob means, and whether it compiles at all
+        compiled = re.compile(rf"\A{body}\Z")  # what the glob means, and whether it compiles at all
     except re.error as exc:
         raise GlobError(f"--answer {glob!r}: not a valid glob ({exc.msg})") from None
-    # Matched on RE2 (linear time) where it runs the pattern exactly: in re,
-    # `**a**a**a…b` against a long path backtracks exponentially.
-    pattern = compile_linear(text, single=True) or compiled
+    # Matched on RE2 (linear time; the body is RE2 syntax too): in re,
+    # `**a**a**a…b` against a long path backtracks exponentially. re runs only
+    # a glob RE2 cannot (a lone surrogate, which RE2's UTF-8 cannot hold).
+    try:
+        pattern = compile_linear(rf"\A{body}\z", single=True)
+    except BadPattern:
+        pattern = compiled
     return lambda path: pattern.match(path) is not None
 
 

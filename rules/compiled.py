@@ -46,7 +46,7 @@ def _key_parts(name: str) -> list[str]:
             parts += [entry.name, entry.read_text("utf-8")]
     installed = {**{f"channel {n}": c for n, c in channels().items()}, **{f"source {n}": c for n, c in sources().items()}}
     modules = {"citeledger.rules.loader", "citeledger.core.ruleset", "citeledger.rules.safety",
-               "citeledger.core.patterns", "citeledger.core.ranges", "citeledger.core.source"}
+               "citeledger.infra.re2text", "citeledger.core.ranges", "citeledger.core.source"}
     modules |= {cls.__module__ for cls in installed.values()}
     modules |= {cls.Options.__module__ for cls in installed.values()}
     parts += [f"{n}={cls.__module__}.{cls.__qualname__}" for n, cls in sorted(installed.items())]

@@ -56,9 +56,15 @@ class RulesetError(UserError):
         super().__init__(f"{where}: {key + ': ' if key else ''}{message}")
 
 
+_SPACE_RUN = re.compile(r"\s+")
+
+
 def _one_line(text: str) -> str:
-    """An error is one line: a line break inside a message (libyaml's own) becomes a space."""
-    return re.sub(r"\s*[\r\n]+\s*", " ", text)
+    """An error is one line: a line break inside a message (libyaml's own) becomes a space.
+
+    Each white space run holding a line break becomes one space; runs are found by `\\s+`,
+    which is linear (`\\s*[\\r\\n]+\\s*` backtracks quadratically on a long run of spaces)."""
+    return _SPACE_RUN.sub(lambda m: " " if "\n" in m.group() or "\r" in m.group() else m.group(), text)
 
 
 class Located(dict):
@@ -393,9 +399,9 @@ def _check_type(mapping, key, value, expected, prefix) -> None:
 
 
 def compile_pattern(text: str):
-    """User patterns are Python re syntax, ASCII-only like JavaScript's \\w and \\b.
+    """User patterns are RE2 syntax (ASCII \\w and \\b, like JavaScript's).
 
-    They run on RE2 (linear time, core.patterns) or are refused:
+    They run on RE2 (linear time, citeledger.infra.re2text) or are refused:
     safety.UnsafePattern, an re.error (docs/robustness.md).
     """
     return safety.compile_ruleset_pattern(text)

@@ -26,11 +26,20 @@ from citeledger.sources.results import ResultSource, lines_of
 
 _NUMBERED = re.compile(r"(.+?):([0-9]+)[:-]")  # path:12: (a match) or path:12- (rare)
 _CONTEXT = re.compile(r"(.+?)-([0-9]+)-")  # path-12- (a context line)
-_PLAIN = re.compile(r"([^:\n]*[./][^:\n]*):")  # path: (no line numbers)
 _BARE = re.compile(r"[0-9]+[:-]")  # 12: in a one-file search
 _COUNT = re.compile(r"(.+):([0-9]+)\s*")  # path:N (count mode)
 # The tool's own lines: summaries, pagination notes, separators.
 _OWN = re.compile(r"(?:Found [0-9]+ |No (?:files|matches) found|\[Showing results|--\s*$|\s*$)")
+
+
+def _plain_path(line: str):
+    """The path of a `path:` line (no line numbers): what precedes the first ":", when it holds
+    a "." or "/" and no newline; else None. A scan, not re's `([^:\\n]*[./][^:\\n]*):`, which
+    backtracks quadratically on a long line without ":" (issue 32: an 80 KB base64 line, 15 s)."""
+    head, colon, _ = line.partition(":")
+    if colon and "\n" not in head and ("." in head or "/" in head):
+        return head
+    return None
 
 
 def _names_a_file(path) -> bool:
@@ -48,12 +57,13 @@ def content_lines(text: str, one_file) -> tuple[list, bool]:
         if one_file and _BARE.match(line):
             path = one_file
         else:
-            m = _NUMBERED.match(line) or _PLAIN.match(line)
+            m = _NUMBERED.match(line)
+            named = m.group(1) if m else _plain_path(line)
             c = _CONTEXT.match(line)
-            if c and c.group(1) in seen and (m is None or len(c.group(1)) < len(m.group(1))):
+            if c and c.group(1) in seen and (named is None or len(c.group(1)) < len(named)):
                 path = c.group(1)
-            elif m:
-                path = m.group(1)
+            elif named is not None:
+                path = named
             elif one_file:
                 path = one_file
             else:

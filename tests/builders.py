@@ -76,3 +76,11 @@ def answer_to(tid, text, *, thread=None, is_error=False) -> dict:
 def explored(tid, query, text, *, thread=None, message=None) -> list[dict]:
     """An explore call and its answer."""
     return [use(tid, EXPLORE, {"query": query}, thread=thread, message=message), answer_to(tid, text, thread=thread)]
+
+
+def as_re(pattern: str):
+    """A ruleset pattern (RE2 syntax) as Python's re reads it, for an oracle: RE2's
+    \\x{HHHH} is re's \\uHHHH, and re runs the header's line-start lookbehind itself."""
+    import re
+
+    return re.compile(re.sub(r"\\x\{([0-9a-fA-F]{4})\}", r"\\u\1", pattern), re.ASCII)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import sys
 
 from citeledger.rules import compiled
@@ -66,12 +66,28 @@ def session_note(session, transcript) -> None:
 
 WARNINGS_LISTED = 20  # up to this many, one line each; more are summarised by kind
 NAMED_PER_KIND = 3
-_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s()]+\.jsonl(?::\d+)?|\d[\d,.]*")
+# Python's white space (str.isspace), spelled out for RE2, whose \\s is ASCII.
+SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+# What varies in a warning: a quoted value, a file name, a number. On RE2: a warning quotes
+# transcript values, and on re `[^\\s()]+\\.jsonl` is quadratic in a long word.
+VARYING = rf"'[^']*'|\"[^\"]*\"|[^{SPACE}()]+\.jsonl(?::\p{{Nd}}+)?|\p{{Nd}}[\p{{Nd}},.]*"
+
+
+@functools.cache
+def _varying():
+    from citeledger.core import compile_linear
+
+    return compile_linear(VARYING)
 
 
 def warning_kind(message: str) -> str:
     """A warning's message with what varies (quoted values, file names, numbers) blanked: its kind."""
-    return _VARYING.sub(lambda m: "N" if m.group(0)[0].isdigit() else "…", message)
+    out, at = [], 0
+    for start, end in _varying().spans(message):
+        out += (message[at:start], "N" if message[start].isdigit() else "…")
+        at = end
+    out.append(message[at:])
+    return "".join(out)
 
 
 def report_warnings(warnings, where: str = "--json and --out") -> None:

@@ -139,3 +139,43 @@ def test_warnings_of_one_kind_differ_only_in_values_files_and_numbers():
     assert warning_kind(a) == warning_kind(b) == "tool_use id … used again (first at …); its later results belong to this …"
     assert warning_kind("line longer than 67,108,864 bytes, skipped") == "line longer than N bytes, skipped"
     assert warning_kind("not JSON (truncated), skipped") != warning_kind("not JSON (Expecting value), skipped")
+
+
+def test_the_warning_pattern_spells_out_pythons_white_space():
+    import sys
+
+    from citeledger.cli.commands.common import SPACE
+    from citeledger.core import compile_linear
+
+    space = compile_linear(f"[{SPACE}]")
+    assert [c for c in range(sys.maxunicode + 1) if chr(c).isspace()] == [
+        c for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF and space.fullmatch(chr(c))]
+
+
+# What re made of a warning before the pattern moved to RE2: the oracle.
+_OLD_VARYING = r"'[^']*'|\"[^\"]*\"|[^\s()]+\.jsonl(?::\d+)?|\d[\d,.]*"
+
+
+@pytest.mark.parametrize("message", [
+    "x.jsonl:3 and 'a\"b' \"c'd\" 1,2.3 (in/y.jsonl) \u00a0z.jsonl \u2003w.jsonl:\u0663",
+    "function_call_output for unknown call_id 'a\\'b" + "c" * 300 + ".jsonl'",
+])
+def test_a_warnings_kind_is_what_re_made_of_it(message):
+    import re
+
+    from citeledger.cli.commands.common import warning_kind
+
+    assert warning_kind(message) == re.sub(_OLD_VARYING, lambda m: "N" if m.group(0)[0].isdigit() else "…", message)
+
+
+def test_a_warning_quoting_a_long_value_is_classified_in_linear_cpu_time():
+    # On re, `[^\s()]+\.jsonl` tried every start in a word: quadratic in a long quoted id.
+    from citeledger.cli.commands.common import warning_kind
+    from test_sources import cpu_seconds
+
+    def work(size):
+        message = "unknown call_id 'a\\'" + "b" * size + "'"
+        return lambda: [warning_kind(message) for _ in range(20)]
+
+    small, large = cpu_seconds(work(20_000)), cpu_seconds(work(80_000))
+    assert large <= 6 * small, (small, large)

@@ -68,7 +68,7 @@ VARIANTS = {
     "reader.block_separator": "\n",
     "reader.bom": "strip",
     "reader.answer": "final-turn-text",
-    "splitter.header": r"(?<![^\n\r\u2028\u2029])\*\*`([^`]+)`\*\*([^\n\r\u2028\u2029]{0,20})",
+    "splitter.header": r"(?<![^\n\r\x{2028}\x{2029}])\*\*`([^`]+)`\*\*([^\n\r\x{2028}\x{2029}]{0,20})",
     "splitter.trailer": "\n>",
     "splitter.trailing_block": "meta",
     "splitter.unit": "codepoint",

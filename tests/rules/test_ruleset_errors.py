@@ -111,19 +111,33 @@ def test_vary_errors_name_the_option():
 
 
 def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
-    import re
-
     from citeledger.core.accountant import score
     from citeledger.readers.claude_stream import ClaudeStreamReader
 
     ruleset = load_ruleset("ambiguity-2")
     own = {p.pattern for p in (ruleset.splitter.header, ruleset.options_for("path").basename,
                                ruleset.options_for("path").with_directory, ruleset.options_for("symbol").token)}
+    import re2
+
     compiled = []
-    real = re.compile
-    monkeypatch.setattr(re, "compile", lambda p, *a, **k: compiled.append(p) or real(p, *a, **k))
+    real = re2.compile
+    monkeypatch.setattr(re2, "compile", lambda p, *a, **k: compiled.append(p) or real(p, *a, **k))
     run = session(tmp_path, [response(section("lib/a.js", " — a(function)", size=100))], "`alpha` in lib/a.js")
     for _ in range(3):
         assert score(ClaudeStreamReader().read([str(run)]), ruleset).used == 100
-    assert not own & set(compiled)
-    assert ruleset.options_for("path").basename.flags & re.ASCII  # JavaScript's ASCII \w
+    assert not [c for c in compiled if any(o.endswith(c) for o in own)]  # the header's runs without its line start
+
+
+def test_a_message_is_made_one_line_as_the_backtracking_pattern_did():
+    import re
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from citeledger.rules.loader import _one_line
+
+    @given(st.text(alphabet=" \t\r\n\v\x1c\u2028\u3000ab", max_size=30))
+    def same(text):
+        assert _one_line(text) == re.sub(r"\s*[\r\n]+\s*", " ", text)
+
+    same()

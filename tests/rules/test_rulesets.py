@@ -12,7 +12,7 @@ import re
 import pytest
 
 from builders import response, section, session
-from citeledger.core.patterns import LinearPattern
+from citeledger.infra.re2text import LinearPattern
 from citeledger.core.accountant import score
 from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset, locate, shipped_names

@@ -109,6 +109,46 @@ def test_grep_content_line_without_a_path_goes_to_unknown(tmp_path):
     assert any("grep: Grep result charged to (unknown)" in w.message for w in score.warnings)
 
 
+def test_grep_plain_path_lines_are_the_text_before_the_first_colon(tmp_path):
+    from citeledger.sources.grep import content_lines
+
+    text = "/w/src/a.py:x = 1\nsrc/b.js:a:b\nnotes:y\n"
+    # "notes" holds no "." or "/": not a path, so its line goes where the last one did.
+    assert content_lines(text, None) == ([("/w/src/a.py", "/w/src/a.py:x = 1\n"), ("src/b.js", "src/b.js:a:b\n"),
+                                          ("src/b.js", "notes:y\n")], False)
+
+
+def cpu_seconds(work, repeat: int = 9) -> float:
+    """The least CPU time of `repeat` runs of `work` (time.process_time: other processes do
+    not count; the least: a run the machine slowed down does not either)."""
+    import gc
+    import time
+
+    best = float("inf")
+    gc.disable()  # a collection in one run and not the other is no cost of `work`
+    try:
+        for _ in range(repeat):
+            began = time.process_time()
+            work()
+            best = min(best, time.process_time() - began)
+    finally:
+        gc.enable()
+    return best
+
+
+def test_grep_content_lines_cost_cpu_linear_in_a_long_line_without_a_colon():
+    # Issue 32 item 3: re's plain-line pattern backtracked quadratically: an 80 KB
+    # base64 line cost 15 s. Four times the line may cost at most six times the CPU.
+    from citeledger.sources.grep import content_lines
+
+    def work(size):
+        text = "QUJD/+9x" * (size // 8) + "\n"  # base64 holds "/" and "+", never ":"
+        return lambda: [content_lines(text, None) for _ in range(3)]
+
+    small, large = cpu_seconds(work(20_000)), cpu_seconds(work(80_000))
+    assert large <= 6 * small, (small, large)
+
+
 def test_grep_files_and_count_modes_charge_each_path_its_line(tmp_path):
     rows = [use("g1", "Grep", {"pattern": "main"}), answer_to("g1", GREP_FILES),
             use("g2", "Grep", {"pattern": "main", "output_mode": "count"}), answer_to("g2", GREP_COUNT)]

@@ -10,10 +10,10 @@ MEASURES.
 
 from __future__ import annotations
 
-import re
 
 import attrs
 import pytest
+from builders import as_re
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,7 +37,7 @@ texts = st.lists(st.one_of(
 
 def oracle(text: str, rules) -> list[tuple]:
     """[(path, suffix, chars, text, meta)] by re and code point slicing."""
-    heads = list(re.compile(rules.header.pattern, re.ASCII).finditer(text))
+    heads = list(as_re(rules.header.pattern).finditer(text))
     out = []
     for i, head in enumerate(heads):
         if i + 1 < len(heads):
