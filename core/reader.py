@@ -18,7 +18,7 @@ class KeptTools:
     a name in `names`, or one a pattern of `patterns` finds (`.search`)."""
 
     names: frozenset = frozenset()
-    patterns: tuple = ()  # compiled ruleset patterns (core.patterns): linear time on any name
+    patterns: tuple = ()  # compiled ruleset patterns (infra/re2text.py): linear time on any name
 
     def __call__(self, name) -> bool:
         if not isinstance(name, str):
