@@ -14,6 +14,7 @@ ignored and rewritten. A ruleset given as a path is loaded as before.
 from __future__ import annotations
 
 import importlib.util
+import os
 import pickle
 import sys
 from importlib import resources
@@ -26,10 +27,13 @@ def shipped_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
+def looks_like_path(name: str) -> bool:
+    """A ruleset argument read as a file: it names a folder (`./corrected`) or a YAML file."""
+    return "/" in name or os.sep in name or name.endswith((".yaml", ".yml"))
+
+
 def _shipped_file(name: str):
     """The shipped ruleset `name` when the loader would take it (no file of that name here), else None."""
-    from citeledger.rules.loader import looks_like_path
-
     if not name or looks_like_path(name):
         return None
     shipped = resources.files("citeledger.rulesets").joinpath(f"{name}.yaml")

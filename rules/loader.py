@@ -21,7 +21,7 @@ import yaml
 from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range, sources as installed_sources
 
 from citeledger.rules import safety
-from citeledger.rules.compiled import shipped_names  # noqa: F401 (part of the loader's API)
+from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
 from citeledger.core import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
 
 TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels", "sources"}
@@ -134,11 +134,6 @@ def _construct(loader, node, line: int, key: str):
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def looks_like_path(name: str) -> bool:
-    """A ruleset argument read as a file: it names a folder (`./corrected`) or a YAML file."""
-    return "/" in name or os.sep in name or name.endswith((".yaml", ".yml"))
 
 
 def locate(name_or_path: str, relative_to: str = "") -> str:

@@ -114,15 +114,17 @@ def test_a_damaged_kept_ruleset_is_built_again(tmp_path, monkeypatch, content):
     assert path.read_bytes() == data  # rewritten whole
 
 
-def test_a_file_named_like_a_shipped_ruleset_is_read_as_the_loader_reads_it(tmp_path, monkeypatch):
+def test_a_shipped_name_is_kept_even_beside_a_file_of_that_name_and_a_path_is_read(tmp_path, monkeypatch):
     from citeledger.rules import compiled
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     shipped = (ROOT / "rulesets" / "default.yaml").read_text()
     (tmp_path / "default").write_text(shipped.replace("name: default", "name: mine", 1))
-    assert compiled.load("default").name == "mine"
-    assert kept(tmp_path / "cache") == []
+    assert compiled.load("default").name == "default"  # the shipped ruleset, from the kept file
+    assert len(kept(tmp_path / "cache")) == 1
+    assert compiled.load("./default").name == "mine"  # a path is the file, never kept
+    assert len(kept(tmp_path / "cache")) == 1
 
 
 def test_a_kept_ruleset_spares_a_plain_score_the_yaml_parser(tmp_path):
