@@ -122,8 +122,9 @@ def test_a_lone_surrogate_is_written_as_javascript_writes_it(corpus):
 def test_exploding_answer_globs_finish(corpus):
     glob = "**a" * 40 + "**b"
     result = run("score", "--answer", glob, "--answer", "*" * 40 + "/x", corpus / "sessions/letters.jsonl")
-    assert result.returncode == 0, err(result)
+    assert result.returncode == 1, err(result)  # finished; both globs matched nothing, each said
     assert b"Explore envelope:" in result.stdout
+    assert result.stderr.count(b"matched no returned file") == 2
 
 
 def test_exploding_exclude_globs_finish(corpus, tmp_path):
