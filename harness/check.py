@@ -23,7 +23,6 @@ from citeledger.harness.check_spec import Fixture
 from citeledger.harness.spend import Starvation, starvation
 
 OTHER = "other"
-TABLE_GROUPS = ("answer", "incidental", OTHER)  # the groups the reference's table shows
 NO_REPORT = "a diagnostic report answers this fixture"
 
 
