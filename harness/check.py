@@ -76,7 +76,7 @@ def missing(fixture: Fixture, reports: Sequence, sidecars: Sequence[str]) -> Fix
     where = ", ".join(sidecars) or "no sidecar given"
     what = "no report" if fixture.query is None else f'no report has the query "{fixture.query}"'
     detail = f"{what} ({len(reports)} report(s) in {where})"
-    return FixtureResult(fixture=fixture, report=None, checks=(Check(NO_REPORT, False, detail),))
+    return FixtureResult(fixture=fixture, report=None, checks=(Check(name=NO_REPORT, passed=False, detail=detail),))
 
 
 def evaluate(fixture: Fixture, report, text: Optional[str], matcher: Callable, origin=None) -> FixtureResult:
@@ -107,9 +107,9 @@ def _answer_check(want, delivered: dict, allocated: dict) -> list[Check]:
         return []
     share = delivered.get("answer", 0)
     return [Check(
-        f"answer group takes >= {percent(want.answer_share_at_least)} of the envelope",
-        share >= want.answer_share_at_least,
-        f"answer {percent(share)} delivered ({percent(allocated.get('answer', 0))} allocated)",
+        name=f"answer group takes >= {percent(want.answer_share_at_least)} of the envelope",
+        passed=share >= want.answer_share_at_least,
+        detail=f"answer {percent(share)} delivered ({percent(allocated.get('answer', 0))} allocated)",
     )]
 
 
@@ -127,9 +127,9 @@ def _source_check(want, files, groups) -> list[Check]:
     answer = by_group.get("answer", 0)
     share = answer / total if total > 0 else 0
     return [Check(
-        f"answer group takes >= {percent(want.answer_share_of_source_at_least)} of DELIVERED SOURCE",
-        share >= want.answer_share_of_source_at_least,
-        f"answer {num(answer)} of {num(total)} source chars ({percent(share)})",
+        name=f"answer group takes >= {percent(want.answer_share_of_source_at_least)} of DELIVERED SOURCE",
+        passed=share >= want.answer_share_of_source_at_least,
+        detail=f"answer {num(answer)} of {num(total)} source chars ({percent(share)})",
     )]
 
 
@@ -138,9 +138,9 @@ def _incidental_check(want, delivered: dict, allocated: dict) -> list[Check]:
         return []
     share = delivered.get("incidental", 0)
     return [Check(
-        f"incidental group takes <= {percent(want.incidental_share_at_most)} of the envelope",
-        share <= want.incidental_share_at_most,
-        f"incidental {percent(share)} delivered ({percent(allocated.get('incidental', 0))} allocated)",
+        name=f"incidental group takes <= {percent(want.incidental_share_at_most)} of the envelope",
+        passed=share <= want.incidental_share_at_most,
+        detail=f"incidental {percent(share)} delivered ({percent(allocated.get('incidental', 0))} allocated)",
     )]
 
 
@@ -159,7 +159,8 @@ def _top_check(want, files, groups) -> list[Check]:
     top = largest_delivered(files)
     actual = group_of(top.path, groups) if top else "(nothing delivered)"
     detail = f'{top.path} ({percent(top.share)}, group "{actual}")' if top else "no file delivered any source"
-    return [Check(f'largest delivered file is in "{want.top_file_group}"', actual == want.top_file_group, detail)]
+    return [Check(name=f'largest delivered file is in "{want.top_file_group}"', passed=actual == want.top_file_group,
+                  detail=detail)]
 
 
 def _record(files, path: str):
@@ -171,7 +172,7 @@ def _deliver_checks(want, files) -> list[Check]:
     for path in want.must_deliver_bytes:
         rec = _record(files, path)
         if rec is None:
-            out.append(Check(f"{path} delivers source", False, "not among the ranked candidates"))
+            out.append(Check(name=f"{path} delivers source", passed=False, detail="not among the ranked candidates"))
             continue
         emitted = rec.emitted_chars or 0
         detail = f"{num(rec.final_chars)} delivered of {num(emitted)} allocated"
@@ -179,7 +180,7 @@ def _deliver_checks(want, files) -> list[Check]:
             detail += " — hard ceiling dropped the whole section"
         if emitted == 0:
             detail += f" — never rendered ({rec.skipped if rec.skipped is not None else 'not reached'}, rank #{rec.rank})"
-        out.append(Check(f"{path} delivers source", rec.final_chars > 0, detail))
+        out.append(Check(name=f"{path} delivers source", passed=rec.final_chars > 0, detail=detail))
     return out
 
 
@@ -190,12 +191,12 @@ def _spend_checks(want, files) -> list[Check]:
         rec = _record(files, path)
         name = f"{path} spends >= {percent(floor)} of its reservation"
         if rec is None:
-            out.append(Check(name, False, "not among the ranked candidates"))
+            out.append(Check(name=name, passed=False, detail="not among the ranked candidates"))
             continue
         spent = rec.final_chars / rec.allowance if rec.allowance else 0
         out.append(Check(
-            name, bool(rec.allowance) and rec.allowance > 0 and spent >= floor,
-            f"{num(rec.final_chars)} delivered of a {num(rec.allowance or 0)} reservation ({percent(spent)})",
+            name=name, passed=bool(rec.allowance) and rec.allowance > 0 and spent >= floor,
+            detail=f"{num(rec.final_chars)} delivered of a {num(rec.allowance or 0)} reservation ({percent(spent)})",
         ))
     return out
 
@@ -207,6 +208,6 @@ def _contain_checks(want, text: Optional[str]) -> list[Check]:
     out = []
     for needle in want.must_contain:
         found = text is not None and needle in text
-        out.append(Check(f'response contains "{needle}"', found,
-                         "present" if found else ("absent" if text is not None else NO_TEXT)))
+        out.append(Check(name=f'response contains "{needle}"', passed=found,
+                         detail="present" if found else ("absent" if text is not None else NO_TEXT)))
     return out

@@ -72,10 +72,10 @@ def read_returned_check(judged, ceiling: float) -> SessionCheck:
                             detail=f"no answered codegraph_explore calls{unanswered}")
     count = judged.count("read_returned")
     share = count / judged.answered
-    calls = "call was" if judged.answered == 1 else "calls were"
+    calls, were = ("call", "was") if judged.answered == 1 else ("calls", "were")
     return SessionCheck(
         key="readReturnedShareAtMost", name=name, passed=share <= ceiling,
-        detail=f"{count} of {judged.answered} answered {calls} ({percent(share)}) followed by a Read "
+        detail=f"{count} of {judged.answered} answered {calls} ({percent(share)}) {were} followed by a Read "
         "of a file an explore returned",
     )
 
