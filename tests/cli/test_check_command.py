@@ -247,3 +247,18 @@ def test_help_documents_the_exit_statuses(capsys):
         main(["check", "--help"])
     out = capsys.readouterr().out
     assert "4 a check fails" in " ".join(out.split()) and "--expect-fail" in out
+
+
+def test_diagnostics_out_csv_gains_spent_and_starved(tmp_path, capsys):
+    """score --diagnostics-out on express-stale: response.js spent 0 of 8,183 (starved, in a pair
+    with router/index.js's 8,940 of 2,491); utils.js 1,384 of 1,725."""
+    import csv
+
+    run = REAL / "stream" / "express-stale.jsonl"
+    side = REAL / "explore" / "express-drift" / "res-send-stale.debug.json"
+    status, _, _ = cli(capsys, "score", run, "--diagnostics", side, "--diagnostics-out", tmp_path / "d")
+    assert status == 0
+    rows = list(csv.DictReader((tmp_path / "d" / "diagnostics.csv").open()))
+    assert {r["path"]: (r["spent"], r["starved"]) for r in rows} == {
+        "lib/response.js": ("0.0", "True"), "lib/utils.js": (str(1384 / 1725), "False"),
+        "lib/router/index.js": (str(8940 / 2491), "False")}
