@@ -17,7 +17,7 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core import InputError
+from citeledger.core import InputError, js_key_order
 
 MAX_SPEC_BYTES = 1 << 20  # codegraph's own file is 24 KB
 MAX_SPEND_FLOOR = 10.0  # a file may spend more than its reservation (codegraph bounds it at 1.5x)
@@ -89,17 +89,6 @@ class SpecError(InputError):
 
     def __init__(self, file: str, key: str, message: str):
         super().__init__(file, f"{key}: {message}" if key else message)
-
-
-def js_key_order(keys) -> list:
-    """A JavaScript object's key order: array-index keys first, ascending, then the rest as written."""
-    keys = list(keys)
-    index = sorted((k for k in keys if _is_index(k)), key=int)
-    return index + [k for k in keys if not _is_index(k)]
-
-
-def _is_index(key: str) -> bool:
-    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
 def load_spec(path: str) -> Spec:
