@@ -23,7 +23,7 @@ class GlobError(UserError):
     """An --answer glob that does not compile (a usage error, exit 2)."""
 
 
-def glob_matcher(glob: str) -> Callable[[str], bool]:
+def glob_matcher(glob: str, where: str = "") -> Callable[[str], bool]:
     """The one place a glob becomes a pattern: a predicate on a returned path.
 
     Spec section 8: `. + ^ $ { } ( ) | [ ] \\` escaped, then `**` -> `.*` and
@@ -32,6 +32,7 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     differently, except `.` (JavaScript's stops at every line terminator) and
     `$` (Python's also matches before a final "\\n"), translated here. Keep
     every glob compilation in this function so the engine can be swapped.
+    `where` names the glob in an error (default: `--answer GLOB`).
     """
     while glob.startswith("./"):  # returned paths never start with ./ (the path channel drops it too)
         glob = glob[2:]
@@ -47,7 +48,7 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     try:
         compiled = re.compile(text)  # what the glob means, and whether it compiles at all
     except re.error as exc:
-        raise GlobError(f"--answer {glob!r}: not a valid glob ({exc.msg})") from None
+        raise GlobError(f"{where or '--answer ' + repr(glob)}: not a valid glob ({exc.msg})") from None
     # Matched on RE2 (linear time) where it runs the pattern exactly: in re,
     # `**a**a**a…b` against a long path backtracks exponentially.
     pattern = compile_linear(text, single=True) or compiled

@@ -100,7 +100,7 @@ def _matchers(spec) -> dict:
 
 
 def _sidecars(paths) -> tuple[list, list]:
-    from citeledger.core.readers.diagnostics import read_diagnostics
+    from citeledger.harness.diagnostics import read_diagnostics
 
     reports, warnings = [], []
     for path in paths:
@@ -160,7 +160,7 @@ def _session_checks(spec, score, transcript, groups, labels) -> list:
     if keys.lower_bound_at_least is not None:
         checks.append(judge.lower_bound_check(score, keys.lower_bound_at_least))
     if keys.read_returned_share_at_most is not None:
-        from citeledger.core.sufficiency import sufficiency
+        from citeledger.harness.sufficiency import sufficiency
 
         checks.append(judge.read_returned_check(sufficiency(transcript), keys.read_returned_share_at_most))
     if keys.max_drop is not None:

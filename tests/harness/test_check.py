@@ -19,10 +19,11 @@ from pathlib import Path
 import attrs
 import pytest
 
-from citeledger.core.readers.diagnostics import FileDecision, read_diagnostics
+from citeledger.harness.diagnostics import FileDecision, read_diagnostics
 from citeledger.harness import check_session as session
 from citeledger.harness.check import NO_REPORT, NO_TEXT, choose_report, evaluate, missing
-from citeledger.harness.check_spec import SpecError, js_key_order, load_spec
+from citeledger.core import js_key_order
+from citeledger.harness.check_spec import SpecError, load_spec
 from citeledger.harness.spend import MIN_RESERVED, spent, starvation, starved_paths
 from citeledger.report.envelope import glob_matcher
 
