@@ -73,9 +73,8 @@ def compiled_groups(fixture: Fixture, matcher: Callable) -> tuple:
 
 
 def missing(fixture: Fixture, reports: Sequence, sidecars: Sequence[str]) -> FixtureResult:
-    where = ", ".join(sidecars) or "no sidecar given"
     what = "no report" if fixture.query is None else f'no report has the query "{fixture.query}"'
-    detail = f"{what} ({len(reports)} report(s) in {where})"
+    detail = f"{what} ({len(reports)} report(s) in {', '.join(sidecars)})" if sidecars else f"{what}: no sidecar given"
     return FixtureResult(fixture=fixture, report=None, checks=(Check(name=NO_REPORT, passed=False, detail=detail),))
 
 

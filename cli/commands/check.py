@@ -69,6 +69,9 @@ def _inputs_for(spec, args) -> None:
     """What the spec's session keys need, given before anything is read."""
     given = spec.session.given()
     transcript = bool(args.files or args.session)
+    if spec.fixtures and not args.diagnostics:
+        raise SpecError(spec.path, "fixtures", f"{len(spec.fixtures)} fixture(s) to judge on a diagnostic sidecar: "
+                        "give --diagnostics SIDECAR")
     for key in given:
         if key in NEEDS_TRANSCRIPT and not transcript:
             raise SpecError(spec.path, f"session.{key}", "needs a transcript: give FILE ... or --session LOG")
@@ -180,8 +183,8 @@ def _arm_groups(args, warnings: list) -> tuple[list, tuple]:
 
 def run(args) -> int:
     spec = load_spec(args.spec)
+    matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
     _inputs_for(spec, args)
-    matchers = _matchers(spec)
     for path in args.arms[2:] if args.arms else ():
         if not os.path.isdir(path):
             raise UserError(f"--arms: {path}: not a directory")

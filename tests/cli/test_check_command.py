@@ -262,3 +262,10 @@ def test_diagnostics_out_csv_gains_spent_and_starved(tmp_path, capsys):
     assert {r["path"]: (r["spent"], r["starved"]) for r in rows} == {
         "lib/response.js": ("0.0", "True"), "lib/utils.js": (str(1384 / 1725), "False"),
         "lib/router/index.js": (str(8940 / 2491), "False")}
+
+
+def test_fixtures_without_a_sidecar_are_a_usage_error(tmp_path, capsys):
+    status, out, err = cli(capsys, "check", spec(tmp_path, [res_send(topFileGroup="answer")]), RUN)
+    assert (status, out) == (2, "")
+    assert err == (f"citeledger: error: {tmp_path / 'spec.json'}: fixtures: 1 fixture(s) to judge on a diagnostic "
+                   "sidecar: give --diagnostics SIDECAR\n")
