@@ -21,7 +21,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 from citeledger.cli.limits import check_options
 from citeledger.cli.commands import SUMMARY
 
-COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity")
+COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity", "check")
 
 
 class Parser(argparse.ArgumentParser):
@@ -36,6 +36,7 @@ class Parser(argparse.ArgumentParser):
 
 EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
              "2 usage, input or ruleset error, or output not writable (a closed stdout); 3 internal error; "
+             "4 `check`: a check of the spec does not hold; "
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
 
 
@@ -68,6 +69,16 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             raise
         module.add_parser(sub)
     return parser
+
+
+def _intermixed(args, argv):
+    """The command's arguments parsed again, positionals anywhere among its options
+    (`check SPEC --diagnostics SIDECAR RUN.jsonl`): argparse takes a command's positionals
+    in one run otherwise. The top-level options keep their values."""
+    sub = args.subparsers[args.command]
+    rest = argv[argv.index(args.command) + 1:]
+    top = argparse.Namespace(debug=args.debug, command=args.command, subparsers=args.subparsers)
+    return sub.parse_intermixed_args(rest, namespace=top)
 
 
 def _named_command(argv) -> tuple:
@@ -185,7 +196,9 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
-    if unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
+    if getattr(args, "intermixed", False):
+        args = _intermixed(args, argv)
+    elif unknown:  # a mistyped flag: the subcommand's own usage, not the top-level one
         args.subparsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command in MANY_SESSIONS:
         _keep_freed_memory()

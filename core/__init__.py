@@ -79,10 +79,11 @@ _LAZY = {
     "glob_pattern": "citeledger.infra.globs", "path_matcher": "citeledger.infra.globs",
     "is_blank": "citeledger.infra.jsstr", "js_trim": "citeledger.infra.jsstr",
     "percent": "citeledger.infra.jsstr", "thousands": "citeledger.infra.jsstr",
-    "to_fixed": "citeledger.infra.jsstr", "utf16_len": "citeledger.infra.jsstr",
+    "to_fixed": "citeledger.infra.jsstr", "utf16_len": "citeledger.infra.jsstr", "points": "citeledger.infra.jsstr",
     "BOM": "citeledger.infra.jsonl", "Keys": "citeledger.infra.jsonl", "Line": "citeledger.infra.jsonl",
     "decode_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
     "js_stringify": "citeledger.infra.jsonl", "read_jsonl": "citeledger.infra.jsonl",
+    "js_key_order": "citeledger.infra.jsonl",
     "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",
     "read_head": "citeledger.infra.files",
     "TEMPORARY": "citeledger.infra.atomic", "discard": "citeledger.infra.atomic",
@@ -96,6 +97,7 @@ _LAZY = {
     "BUCKETS": "citeledger.harness.sufficiency", "MAIN": "citeledger.harness.sufficiency",
     "NONE": "citeledger.harness.sufficiency", "Sufficiency": "citeledger.harness.sufficiency",
     "pooled": "citeledger.harness.sufficiency", "sufficiency": "citeledger.harness.sufficiency",
+    "spent": "citeledger.harness.spend", "starved_paths": "citeledger.harness.spend",
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
 _MODULES = {"cache": "citeledger.infra.cache"}

@@ -4,6 +4,7 @@ EXIT_OK = 0
 EXIT_WARNINGS = 1  # done, but some input was skipped or some session not scored
 EXIT_USAGE = 2  # usage, input or ruleset error
 EXIT_INTERNAL = 3  # a bug
+EXIT_CHECK_FAILED = 4  # `citeledger check`: a check of the spec does not hold
 
 
 class UserError(Exception):

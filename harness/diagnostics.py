@@ -39,6 +39,8 @@ class FileDecision:
     allowance: Optional[int]
     final_chars: int  # source chars in the final text (fence contents only)
     share: float  # final_chars / envelope chars, as codegraph rounds it
+    emitted_chars: Optional[int] = None  # source chars the render loop emitted (before the hard ceiling)
+    allocated_share: Optional[float] = None  # emitted_chars / envelope.allocatedChars, as codegraph rounds it
 
 
 @attrs.frozen
@@ -52,6 +54,11 @@ class ExploreReport:
     budget: int  # budget.maxOutputChars
     note: Optional[str]  # set when explore found nothing
     files: tuple[FileDecision, ...]  # in the report's order (by emitted chars, not rank)
+    indexed_file_count: Optional[int] = None
+    allocated_chars: Optional[int] = None  # envelope.allocatedChars: the render loop's length before the cut
+    over_budget: bool = False  # envelope.overBudget
+    truncated: bool = False  # envelope.truncated: cut by the hard ceiling
+    hard_ceiling: Optional[int] = None  # budget.hardCeiling (0 when nothing was found)
 
     @property
     def rendered(self) -> frozenset:
@@ -81,12 +88,16 @@ def _decision(item) -> FileDecision:
     if not isinstance(item, dict):
         raise _Bad("a files[] item is not an object")
     try:
+        allocated_share = _get(item, "allocatedShare", float, True)
         return FileDecision(
-            _get(item, "path", str), _get(item, "rank", int), float(_get(item, "score", float)),
-            float(_get(item, "graphScore", float)), _get(item, "termHits", int),
-            tuple(f for f in FLAGS if item.get(f) is True),
-            _get(item, "render", str, True), _get(item, "skipped", str, True), item.get("clipped") is True,
-            _get(item, "allowance", int, True), _get(item, "finalChars", int), float(_get(item, "share", float)),
+            path=_get(item, "path", str), rank=_get(item, "rank", int), score=float(_get(item, "score", float)),
+            graph_score=float(_get(item, "graphScore", float)), term_hits=_get(item, "termHits", int),
+            flags=tuple(f for f in FLAGS if item.get(f) is True),
+            render=_get(item, "render", str, True), skipped=_get(item, "skipped", str, True),
+            clipped=item.get("clipped") is True, allowance=_get(item, "allowance", int, True),
+            final_chars=_get(item, "finalChars", int), share=float(_get(item, "share", float)),
+            emitted_chars=_get(item, "emittedChars", int, True),
+            allocated_share=None if allocated_share is None else float(allocated_share),
         )
     except _Bad as exc:
         raise _Bad(f"files[] item {item.get('path')!r}: {exc}") from None
@@ -103,9 +114,13 @@ def parse_report(value, origin: Origin) -> ExploreReport:
         budget = _get(value, "budget", dict)
         files = _get(value, "files", list)
         return ExploreReport(
-            origin, _get(value, "query", str), _get(value, "projectRoot", str, True) or "",
-            _get(envelope, "chars", int), _get(budget, "maxOutputChars", int),
-            _get(value, "note", str, True), tuple(_decision(f) for f in files),
+            origin=origin, query=_get(value, "query", str), project_root=_get(value, "projectRoot", str, True) or "",
+            chars=_get(envelope, "chars", int), budget=_get(budget, "maxOutputChars", int),
+            note=_get(value, "note", str, True), files=tuple(_decision(f) for f in files),
+            indexed_file_count=_get(value, "indexedFileCount", int, True),
+            allocated_chars=_get(envelope, "allocatedChars", int, True),
+            over_budget=envelope.get("overBudget") is True, truncated=envelope.get("truncated") is True,
+            hard_ceiling=_get(budget, "hardCeiling", int, True),
         )
     except _Bad as exc:
         raise ValueError(str(exc)) from None

@@ -310,9 +310,7 @@ def js_stringify(value) -> str:
         if isinstance(item, tuple):
             out.append(item[0])
         elif isinstance(item, dict):
-            keys = list(item)
-            index_keys = sorted((k for k in keys if _is_index(k)), key=int)
-            ordered = index_keys + [k for k in keys if not _is_index(k)]
+            ordered = js_key_order(item)
             parts: list = [("{",)]
             for i, k in enumerate(ordered):
                 parts += [((",", ) if i else ("",)), (_js_string(str(k)) + ":",), item[k]]
@@ -389,6 +387,13 @@ def _js_scalar(value) -> str:
     if isinstance(value, str):
         return _js_string(value)
     return json.dumps(value)
+
+
+def js_key_order(keys) -> list:
+    """A JavaScript object's key order: integer-like keys first, ascending, then the rest as written."""
+    keys = list(keys)
+    index = sorted((k for k in keys if _is_index(k)), key=int)
+    return index + [k for k in keys if not _is_index(k)]
 
 
 def _is_index(key: str) -> bool:

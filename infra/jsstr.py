@@ -63,3 +63,16 @@ def thousands(n: int) -> str:
 def percent(ratio: float) -> str:
     """The reference's percentage: (ratio * 100).toFixed(1) + '%'."""
     return to_fixed(ratio * 100, 1) + "%"
+
+
+def points(delta) -> str:
+    """A difference of ratios in percentage points, signed, rounded as toFixed(1).
+
+    One minus sign in every command and page: ASCII "-" (it pastes into a
+    spreadsheet or Python as a number; U+2212 does not); no sign on 0.0."""
+    if delta is None:
+        return "—"
+    text = to_fixed(abs(delta) * 100, 1)
+    if text == "0.0":
+        return text
+    return ("+" if delta > 0 else "-") + text

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import percent, to_fixed
+from citeledger.core import percent, points, to_fixed
 from citeledger.report.stats import bootstrap_median_difference, median
-from citeledger.report.tables import layout, pct, points
+from citeledger.report.tables import layout, pct
 from citeledger.report.text import added_line
 
 GROUP_COLUMNS = (

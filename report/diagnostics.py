@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import Envelope, InputWarning, Origin, explore_queries, utf16_len
+from citeledger.core import Envelope, InputWarning, Origin, explore_queries, spent, starved_paths, utf16_len
 from citeledger.core import ExploreReport
 
 MATCHED, UNMATCHED = "matched", "unmatched"
@@ -66,6 +66,8 @@ class FileRow:
     cited: bool  # credited (rendered files), or credited from the answer alone (never rendered)
     channel: Optional[str]
     evidence: Optional[str]
+    spent: Optional[float] = None  # final_chars / allowance (probe-file-spend.mjs); None: no reservation
+    starved: bool = False  # the starved side of a starvation pair in this call (harness/spend.py)
 
 
 @attrs.frozen
@@ -196,6 +198,7 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
             if not s.meta:
                 charged[s.path] = charged.get(s.path, 0) + s.chars
         total_score = sum(f.score for f in j.report.files)
+        starved = starved_paths(j.report.files)
         for f in sorted(j.report.files, key=lambda f: f.rank):
             verdict = verdicts.get(f.path)
             if verdict is not None:  # returned by some call of the session: its verdict
@@ -206,9 +209,12 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
                 channel, evidence = (finding.channel, finding.evidence) if cited else (None, None)
             chars = charged.get(f.path, 0)
             rows.append(FileRow(
-                score.name, arm, j.call, f.path, f.rank, f.score, f.score / total_score if total_score else 0.0,
-                f.graph_score, f.term_hits, f.flags, f.render, f.skipped, f.clipped, f.allowance,
-                f.final_chars, f.share, chars, chars / envelope if envelope else 0.0, cited, channel, evidence,
+                session=score.name, arm=arm, call=j.call, path=f.path, rank=f.rank, score=f.score,
+                score_share=f.score / total_score if total_score else 0.0, graph_score=f.graph_score,
+                term_hits=f.term_hits, flags=f.flags, render=f.render, skipped=f.skipped, clipped=f.clipped,
+                allowance=f.allowance, final_chars=f.final_chars, share=f.share, chars=chars,
+                envelope_share=chars / envelope if envelope else 0.0, cited=cited, channel=channel,
+                evidence=evidence, spent=spent(f), starved=f.path in starved,
             ))
     return SessionDiagnostics(score.name, arm, tuple(sidecars), joins, tuple(rows))
 

@@ -22,7 +22,7 @@ class GlobError(UserError):
     """An --answer glob that does not compile (a usage error, exit 2)."""
 
 
-def glob_matcher(glob: str) -> Callable[[str], bool]:
+def glob_matcher(glob: str, where: str = "") -> Callable[[str], bool]:
     """The one place a glob becomes a pattern: a predicate on a returned path.
 
     Spec section 8: `. + ^ $ { } ( ) | [ ] \\` escaped, then `**` -> `.*` and
@@ -31,6 +31,7 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     differently, except `.` (JavaScript's stops at every line terminator) and
     `$` (Python's also matches before a final "\\n"), translated here. Keep
     every glob compilation in this function so the engine can be swapped.
+    `where` names the glob in an error (default: `--answer GLOB`).
     """
     while glob.startswith("./"):  # returned paths never start with ./ (the path channel drops it too)
         glob = glob[2:]
@@ -46,7 +47,7 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     try:
         compiled = re.compile(rf"\A{body}\Z")  # what the glob means, and whether it compiles at all
     except re.error as exc:
-        raise GlobError(f"--answer {glob!r}: not a valid glob ({exc.msg})") from None
+        raise GlobError(f"{where or '--answer ' + repr(glob)}: not a valid glob ({exc.msg})") from None
     # Matched on RE2 (linear time; the body is RE2 syntax too): in re,
     # `**a**a**a…b` against a long path backtracks exponentially. re runs only
     # a glob RE2 cannot (a lone surrogate, which RE2's UTF-8 cannot hold).

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from citeledger.core import points
 from citeledger.report.stats import median, pooled, quantile
 from citeledger.report.sweep import QUANTILE_NOTE
-from citeledger.report.tables import SLICES, pct, points, slice_of
+from citeledger.report.tables import SLICES, pct, slice_of
 from citeledger.report.text import added_line
 
 COLUMNS = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional, Sequence
 
-from citeledger.core import percent, to_fixed
+from citeledger.core import percent
 from citeledger.report.stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"
@@ -172,19 +172,6 @@ def wrote_line(folder: str, names: Sequence[str]) -> str:
 
 def pct(value: Optional[float]) -> str:
     return "—" if value is None else percent(value)
-
-
-def points(delta: Optional[float]) -> str:
-    """A difference of ratios in percentage points, signed, rounded as toFixed(1).
-
-    One minus sign in every command and page: ASCII "-" (it pastes into a
-    spreadsheet or Python as a number; U+2212 does not); no sign on 0.0."""
-    if delta is None:
-        return "—"
-    text = to_fixed(abs(delta) * 100, 1)
-    if text == "0.0":
-        return text
-    return ("+" if delta > 0 else "-") + text
 
 
 def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:

@@ -11,4 +11,5 @@ SUMMARY = {
     "sweep": "score every session under files and directories: the baseline slice table",
     "compare": "new build vs baseline on the same questions: per-group runs, medians, bootstrap CI, plot",
     "sensitivity": "how far other rulesets move the numbers from a base ruleset",
+    "check": "gate a build: codegraph's CG-6 fixtures and the session's own numbers against a spec (exit 4 on a failure)",
 }

@@ -216,14 +216,44 @@ def key_function(spec: str):
 # ---------------------------------------------------------------- the comparison
 
 
+def add_arms(args, names, passes, rulesets, comparison, warnings: list, used: set, added: list,
+             diagnosed=None, pooled=None) -> None:
+    """Every session of the two harness arms `names` (baseline, new) under `passes`, scored and added
+    to `comparison` (and to `pooled` with --sufficiency); a label with no run is a usage error."""
+    wanted = tuple(arm_label(a) for a in names)  # as runs carry them
+    if wanted[0] == wanted[1]:
+        raise UserError(f"--arms {names[0]} {names[1]}: the two labels must differ")
+    side_of = dict(zip(wanted, SIDES))
+    seen_arms: dict = {}
+    for path in passes:
+        key = arm_key(path, len(passes) > 1) if args.key == "parent" else None
+        for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
+                             warnings, used, arms=wanted, added=added, diagnosed=diagnosed):
+            seen_arms[row.get("arm")] = None
+            comparison.add(side_of.get(row.get("arm"), "base"), row, key)
+            if pooled is not None and args.sufficiency:
+                pooled.add(side_of.get(row.get("arm"), "base"), row, key or comparison.key)
+    for name, label in zip(names, wanted):  # a mistyped label would compare one arm with nothing
+        if label not in seen_arms:
+            found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
+            raise UserError(f"--arms {name}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
+                            f"{', '.join(passes)} (arms found: {found})")
+
+
+def arm_groups(args, names, passes, warnings: list) -> list[dict]:
+    """compare --arms's group rows (medians, their difference, its bootstrap interval at args.seed,
+    args.resamples, args.confidence) for the arms `names` under `passes`, grouped by directory."""
+    rulesets = load_rulesets([one_ruleset(args.ruleset, "check")])
+    comparison = Comparison(key_function("parent"))
+    add_arms(args, names, passes, rulesets, comparison, warnings, set(), [])
+    return comparison.group_rows(args)
+
+
 def run(args) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError(args.out, "--out names a file, not a directory")
     if not args.arms and len(args.passes) != 2:
         raise UserError("compare takes BASELINE NEW (two passes), or PASS... --arms LABEL_A LABEL_B")
-    wanted = tuple(arm_label(a) for a in args.arms) if args.arms else None  # as runs carry them
-    if args.arms and wanted[0] == wanted[1]:
-        raise UserError(f"--arms {args.arms[0]} {args.arms[1]}: the two labels must differ")
     rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
     comparison = Comparison(key_function(args.key))
     pooled = GroupPool()
@@ -235,21 +265,7 @@ def run(args) -> int:
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
     if args.arms:
-        side_of = dict(zip(wanted, SIDES))
-        seen_arms: dict = {}
-        for path in args.passes:
-            key = arm_key(path, len(args.passes) > 1) if args.key == "parent" else None
-            for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
-                                 warnings, used, arms=wanted, added=added, diagnosed=diagnosed):
-                seen_arms[row.get("arm")] = None
-                comparison.add(side_of.get(row.get("arm"), "base"), row, key)
-                if args.sufficiency:
-                    pooled.add(side_of.get(row.get("arm"), "base"), row, key or comparison.key)
-        for name, label in zip(args.arms, wanted):  # a mistyped label would compare one arm with nothing
-            if label not in seen_arms:
-                found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
-                raise UserError(f"--arms {name}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
-                                f"{', '.join(args.passes)} (arms found: {found})")
+        add_arms(args, args.arms, args.passes, rulesets, comparison, warnings, used, added, diagnosed, pooled)
     else:
         for side, path in zip(SIDES, args.passes):
             for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used,

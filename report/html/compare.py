@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from citeledger.core import percent, to_fixed
+from citeledger.core import percent, points, to_fixed
 from citeledger.report.html.diagnostics import diagnostics_section
 from citeledger.report.html.page import cell, document, esc, mark, pct, table, value_attr, warnings_list
-from citeledger.report.tables import points
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],

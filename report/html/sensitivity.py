@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+from citeledger.core import points
 from citeledger.report.html.compare import inline_svg
 from citeledger.report.html.page import cell, document, esc, field, num, pct, table, warnings_list
-from citeledger.report.tables import points
 
 
 def sensitivity_page(header: dict, rows: list[dict], warnings: list[dict], plot_svg: Optional[bytes] = None) -> str:

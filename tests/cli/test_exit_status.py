@@ -1,5 +1,6 @@
 """Exit statuses as docs/cli.md documents them: 0 success, 1 success with
-warnings, 2 usage/input/ruleset error, 3 internal error, 130 interrupted."""
+warnings, 2 usage/input/ruleset error, 3 internal error, 4 a `check` that does
+not hold, 130 interrupted."""
 
 from __future__ import annotations
 
@@ -31,11 +32,12 @@ def run(args, capsys) -> tuple[int, str, str]:
 def test_documented_table_matches_the_code():
     doc = (HERE.parent / "docs" / "cli.md").read_text("utf-8")
     rows = dict(re.findall(r"^\|\s*(\d+) \| ([^|]+)\|", doc, re.M))
-    assert set(rows) == {"0", "1", "2", "3", "130"}
+    assert set(rows) == {"0", "1", "2", "3", "4", "130"}
     assert errors.EXIT_OK == 0 and rows["0"].startswith("success")
     assert errors.EXIT_WARNINGS == 1 and rows["1"].startswith("success with warnings")
     assert errors.EXIT_USAGE == 2 and rows["2"].startswith("usage, input or ruleset error")
     assert errors.EXIT_INTERNAL == 3 and rows["3"].startswith("internal error")
+    assert errors.EXIT_CHECK_FAILED == 4 and rows["4"].startswith("`check` only: a check of the spec does not hold")
 
 
 @pytest.mark.parametrize("args", [

@@ -1,0 +1,226 @@
+"""`citeledger check SPEC`: gate a build on codegraph's CG-6 fixtures and the transcript's own numbers.
+
+Exit status: 0 every check holds; 4 a check fails (EXIT_CHECK_FAILED; with
+--expect-fail the two swap); 1 every check holds but some input was skipped
+(the warnings); 2 a spec or input error, naming the file and key.
+"""
+
+from __future__ import annotations
+
+import os
+
+from citeledger.cli.commands import SUMMARY
+from citeledger.cli.commands.common import (
+    add_jobs_options, add_session_inputs, read_session, report_warnings, ruleset_from, session_note,
+)
+from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
+from citeledger.cli.output import write_stdout
+from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.harness.check_spec import SpecError, load_spec
+
+NEEDS_TRANSCRIPT = ("efficiencyAtLeast", "lowerBoundAtLeast", "readReturnedShareAtMost")
+PENDING = ("noContamination", "noRace")  # judged once the run-basics metric is on main (docs/check.md)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "check",
+        help=SUMMARY["check"],
+        usage="%(prog)s SPEC [--diagnostics SIDECAR ...] [FILE ... | --session LOG] "
+              "[--arms LABEL_A LABEL_B PASS ...] [--json] [--expect-fail]",
+        description=(
+            "Judge a build against SPEC (docs/check.md): codegraph's allocation-fixtures.json as it writes "
+            "it (each fixture's assert keys judged on the last report of the --diagnostics sidecars whose "
+            "query is the fixture's, with probe-allocation.mjs's rules and wording; mustContain reads the "
+            "explore response of the transcript joined to that report), plus a `session:` block of "
+            "citeledger's own keys judged on the session given (FILE ... or --session LOG, read as `score` "
+            "reads it) and, for maxDrop, on the two arms of a pass (--arms, as `compare --arms` computes it). "
+            "Exit status: 0 every check holds; 4 a check fails (--expect-fail: 0 when one fails, 4 when "
+            "all hold); 1 all hold but some input was skipped (warnings); 2 a spec or input error."
+        ),
+        epilog="Exit status (docs/cli.md): 0 every check holds; 1 every check holds, with input warnings; "
+               "2 usage, spec or input error; 3 internal error; 4 a check fails (--expect-fail inverts 0 and 4).",
+    )
+    p.add_argument("spec", metavar="SPEC", help="the spec: a .json file (codegraph's allocation-fixtures.json "
+                   "shape) or a YAML file")
+    add_session_inputs(p)
+    p.add_argument("--diagnostics", action="append", default=[], metavar="SIDECAR",
+                   help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: "
+                   "the reports the fixtures are judged on, in the order given")
+    p.add_argument("--arms", nargs="+", metavar="LABEL_A LABEL_B PASS",
+                   help="for session.maxDrop: the baseline arm, the new arm, then the pass directories holding "
+                   "both (as compare --arms)")
+    p.add_argument("--seed", type=int_text, default=0, metavar="N",
+                   help=f"maxDrop's bootstrap seed, 0 to {MAX_SEED} (default: %(default)s)")
+    p.add_argument("--resamples", type=int_text, default=10_000, metavar="N",
+                   help=f"maxDrop's bootstrap resamples, 1 to {MAX_RESAMPLES:,} (default: %(default)s)")
+    p.add_argument("--confidence", type=float_text, default=0.95, metavar="LEVEL",
+                   help="maxDrop's interval confidence, between 0 and 1 (default: %(default)s)")
+    add_jobs_options(p)
+    p.add_argument("--json", action="store_true",
+                   help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
+                   "[{key, pass, detail}]} instead of the text")
+    p.add_argument("--expect-fail", action="store_true",
+                   help="a spec written to fail: exit 0 when a check fails, 4 when every check holds")
+    p.set_defaults(run=run, exclude=[], sufficiency=False, key="parent", intermixed=True)
+
+
+def _inputs_for(spec, args) -> None:
+    """What the spec's session keys need, given before anything is read."""
+    given = spec.session.given()
+    transcript = bool(args.files or args.session)
+    if spec.fixtures and not args.diagnostics:
+        raise SpecError(spec.path, "fixtures", f"{len(spec.fixtures)} fixture(s) to judge on a diagnostic sidecar: "
+                        "give --diagnostics SIDECAR")
+    for key in given:
+        if key in NEEDS_TRANSCRIPT and not transcript:
+            raise SpecError(spec.path, f"session.{key}", "needs a transcript: give FILE ... or --session LOG")
+    if "maxDrop" in given and not args.arms:
+        raise SpecError(spec.path, "session.maxDrop", "needs the arms of a pass: --arms LABEL_A LABEL_B PASS ...")
+    if args.arms and "maxDrop" not in given:
+        raise UserError(f"--arms: {spec.path} has no session.maxDrop to judge on the arms")
+    if args.arms and len(args.arms) < 3:
+        raise UserError("--arms takes LABEL_A LABEL_B and at least one PASS directory")
+    for key in PENDING:
+        if key in given:
+            raise SpecError(spec.path, f"session.{key}", "not judged yet by this citeledger (needs the run "
+                            "basics metric, citeledger.metrics.run; docs/check.md)")
+
+
+def _matchers(spec) -> dict:
+    """Every fixture's globs compiled before anything is read: a bad one is a spec error naming it."""
+    from citeledger.report.envelope import GlobError, glob_matcher
+
+    compiled: dict = {}
+    for i, fixture in enumerate(spec.fixtures):
+        for name, globs in fixture.groups:
+            for j, glob in enumerate(globs):
+                try:
+                    compiled[glob] = glob_matcher(glob, where=f"glob {glob!r}")
+                except GlobError as exc:
+                    raise SpecError(spec.path, f"fixtures[{i}] ({fixture.id}).groups.{name}[{j}]", str(exc)) from None
+    return compiled
+
+
+def _sidecars(paths) -> tuple[list, list]:
+    from citeledger.harness.diagnostics import read_diagnostics
+
+    reports, warnings = [], []
+    for path in paths:
+        read, said = read_diagnostics(path)
+        reports += read
+        warnings += said
+    return reports, warnings
+
+
+def _session(args):
+    """(transcript, score, ruleset) of the session given, or Nones."""
+    if not (args.files or args.session):
+        return None, None, None
+    from citeledger.core.accountant import score
+
+    ruleset = ruleset_from(args)
+    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    session_note(args.session, transcript)
+    return transcript, score(transcript, ruleset), ruleset
+
+
+def _responses_of(transcript, ruleset, reports, sidecars) -> tuple[list, list]:
+    """(report, response text, origin) of every explore call joined to a report; the join's warnings."""
+    if transcript is None or not reports:
+        return [], []
+    from citeledger.report.diagnostics import MATCHED, SessionDiagnostics, join_calls, join_warnings
+
+    joins = join_calls(transcript, ruleset, reports, sidecars)
+    by_origin = {r.origin: r for r in transcript.responses}
+    texts = [(j.report, "".join(by_origin[j.origin].blocks), j.origin) for j in joins if j.status == MATCHED]
+    said = join_warnings(SessionDiagnostics(session=transcript.files[0] if transcript.files else "", arm="",
+                                            sidecars=tuple(sidecars), joins=joins, rows=()))
+    return texts, said
+
+
+def _fixtures(spec, matchers, reports, texts, sidecars) -> list:
+    from citeledger.harness.check import choose_report, evaluate, missing
+
+    results = []
+    for fixture in spec.fixtures:
+        report = choose_report(fixture, reports)
+        if report is None:
+            results.append(missing(fixture, reports, sidecars))
+            continue
+        joined = [(text, origin) for r, text, origin in texts if r == report]
+        text, origin = joined[-1] if joined else (None, None)
+        results.append(evaluate(fixture, report, text, matchers.__getitem__, origin))
+    return results
+
+
+def _session_checks(spec, score, transcript, groups, labels) -> list:
+    from citeledger.harness import check_session as judge
+
+    keys, checks = spec.session, []
+    if keys.efficiency_at_least is not None:
+        checks.append(judge.efficiency_check(score, keys.efficiency_at_least))
+    if keys.lower_bound_at_least is not None:
+        checks.append(judge.lower_bound_check(score, keys.lower_bound_at_least))
+    if keys.read_returned_share_at_most is not None:
+        from citeledger.harness.sufficiency import sufficiency
+
+        checks.append(judge.read_returned_check(sufficiency(transcript), keys.read_returned_share_at_most))
+    if keys.max_drop is not None:
+        checks += judge.max_drop_checks(groups, keys.max_drop, labels)
+    return checks
+
+
+def _arm_groups(args, warnings: list) -> tuple[list, tuple]:
+    """compare --arms's group rows for the two arms under the passes (its statistics, its seed)."""
+    if not args.arms:
+        return [], ()
+    from citeledger.cli.commands.compare import arm_groups
+
+    labels = (args.arms[0], args.arms[1])
+    return arm_groups(args, labels, args.arms[2:], warnings), labels
+
+
+def run(args) -> int:
+    spec = load_spec(args.spec)
+    matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
+    _inputs_for(spec, args)
+    for path in args.arms[2:] if args.arms else ():
+        if not os.path.isdir(path):
+            raise UserError(f"--arms: {path}: not a directory")
+    reports, warnings = _sidecars(args.diagnostics)
+    transcript, score, ruleset = _session(args)
+    texts, said = _responses_of(transcript, ruleset, reports, args.diagnostics)
+    warnings += said
+    if score is not None:
+        warnings += score.warnings
+    groups, labels = _arm_groups(args, warnings)
+    results = _fixtures(spec, matchers, reports, texts, args.diagnostics)
+    session_checks = _session_checks(spec, score, transcript, groups, labels)
+    passed = all(r.passed for r in results) and all(c.passed for c in session_checks)
+    _write(args, results, session_checks, passed, transcript, score)
+    report_warnings(warnings, "--json")
+    if passed == args.expect_fail:
+        return EXIT_CHECK_FAILED
+    return EXIT_WARNINGS if warnings else EXIT_OK
+
+
+def _write(args, results, session_checks, passed, transcript, score) -> None:
+    from citeledger.report import check as view
+
+    if args.json:
+        from citeledger.report.jsonreport import json_bytes
+
+        data = view.check_dict(results, session_checks, passed)
+        data.update(spec=args.spec, sidecars=list(args.diagnostics), expect_fail=args.expect_fail)
+        if transcript is not None:
+            data["inputs"] = list(transcript.files)
+        write_stdout(json_bytes(data, indent=True) + b"\n")
+        return
+    text = "".join(view.render_fixture(r) for r in results)
+    if session_checks:
+        title = f"session {score.name}" if score is not None else "the arms of " + ", ".join(args.arms[2:])
+        if score is not None and args.arms:
+            title += " and the arms of " + ", ".join(args.arms[2:])
+        text += view.render_session(session_checks, title)
+    write_stdout(text + view.render_verdict(results, session_checks, args.expect_fail))
