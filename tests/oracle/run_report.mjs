@@ -147,12 +147,12 @@ function gapsOf(steps) {
 }
 
 function calibrate(gaps) {
-  const clean = gaps.filter((g) => !g.compacted && g.delta > 0 && g.chars > 500 && g.toolChars >= 0.8 * g.chars);
+  const clean = gaps.filter((g) => !g.compacted && g.delta > 0 && g.chars > 500 && g.toolChars / g.chars >= 0.8);
   const sorted = clean.map((g) => g.toolChars / g.delta).sort((a, b) => a - b);
   const centre = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : 0;
   let tokens = 0, chars = 0;
   for (const g of clean) {
-    if (centre > 0 && g.toolChars / g.delta > 1.5 * centre) continue;
+    if (centre > 0 && g.toolChars / g.delta > centre * 1.5) continue;
     tokens += g.delta; chars += g.toolChars;
   }
   if (tokens === 0) {
@@ -167,7 +167,7 @@ function calibrate(gaps) {
 function dispersionOf(gaps, ratio) {
   const errors = [];
   for (const g of gaps) {
-    if (g.compacted || g.delta <= 0 || g.chars <= 500 || g.toolChars < 0.95 * g.chars) continue;
+    if (g.compacted || g.delta <= 0 || g.chars <= 500 || g.toolChars / g.chars < 0.95) continue;
     errors.push(Math.abs(g.toolChars / ratio - g.delta) / g.delta);
   }
   errors.sort((a, b) => a - b);
@@ -193,7 +193,7 @@ export function occupancy(steps, windowTokens) {
     }
   };
   for (const g of gaps) {
-    if (g.compacted) { for (const r of resident) evicted += r.tokens; resident = []; }
+    if (g.compacted) { let gone = 0; for (const r of resident) gone += r.tokens; evicted += gone; resident = []; }
     let toolTokens = 0;
     for (const [fam, c] of g.families) {
       const tokens = c / ratio;
@@ -201,7 +201,7 @@ export function occupancy(steps, windowTokens) {
       resident.push({ family: fam, tokens });
     }
     const shortfall = toolTokens - g.delta;
-    if (!g.compacted && shortfall > Math.max(200, 0.05 * toolTokens)) shed(shortfall);
+    if (!g.compacted && shortfall > Math.max(200, toolTokens * 0.05)) shed(shortfall);
   }
   const residual = zeros();
   for (const r of resident) residual[r.family] += r.tokens;
