@@ -8,6 +8,7 @@ thousands. Python differs on each; these helpers are the JavaScript behaviour.
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -37,6 +38,21 @@ def utf16_len(text: str) -> int:
     # Encoding is a C loop, ~10x faster than finding astral characters with a
     # regex; surrogatepass gives a lone surrogate (from a JSON escape) one unit.
     return len(text.encode("utf-16-le", "surrogatepass")) >> 1
+
+
+def js_slice(text: str, end: int) -> str:
+    """JavaScript's `text.slice(0, end)`: the first `end` UTF-16 units (a pair cut in two
+    leaves its lead half, a lone surrogate)."""
+    if text.isascii() or utf16_len(text) <= end:
+        return text[:end]
+    return text.encode("utf-16-le", "surrogatepass")[: 2 * end].decode("utf-16-le", "surrogatepass")
+
+
+def js_round(value: float) -> int:
+    """JavaScript's Math.round: to the nearest integer, a half toward +infinity
+    (-2.5 -> -2; 0.49999999999999994 -> 0, which floor(x + 0.5) gets wrong)."""
+    whole = math.floor(value)
+    return whole + 1 if value - whole >= 0.5 else whole
 
 
 def to_fixed(value: float, digits: int = 1) -> str:
