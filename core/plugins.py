@@ -93,8 +93,8 @@ def priority(cls) -> int:
 
 @functools.lru_cache(maxsize=1)
 def metrics() -> dict[str, type]:
-    """Metric classes by name (core/metric.py), in registration order."""
-    return _collect(manager().hook.citeledger_register_metrics, check_metric)
+    """Metric classes by name (core/metric.py), by name: JSON keys in one order whatever the load order."""
+    return dict(sorted(_collect(manager().hook.citeledger_register_metrics, check_metric).items()))
 
 
 def check_metric(cls) -> None:

@@ -165,9 +165,10 @@ def _details():
 
 
 def _unicode():
-    # Astral characters count two UTF-16 units, in results and in the 50-character command cut.
+    # Astral characters count two UTF-16 units, in results and in the 50-character command cut,
+    # which here falls inside the second emoji (6 + 41 + 2 units, then half of one).
     return [[
-        *request(4000, "m1", use("t1", "Bash", command="echo '" + "é" * 40 + "😀😀😀😀😀'")),
+        *request(4000, "m1", use("t1", "Bash", command="echo '" + "é" * 41 + "😀😀😀😀😀'")),
         result("t1", text="😀" * 400 + "ü" * 200),
         *request(4800, "m2", {"type": "redacted_thinking", "data": "abc"}, text("fertig ✓")),
         {"type": "user", "message": {"content": "a follow-up prompt"}},

@@ -302,7 +302,8 @@ export function report(files, { brief = false, envelope = false, answer = [], wi
   const r = analyze(files, {});
   out.push('', ...occupancyLines(o, b.turns), '', indented(renderSufficiency(r.sufficiency)), '', indented(render(r)));
   if (envelope || answer.length) out.push('', indented(renderEnvelope(r, answer)));
-  return { text: out.join('\n') + '\n', json: { occupancy: o, run: b } };
+  // toWellFormed: what node writes to UTF-8 for a lone surrogate (U+FFFD), so --batch carries the printed text.
+  return { text: (out.join('\n') + '\n').toWellFormed(), json: { occupancy: o, run: b } };
 }
 
 function options(argv) {
