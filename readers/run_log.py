@@ -49,9 +49,14 @@ def usage_of(message: dict) -> Usage:
     u = message.get("usage")
     if not isinstance(u, dict):
         return Usage()
+    given, read, made, out = (u.get("input_tokens"), u.get("cache_read_input_tokens"),
+                              u.get("cache_creation_input_tokens"), u.get("output_tokens"))
+    # js_number, its int case inline: this runs for every request of a corpus.
     return Usage(
-        input_tokens=js_number(u.get("input_tokens")), cache_read_tokens=js_number(u.get("cache_read_input_tokens")),
-        cache_creation_tokens=js_number(u.get("cache_creation_input_tokens")), output_tokens=js_number(u.get("output_tokens")),
+        input_tokens=given if type(given) is int else js_number(given),
+        cache_read_tokens=read if type(read) is int else js_number(read),
+        cache_creation_tokens=made if type(made) is int else js_number(made),
+        output_tokens=out if type(out) is int else js_number(out),
     )
 
 
@@ -93,7 +98,9 @@ def block_chars(block) -> int:
         kind = block.get("type")
         if kind == "text" or kind == "thinking":
             text = block.get(kind)
-            return utf16_len(text) if type(text) is str else 0
+            if type(text) is not str:
+                return 0
+            return len(text) if text.isascii() else utf16_len(text)
         if kind == "tool_use":
             given = block.get("input")
             name = block.get("name")
@@ -172,10 +179,8 @@ class RunLogReader:
 
     def _tool_output(self, block: dict, origin: Origin) -> None:
         pieces = self.content_blocks(block.get("content"))
-        chars = 0
-        for piece in pieces:
-            chars += utf16_len(piece)
         text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        chars = len(text) if text.isascii() else utf16_len(text)
         key = self.key_of(block, "tool_use_id")
         known = self.names.get(key) if key is not None else None
         name = known[0] if known is not None and type(known[0]) is str else ""

@@ -184,9 +184,11 @@ class EventWalker:
         content = message.get("content") if isinstance(message, dict) else None
         parent = event.get("parent_tool_use_id")
         main_thread = parent is None
+        # The message key once (the run log's requests, sufficiency's messages); content is a list
+        # only in a dict message, so an assistant event walked below has its key here.
+        message_key = _message_key(message, self._order) if kind == "assistant" and type(message) is dict else None
         if parent_override is None and not line.bom:  # a subagent file has its own window; JSON.parse refuses a BOM
-            self.log.feed(kind, event, origin,
-                          _message_key(message, self._order) if kind == "assistant" and type(message) is dict else None)
+            self.log.feed(kind, event, origin, message_key)
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             if kind == "user" and main_thread and _is_prompt(content):
                 self.prompts += 1
@@ -207,10 +209,8 @@ class EventWalker:
                 self.new_turn()
         texts = []
         called = False
-        message_key = None
         if kind == "assistant":
             self._threads.setdefault(parent if type(parent) is str else None)
-            message_key = _message_key(message, self._order)
         # The headless reader's event rules (see the class docstring).
         takes_uses = not self.headless or kind == "assistant"
         takes_results = not self.headless or kind == "user"
