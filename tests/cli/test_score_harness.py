@@ -3,7 +3,8 @@
 The oracle is tests/oracle/run_report.mjs, the team's JavaScript
 transcription of the report (run basics and occupancy over reference.mjs's
 blocks). Compared on every shipped stream fixture (each run with its
-segments), every pass run, and every hand-built case of harness_cases.py,
+segments), every pass run, the real agent logs of tests/fixtures/agents, and
+every hand-built case of harness_cases.py,
 with and without --brief/--envelope; the JSON figures against the oracle's.
 """
 
@@ -37,7 +38,11 @@ def with_segments(first: Path) -> list[str]:
 
 
 def shipped_runs() -> list[list[str]]:
-    firsts = sorted((FIXTURES / "real" / "stream").glob("*.jsonl")) + sorted((FIXTURES / "pass").rglob("run-*.jsonl"))
+    firsts = (sorted((FIXTURES / "real" / "stream").glob("*.jsonl")) + sorted((FIXTURES / "pass").rglob("run-*.jsonl"))
+              # Real Claude Code logs with real usage sequences (tests/fixtures/agents/README.md); the
+              # interactive ones given as FILEs, as the harness's script would read them.
+              + sorted((FIXTURES / "agents" / "claude-stream").glob("*.jsonl"))
+              + sorted((FIXTURES / "agents" / "claude-interactive").glob("*/*.jsonl")))
     return [with_segments(p) for p in firsts if not SEGMENT.search(p.name)]
 
 
