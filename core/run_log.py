@@ -115,11 +115,13 @@ class RunLog:
     context: Optional[tuple[ContextStep, ...]] = None
     init_tools: Optional[tuple[str, ...]] = None  # the last init event's tools, every name
     result_events: Optional[tuple[ResultEvent, ...]] = None
-    compactions: Optional[int] = None
+    # The requests of a format that logs their usage but not what each appended
+    # (a Codex rollout's token counts); with a context, its Request steps are the requests.
+    usage_only: Optional[tuple[Request, ...]] = None
 
     def requests(self) -> Optional[tuple[Request, ...]]:
         if self.context is None:
-            return None
+            return self.usage_only
         return tuple(step for step in self.context if type(step) is Request)
 
     def tool_outputs(self) -> Optional[tuple[ToolOutput, ...]]:

@@ -126,3 +126,17 @@ def test_codex_rollout_marks_what_it_does_not_log_absent():
         assert data[key] is None, key
     assert data["cli_calls"]["returned"] is None
     assert data["tool_calls"] == len(transcript.tool_uses)
+
+
+def test_codex_token_counts_give_turns_and_tokens():
+    """The real Codex rollout logs one token_count with usage: input 22,539 (20,864 of them cached),
+    output 10, total 22,549 (tests/fixtures/agents/codex, read off the file)."""
+    from pathlib import Path
+
+    rollout = sorted((Path(__file__).parents[1] / "fixtures" / "agents" / "codex").glob("rollout-*.jsonl"))[0]
+    transcript = readers()["codex"]().read([str(rollout)])
+    r = RunMetric().measure(transcript, MetricOptions())
+    assert (r.turns, r.tokens_processed) == (1, 22549)
+    assert (r.segments, r.raced, r.tools_exposed, r.duration_s) == (None, None, None, None)
+    (request,) = transcript.run_log.requests()
+    assert (request.usage.input_tokens, request.usage.cache_read_tokens, request.usage.prompt) == (1675, 20864, 22539)
