@@ -151,7 +151,8 @@ def run_harness(args) -> int:
     if args.envelope or args.answer:
         view = envelope_view(result, args.answer, matchers)
     records = measured(transcript, args)
-    text = render_harness(args.files or transcript.files, records["run"], records["occupancy"], result,
+    shown = args.files or transcript.files[:1]  # --session: the session's log, not its subagents' files
+    text = render_harness(shown, records["run"], records["occupancy"], result,
                           sufficiency(transcript), view, brief=args.brief)
     write_stdout(text)
     # The input's warnings only: a run without an explore call (a without-arm's) is no warning here.
