@@ -91,15 +91,28 @@ class _Gap:
     by_family: dict = attrs.Factory(dict)  # family -> chars, first seen first
 
 
-def _gaps(context) -> tuple[list, list, int]:
-    """(gaps between consecutive requests, every request's prompt, compactions)."""
+def _gaps(context) -> tuple[list, list, int, dict, dict]:
+    """(gaps between consecutive requests, every request's prompt, compactions, and every
+    tool result's characters and count by family, before the first request included)."""
     gaps: list[_Gap] = []
     prompts: list[int] = []
     compactions = 0
+    chars, results = dict.fromkeys(FAMILIES, 0), dict.fromkeys(FAMILIES, 0)
     gap = None
     for step in context:
         kind = type(step)
-        if kind is Request:
+        if kind is ToolOutput:
+            family = tool_family(step.name)
+            chars[family] += step.chars
+            results[family] += 1
+            if gap is not None:
+                gap.chars += step.chars
+                gap.tool_chars += step.chars
+                gap.by_family[family] = gap.by_family.get(family, 0) + step.chars
+        elif kind is Appended:
+            if gap is not None:
+                gap.chars += step.chars
+        elif kind is Request:
             prompt = step.usage.prompt
             if gap is not None:
                 gap.delta = prompt - prompts[-1]
@@ -110,13 +123,7 @@ def _gaps(context) -> tuple[list, list, int]:
             compactions += 1
             if gap is not None:
                 gap.compacted = True
-        elif gap is not None:
-            gap.chars += step.chars
-            if kind is ToolOutput:
-                gap.tool_chars += step.chars
-                family = tool_family(step.name)
-                gap.by_family[family] = gap.by_family.get(family, 0) + step.chars
-    return gaps, prompts, compactions
+    return gaps, prompts, compactions, chars, results
 
 
 def calibrate(gaps) -> tuple[float, bool]:
@@ -203,15 +210,9 @@ def _file_access(by_family: dict):
 
 def occupancy(context, window_tokens: int) -> Occupancy:
     """The occupancy of a run from its context steps (core.run_log)."""
-    gaps, prompts, compactions = _gaps(context)
+    gaps, prompts, compactions, chars, results = _gaps(context)
     chars_per_token, calibrated = calibrate(gaps)
     residual, contributed, evicted = _resident(gaps, chars_per_token)
-    chars, results = dict.fromkeys(FAMILIES, 0), dict.fromkeys(FAMILIES, 0)
-    for step in context:
-        if type(step) is ToolOutput:
-            family = tool_family(step.name)
-            chars[family] += step.chars
-            results[family] += 1
     rounded = {f: js_round(v) for f, v in residual.items()}
     return Occupancy(
         final_context=prompts[-1] if prompts else 0, fixed=prompts[0] if prompts else 0,
