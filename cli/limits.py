@@ -10,10 +10,13 @@ the code that would use it.
 from __future__ import annotations
 
 import math
+import os
 
 import attrs
 
 from citeledger.core.errors import UserError
+
+WINDOW_ENV = "CG_WINDOW_TOKENS"  # the harness's override of the window (parse-run.mjs)
 
 JOBS_PER_CORE = 4  # workers beyond a few per core only add memory and start-up time
 MAX_SEED = 2**64 - 1  # numpy's PCG64 takes any non-negative integer; 64 bits is plenty of seeds
@@ -64,13 +67,36 @@ def _shown(value) -> str:
 
 
 def option_ranges() -> tuple[Range, ...]:
+    from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE  # here: --help loads no metric
+
     return (
         Range("--jobs", "jobs", 0, max_jobs(), note=f"0: all cores; at most {JOBS_PER_CORE} per core"),
         Range("--seed", "seed", 0, MAX_SEED),
         Range("--resamples", "resamples", 1, MAX_RESAMPLES),
         Range("--top", "top", 0, MAX_TOP),
         Range("--confidence", "confidence", 0.0, 1.0, closed=False),
+        Range("--window-tokens", "window_tokens", *WINDOW_TOKENS_RANGE,
+              note=f"the context window occupancy is a share of; default {DEFAULT_WINDOW_TOKENS:,} or {WINDOW_ENV}"),
     )
+
+
+def window_tokens(args) -> int:
+    """The context window of --window-tokens, else of CG_WINDOW_TOKENS (as the harness reads it), else 200,000."""
+    from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE
+
+    if getattr(args, "window_tokens", None) is not None:
+        return args.window_tokens
+    text = os.environ.get(WINDOW_ENV, "")
+    if not text:  # unset or empty: the default, as the harness's `|| 200_000`
+        return DEFAULT_WINDOW_TOKENS
+    low, high = WINDOW_TOKENS_RANGE
+    try:
+        value = int_text(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise UserError(f"{WINDOW_ENV}={text[:40]!r}: not an integer from {low:,} to {high:,}")
+    return value
 
 
 def check_options(args) -> None:

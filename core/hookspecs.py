@@ -2,7 +2,7 @@
 
 A plugin is a module with functions marked `@hookimpl`, named after the hooks
 below, registered under the `citeledger` entry-point group (the hooks it
-implements say whether it adds channels, readers or sources). See docs/write-a-channel.md for a worked example.
+implements say whether it adds channels, readers, sources or metrics). See docs/write-a-channel.md for a worked example.
 """
 
 import pluggy
@@ -41,4 +41,15 @@ def citeledger_register_sources(register):
     under `sources:`), `tools()` (the tools whose results the reader keeps
     for it) and `cuts(given, ruleset, memo)` (the Sections of each tool
     result it charges); see citeledger.core.source and docs/sources.md.
+    """
+
+
+@hookspec
+def citeledger_register_metrics(register):
+    """Add metrics: call `register(MetricClass)` once per metric.
+
+    A metric class has a `name`, `measure(transcript, options) -> record` (a
+    frozen attrs record, None where the transcript's format logs nothing to
+    measure; `options` a citeledger.core.metric.MetricOptions) and
+    `as_json(record) -> dict`; see citeledger.core.metric.
     """

@@ -92,6 +92,18 @@ def priority(cls) -> int:
 
 
 @functools.lru_cache(maxsize=1)
+def metrics() -> dict[str, type]:
+    """Metric classes by name (core/metric.py), by name: JSON keys in one order whatever the load order."""
+    return dict(sorted(_collect(manager().hook.citeledger_register_metrics, check_metric).items()))
+
+
+def check_metric(cls) -> None:
+    for method, shown in {"measure": "measure(transcript, options)", "as_json": "as_json(record)"}.items():
+        if not callable(getattr(cls, method, None)):
+            raise PluginError(f"metric plugin {cls.name!r}: has no {shown} method")
+
+
+@functools.lru_cache(maxsize=1)
 def readers() -> dict[str, type]:
     """Reader classes by name, in the order discovery asks them to claim a file.
 

@@ -70,6 +70,11 @@ class ToolUse:
     command: Optional[str] = None  # Bash's input.command
     notebook_path: Optional[str] = None  # NotebookRead's input.notebook_path
     output_mode: Optional[str] = None  # Grep's input.output_mode
+    # The harness's numbered list of calls (metrics/run.py):
+    subagent_type: Optional[str] = None  # Task's input.subagent_type
+    description: Optional[str] = None  # Task's input.description
+    task: Optional[str] = None  # a codegraph tool's input.task
+    symbol: Optional[str] = None  # a codegraph tool's input.symbol
 
 
 @frozen
@@ -162,3 +167,7 @@ class Transcript:
     threads: tuple[Optional[str], ...] = ()
     # Results of the tools the reading options keep (`ToolResult`), in reading order.
     tool_results: tuple[ToolResult, ...] = ()
+    # What the host logged beside the tool traffic (core/run_log.py): requests and
+    # their usage, the prompt's growth, compactions, init tools, result events.
+    # None: the reader's format logs none of it.
+    run_log: Optional["RunLog"] = None  # noqa: F821 (core.run_log imports this module)

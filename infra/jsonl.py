@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import re
 from decimal import Decimal
 from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, TypedDict, Union
 
@@ -426,9 +427,12 @@ def _js_number(x: float) -> str:
     return sign + text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _js_string(s: str) -> str:
     # JSON.stringify escapes lone surrogates as \\udXXX and keeps other text.
     out = json.dumps(s, ensure_ascii=False)
-    if any("\ud800" <= ch <= "\udfff" for ch in s):
-        out = "".join(f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch for ch in out)
+    if not s.isascii() and _SURROGATE.search(s):  # found in C, not a loop over every character
+        out = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out

@@ -17,8 +17,8 @@ from typing import Hashable, Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    AssistantText, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
-    hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
+    AssistantText, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResponse, ToolResult, ToolUse,
+    Transcript, Usage, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, session_name
 from citeledger.readers.walker import js_truthy
@@ -200,9 +200,12 @@ class CodexReader:
         # `turn_context` marks turns; a log without any falls back to user messages.
         by_context = any(kind == "turn_context" for kind, _, _ in items)
         turn = 0
+        requests = TokenCounts()
         for order, (kind, payload, origin) in enumerate(items):
             if kind == "turn_context" and by_context:
                 turn += 1
+            if kind == "event_msg" and isinstance(payload, dict):
+                requests.add(payload, origin)
             if kind != "response_item" or not isinstance(payload, dict):
                 continue
             ptype = payload.get("type")
@@ -235,6 +238,7 @@ class CodexReader:
             turns=max(turn, 1),
             tool_uses=tuple(uses.values()),
             tool_results=tuple(tool_results),
+            run_log=requests.run_log(),
         )
 
     def _items(self, path: str, warnings: list, options: ReadOptions):
@@ -272,6 +276,44 @@ class CodexReader:
         blocks, failed = output_blocks(payload.get("output"))
         if not failed:
             responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin, order))
+
+
+class TokenCounts:
+    """A rollout's requests, from its `token_count` events (core/run_log.py).
+
+    Each one after a model request gives `last_token_usage` (that request's
+    input tokens, cached ones included, and output) and the running
+    `total_token_usage`; an event whose total is the previous one's repeats it
+    (Codex writes one again when only its rate limits changed). Nothing else
+    of a run log is in a rollout: the rest stays None.
+    """
+
+    def __init__(self):
+        self.requests: list[Request] = []
+        self.logged = False
+        self._total = None
+
+    def add(self, payload: dict, origin: Origin) -> None:
+        if payload.get("type") != "token_count":
+            return
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return
+        self.logged = True
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        if total == self._total or not isinstance(last, dict):
+            return
+        self._total = total
+        given, cached, out = (_count(last.get(k)) for k in ("input_tokens", "cached_input_tokens", "output_tokens"))
+        self.requests.append(Request(usage=Usage(input_tokens=given - min(cached, given), cache_read_tokens=min(cached, given),
+                                                 output_tokens=out), origin=origin))
+
+    def run_log(self) -> Optional[RunLog]:
+        return RunLog(usage_only=tuple(self.requests)) if self.logged else None
+
+
+def _count(value) -> int:
+    return value if type(value) is int and value >= 0 else 0
 
 
 def _tool_use(payload: dict, name, call_id, origin: Origin, order: int) -> ToolUse:

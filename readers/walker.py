@@ -12,9 +12,10 @@ from citeledger.core import (
     EXPLORE_TOOL, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText, ToolResponse,
     ToolResult, ToolUse, Transcript, is_blank, js_string, js_stringify,
 )
+from citeledger.readers.run_log import RunLogReader
 
 
-_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path", "output_mode")  # ToolUse's input fields, in its order
+_INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_path", "output_mode", "subagent_type", "description", "task", "symbol")  # ToolUse's input fields, in its order
 
 # Every key EventWalker.feed reads, per level (None: the value whole; a
 # dict: an object pruned to its keys; [dict]: each element of a list so
@@ -25,21 +26,20 @@ EVENT_KEYS = Keys({
     "type": None,
     "result": None,
     "parent_tool_use_id": None,
+    # The run log's (readers/run_log.py): the init event's tools, a compaction's
+    # subtype, a result event's subtype, duration and cost.
+    "subtype": None,
+    "tools": None,
+    "duration_ms": None,
+    "total_cost_usd": None,
     "message": {
         "id": None,  # the message key (sufficiency)
-        "content": [{
-            "type": None,
-            "id": None,
-            "name": None,
-            "input": dict.fromkeys(_INPUT_FIELDS),
-            "tool_use_id": None,
-            "is_error": None,
-            "content": None,  # item_text and js_stringify need the whole of it
-            "text": None,
-        }],
+        "usage": None,  # the run log's request sizes
+        # Blocks whole: the run log measures any block's JSON, a tool use's whole
+        # input; item_text and js_stringify need a result's whole content.
+        "content": None,
     },
 })
-
 
 def js_truthy(value) -> bool:
     """JavaScript truthiness: unlike Python, [] and {} are true."""
@@ -148,6 +148,8 @@ class EventWalker:
         self._acted: dict[Hashable, object] = {}
         self.explore_answers: list[ExploreAnswer] = []
         self._threads: dict[Optional[str], None] = {}
+        # What the host logged beside the tool traffic (readers/run_log.py).
+        self.log = RunLogReader(self.names, js_map_key, content_blocks, js_truthy)
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -182,6 +184,11 @@ class EventWalker:
         content = message.get("content") if isinstance(message, dict) else None
         parent = event.get("parent_tool_use_id")
         main_thread = parent is None
+        # The message key once (the run log's requests, sufficiency's messages); content is a list
+        # only in a dict message, so an assistant event walked below has its key here.
+        message_key = _message_key(message, self._order) if kind == "assistant" and type(message) is dict else None
+        if parent_override is None and not line.bom:  # a subagent file has its own window; JSON.parse refuses a BOM
+            self.log.feed(kind, event, origin, message_key)
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             if kind == "user" and main_thread and _is_prompt(content):
                 self.prompts += 1
@@ -202,10 +209,8 @@ class EventWalker:
                 self.new_turn()
         texts = []
         called = False
-        message_key = None
         if kind == "assistant":
             self._threads.setdefault(parent if type(parent) is str else None)
-            message_key = _message_key(message, self._order)
         # The headless reader's event rules (see the class docstring).
         takes_uses = not self.headless or kind == "assistant"
         takes_results = not self.headless or kind == "user"
@@ -255,6 +260,8 @@ class EventWalker:
         # _INPUT_FIELDS spelled out: this runs for every tool_use of a corpus.
         query, file_path, path, pattern = given.get("query"), given.get("file_path"), given.get("path"), given.get("pattern")
         command, notebook_path, output_mode = given.get("command"), given.get("notebook_path"), given.get("output_mode")
+        subagent_type, description, task, symbol = (
+            given.get("subagent_type"), given.get("description"), given.get("task"), given.get("symbol"))
         use = ToolUse(
             name if type(name) is str else "",
             tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
@@ -264,6 +271,8 @@ class EventWalker:
             key, message_key, assistant,
             command if type(command) is str else None, notebook_path if type(notebook_path) is str else None,
             output_mode if type(output_mode) is str else None,
+            subagent_type if type(subagent_type) is str else None, description if type(description) is str else None,
+            task if type(task) is str else None, symbol if type(symbol) is str else None,
         )
         self.tool_uses.append(use)
         if self.keep is not None and key is not None:
@@ -353,6 +362,7 @@ class EventWalker:
             explore_answers=tuple(self.explore_answers),
             threads=tuple(self._threads),
             tool_results=tuple(self.tool_results),
+            run_log=self.log.run_log(),
         )
 
 

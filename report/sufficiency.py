@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, pooled, to_fixed, utf16_len
+from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, to_fixed, utf16_len
 from citeledger.report.tables import layout
 
 LABELS = {
@@ -37,8 +37,7 @@ def cut_query(query: str) -> str:
     """The first 45 UTF-16 units and "…" when longer than 46 (a pair cut in two leaves its lead half)."""
     if utf16_len(query) <= QUERY_UNITS + 1:
         return query
-    units = query.encode("utf-16-le", "surrogatepass")[: 2 * QUERY_UNITS]
-    return units.decode("utf-16-le", "surrogatepass") + "…"
+    return js_slice(query, QUERY_UNITS) + "…"
 
 
 def bucket_lines(counts, answered: int) -> list[str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 from citeledger.core.accountant import score
+from citeledger.core.errors import EXIT_OK, UserError
+from citeledger.cli.limits import int_text
 from citeledger.report.text import added_line, render_text
 from citeledger.cli.output import write_file, write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, finish, read_session, ruleset_from,
+    add_html_option, add_session_inputs, files_added, finish, read_session, report_warnings, ruleset_from,
     session_note,
 )
 
@@ -47,11 +49,27 @@ def add_parser(sub) -> None:
         help="add the reference's explore sufficiency block after the allocation block: each answered "
         "explore call bucketed by the agent's next act in its thread (--json: a `sufficiency` object)",
     )
+    p.add_argument(
+        "--harness", action="store_true",
+        help="print codegraph's harness report of the run, byte for byte as `node parse-run.mjs FILE...` prints it: "
+        "tools exposed, CLI contamination, tool calls, result, residual context occupancy, sufficiency, allocation "
+        "(and the envelope view with --envelope/--answer); exactly the FILEs given are read, in their order",
+    )
+    p.add_argument("--brief", action="store_true", help="with --harness: leave out the numbered list of tool calls")
+    p.add_argument(
+        "--window-tokens", type=int_text, metavar="N",
+        help="the context window occupancy is a share of, an integer from 1,000 to 10,000,000 "
+        "(default: CG_WINDOW_TOKENS if set, else 200,000; 1000000 for a 1M-window host)",
+    )
     add_html_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if args.harness:
+        return run_harness(args)
+    if args.brief:
+        raise UserError("--brief: only with --harness (it shortens the harness report)")
     if args.sufficiency or args.html:  # here: a plain score starts without them
         from citeledger.harness.sufficiency import sufficiency
         from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
@@ -63,6 +81,8 @@ def run(args) -> int:
         matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
     if args.json or args.html:
         from citeledger.report.jsonreport import json_bytes, session_dict
+    if args.json:
+        from citeledger.cli.metrics import measured, metric_json
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
@@ -89,6 +109,7 @@ def run(args) -> int:
         if added:  # the partial-session rule read these too; `inputs` lists every file read
             data["added_inputs"] = added
         data.update(views)
+        data.update(metric_json(measured(transcript, args)))
         if judged is not None:
             data["sufficiency"] = sufficiency_dict(judged)
         data.update(extra_data)
@@ -104,3 +125,36 @@ def run(args) -> int:
     if view:
         extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else result.name))
     return finish(result, extra_warnings)
+
+
+def run_harness(args) -> int:
+    """`score --harness`: the harness's per-run report of exactly the FILEs given.
+
+    Exit status 0 once the report is printed, input warnings or not (on
+    stderr): the harness's script exits 0, and a harness script that runs
+    under `set -e` swaps one for the other.
+    """
+    if args.json or args.html:
+        raise UserError("--harness prints the harness's text report: not with --json or --html (--json carries occupancy and run)")
+    from citeledger.harness.sufficiency import sufficiency
+    from citeledger.cli.metrics import measured
+    from citeledger.report.harness import render_harness
+
+    view = None
+    if args.envelope or args.answer:
+        from citeledger.report.envelope import compile_globs, envelope_view
+
+        matchers = compile_globs(args.answer)
+    ruleset = ruleset_from(args)
+    transcript = read_session(args.files, args.session, ruleset)
+    result = score(transcript, ruleset)
+    if args.envelope or args.answer:
+        view = envelope_view(result, args.answer, matchers)
+    records = measured(transcript, args)
+    shown = args.files or transcript.files[:1]  # --session: the session's log, not its subagents' files
+    text = render_harness(shown, records["run"], records["occupancy"], result,
+                          sufficiency(transcript), view, brief=args.brief)
+    write_stdout(text)
+    # The input's warnings only: a run without an explore call (a without-arm's) is no warning here.
+    report_warnings(result.warnings, "--json")
+    return EXIT_OK

@@ -1,0 +1,20 @@
+"""The metric plugins' figures of one transcript, for the commands that show them."""
+
+from __future__ import annotations
+
+from citeledger.cli.limits import window_tokens
+
+
+def measured(transcript, args) -> dict:
+    """Every installed metric's record of `transcript`, by name (--window-tokens / CG_WINDOW_TOKENS applied)."""
+    from citeledger.core import MetricOptions, measure_all, metrics
+
+    return measure_all(transcript, MetricOptions(window_tokens=window_tokens(args)), metrics())
+
+
+def metric_json(records: dict) -> dict:
+    """Each record as its metric writes it in JSON, under the metric's name."""
+    from citeledger.core import metrics
+
+    known = metrics()
+    return {name: known[name]().as_json(record) for name, record in records.items()}

@@ -1,0 +1,200 @@
+"""A Claude Code run's log beside its tool traffic (core/run_log.py), read as codegraph's
+harness reads it (parse-run.mjs `parseSession`), in the walker's one pass over the events.
+
+What counts: every `assistant` event with a message (a message id not seen
+before is a request, its usage counted once; each content block adds its
+characters: a text's, a thinking's, a tool use's JSON input and name, any
+other block's JSON), every `user` event's content (a tool result's text, any
+other block's text or JSON, a string prompt), `system` events (the init
+event's tools, a compaction boundary) and `result` events. Subagent events of
+a headless run are in it (one context as the harness counts it); an
+interactive log's subagent files are not (each has its own window). A line
+that begins with a byte order mark is not in it: the harness's JSON.parse
+refuses such a line.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from citeledger.core import (
+    Appended, Compaction, Origin, Request, ResultEvent, RunLog, ToolOutput, Usage, js_string, js_stringify, utf16_len,
+)
+
+# Claude Code's answer to a call of a tool the MCP server has not registered yet.
+NO_SUCH_TOOL = "No such tool available"
+COMPACTION_SUBTYPES = frozenset({"compact_boundary", "compaction"})
+
+
+def js_number(value):
+    """A logged count as the harness adds it (`x || 0`): a number as itself (an integral
+    float as an int, so it prints as JavaScript prints it), true as 1, anything else 0."""
+    if type(value) is int:
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if value is True:
+        return 1
+    return 0
+
+
+def optional_number(value):
+    """A result event's number, None when it logs none (or no number)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return js_number(value)
+
+
+def usage_of(message: dict) -> Usage:
+    u = message.get("usage")
+    if not isinstance(u, dict):
+        return Usage()
+    given, read, made, out = (u.get("input_tokens"), u.get("cache_read_input_tokens"),
+                              u.get("cache_creation_input_tokens"), u.get("output_tokens"))
+    # js_number, its int case inline: this runs for every request of a corpus.
+    return Usage(
+        input_tokens=given if type(given) is int else js_number(given),
+        cache_read_tokens=read if type(read) is int else js_number(read),
+        cache_creation_tokens=made if type(made) is int else js_number(made),
+        output_tokens=out if type(out) is int else js_number(out),
+    )
+
+
+def json_length(value) -> int:
+    """`JSON.stringify(value).length` (UTF-16 units).
+
+    orjson's JSON is as long as JavaScript's but for numbers that are floats
+    (1500.0 is "1500" to JavaScript) and lone surrogates (orjson refuses them);
+    key order changes no length. Those take js_stringify, the exact one.
+    """
+    if _has_float(value):
+        return utf16_len(js_stringify(value))
+    try:
+        raw = orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return utf16_len(js_stringify(value))
+    return len(raw) if raw.isascii() else utf16_len(raw.decode("utf-8"))
+
+
+def _has_float(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            continue
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            return True
+    return False
+
+
+def block_chars(block) -> int:
+    """What an assistant content block adds back to the prompt, in UTF-16 units."""
+    if type(block) is dict:
+        kind = block.get("type")
+        if kind == "text" or kind == "thinking":
+            text = block.get(kind)
+            if type(text) is not str:
+                return 0
+            return len(text) if text.isascii() else utf16_len(text)
+        if kind == "tool_use":
+            given = block.get("input")
+            name = block.get("name")
+            return json_length({} if given is None else given) + (utf16_len(name) if type(name) is str else 0)
+    return json_length(block)
+
+
+class RunLogReader:
+    """Collects one session's RunLog, an event at a time (EventWalker.feed calls `feed`).
+
+    `names` is the walker's tool_use id key -> (name, origin) map, read when a
+    result arrives (the name its id had then). `key_of(block, field)` is the
+    walker's JavaScript Map key of an id.
+    """
+
+    def __init__(self, names: dict, key_of, content_blocks, truthy):
+        self.names = names
+        self.key_of = key_of
+        self.content_blocks = content_blocks
+        self.truthy = truthy
+        self.steps: list = []
+        self.pending = 0  # characters appended since the last step
+        self.seen: set = set()  # message id keys already a request
+        self.init_tools = None
+        self.results: list[ResultEvent] = []
+
+    def _step(self, step) -> None:
+        if self.pending:
+            self.steps.append(Appended(chars=self.pending))
+            self.pending = 0
+        self.steps.append(step)
+
+    def feed(self, kind, event: dict, origin: Origin, message_key) -> None:
+        """One event (an object, not on a BOM-led line); `message_key` is the walker's key of
+        its message.id (None when falsy; an object's key is its own)."""
+        if kind == "assistant":
+            self._assistant(event.get("message"), origin, message_key)
+        elif kind == "user":
+            self._user(event.get("message"), origin)
+        elif kind == "system":
+            self._system(event, origin)
+        elif kind == "result":
+            self.results.append(ResultEvent(
+                subtype=event.get("subtype") if type(event.get("subtype")) is str else None,
+                duration_ms=optional_number(event.get("duration_ms")),
+                cost_usd=optional_number(event.get("total_cost_usd")), origin=origin))
+
+    def _assistant(self, message, origin: Origin, key) -> None:
+        if not self.truthy(message) or type(message) is not dict:
+            return
+        if key is not None and key not in self.seen:
+            self.seen.add(key)
+            self._step(Request(usage=usage_of(message), origin=origin))
+        content = message.get("content")
+        if type(content) is list:
+            for block in content:
+                self.pending += block_chars(block)
+        elif type(content) is str:  # iterated character by character, each one's JSON
+            for ch in content:
+                self.pending += json_length(ch)
+
+    def _user(self, message, origin: Origin) -> None:
+        if not self.truthy(message) or type(message) is not dict:
+            return
+        content = message.get("content")
+        if type(content) is str:
+            self.pending += utf16_len(content)
+            return
+        if type(content) is not list:
+            return
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool_result":
+                self._tool_output(block, origin)
+            else:
+                self.pending += sum(utf16_len(t) for t in self.content_blocks([block]))
+
+    def _tool_output(self, block: dict, origin: Origin) -> None:
+        pieces = self.content_blocks(block.get("content"))
+        text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        chars = len(text) if text.isascii() else utf16_len(text)
+        key = self.key_of(block, "tool_use_id")
+        known = self.names.get(key) if key is not None else None
+        name = known[0] if known is not None and type(known[0]) is str else ""
+        self._step(ToolOutput(name=name, key=key, chars=chars, error=self.truthy(block.get("is_error")),
+                              no_such_tool=NO_SUCH_TOOL in text, origin=origin))
+
+    def _system(self, event: dict, origin: Origin) -> None:
+        subtype = event.get("subtype")
+        if subtype == "init":
+            tools = event.get("tools")
+            self.init_tools = tuple(js_string(t) for t in tools) if type(tools) is list else ()
+        elif type(subtype) is str and subtype in COMPACTION_SUBTYPES:
+            self._step(Compaction(origin=origin))
+
+    def run_log(self) -> RunLog:
+        steps = self.steps + [Appended(chars=self.pending)] if self.pending else self.steps
+        return RunLog(context=tuple(steps), init_tools=self.init_tools, result_events=tuple(self.results))
