@@ -63,6 +63,30 @@ def lower_bound_check(score, floor: float) -> SessionCheck:
     )
 
 
+def contamination_check(run) -> SessionCheck:
+    """`noContamination`: no codegraph CLI call returned output (`run`: the run-basics record)."""
+    name = "no codegraph CLI call returned output"
+    cli = run.cli
+    if cli.returned is None:
+        return SessionCheck(key="noContamination", name=name, passed=False,
+                            detail="this transcript's format logs no tool results: contamination cannot be judged")
+    return SessionCheck(
+        key="noContamination", name=name, passed=cli.returned == 0,
+        detail=f"{cli.attempts} codegraph CLI call(s): {cli.returned} RETURNED OUTPUT, {cli.blocked} blocked",
+    )
+
+
+def race_check(run) -> SessionCheck:
+    """`noRace`: no tool result said "No such tool available" (the MCP cold-start race)."""
+    name = "no MCP cold-start race"
+    if run.raced is None:
+        return SessionCheck(key="noRace", name=name, passed=False,
+                            detail="this transcript's format logs no tool results: the race cannot be judged")
+    detail = ("a tool result said the tool was not available (MCP cold-start race)" if run.raced
+              else "no tool result said the tool was not available")
+    return SessionCheck(key="noRace", name=name, passed=not run.raced, detail=detail)
+
+
 def read_returned_check(judged, ceiling: float) -> SessionCheck:
     """`judged`: the session's Sufficiency."""
     name = f"Read a file we returned <= {percent(ceiling)} of answered explore calls"

@@ -18,8 +18,7 @@ from citeledger.cli.output import write_stdout
 from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.harness.check_spec import SpecError, load_spec
 
-NEEDS_TRANSCRIPT = ("efficiencyAtLeast", "lowerBoundAtLeast", "readReturnedShareAtMost")
-PENDING = ("noContamination", "noRace")  # judged once the run-basics metric is on main (docs/check.md)
+NEEDS_TRANSCRIPT = ("efficiencyAtLeast", "lowerBoundAtLeast", "readReturnedShareAtMost", "noContamination", "noRace")
 
 
 def add_parser(sub) -> None:
@@ -81,10 +80,6 @@ def _inputs_for(spec, args) -> None:
         raise UserError(f"--arms: {spec.path} has no session.maxDrop to judge on the arms")
     if args.arms and len(args.arms) < 3:
         raise UserError("--arms takes LABEL_A LABEL_B and at least one PASS directory")
-    for key in PENDING:
-        if key in given:
-            raise SpecError(spec.path, f"session.{key}", "not judged yet by this citeledger (needs the run "
-                            "basics metric, citeledger.metrics.run; docs/check.md)")
 
 
 def _matchers(spec) -> dict:
@@ -166,6 +161,14 @@ def _session_checks(spec, score, transcript, groups, labels) -> list:
         from citeledger.harness.sufficiency import sufficiency
 
         checks.append(judge.read_returned_check(sufficiency(transcript), keys.read_returned_share_at_most))
+    if keys.no_contamination or keys.no_race:
+        from citeledger.core import MetricOptions, metrics
+
+        run = metrics()["run"]().measure(transcript, MetricOptions())
+        if keys.no_contamination:
+            checks.append(judge.contamination_check(run))
+        if keys.no_race:
+            checks.append(judge.race_check(run))
     if keys.max_drop is not None:
         checks += judge.max_drop_checks(groups, keys.max_drop, labels)
     return checks

@@ -269,3 +269,20 @@ def test_fixtures_without_a_sidecar_are_a_usage_error(tmp_path, capsys):
     assert (status, out) == (2, "")
     assert err == (f"citeledger: error: {tmp_path / 'spec.json'}: fixtures: 1 fixture(s) to judge on a diagnostic "
                    "sidecar: give --diagnostics SIDECAR\n")
+
+
+@pytest.mark.parametrize("case, key, passes", [
+    ("race", "noRace", False), ("basic", "noRace", True),
+    ("cli-returned", "noContamination", False), ("cli-blocked", "noContamination", True),
+])
+def test_no_race_and_no_contamination_judged_on_the_run_basics(tmp_path, capsys, case, key, passes):
+    from harness_cases import write_case
+
+    files = write_case(tmp_path, case)
+    status, out, _ = cli(capsys, "check", spec(tmp_path, session={key: True}), "--json", *files)
+    data = json.loads(out)
+    (check,) = data["session"]
+    assert (check["key"], check["pass"], data["passed"]) == (key, passes, passes)
+    assert status == (0 if passes else FAILED)
+    if key == "noContamination":  # the case's CLI calls, counted by hand: one invocation each way
+        assert check["detail"].startswith("2 codegraph CLI call(s): ")
