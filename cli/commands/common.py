@@ -11,6 +11,7 @@ from citeledger.rules.compiled import shipped_names
 
 import attrs
 
+from citeledger.core import open_regular
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
 
@@ -142,6 +143,7 @@ def read_session(files, session, ruleset, whole: bool = False):
                 raise InputError(f, "is a directory (use --session for a Claude Code project log)")
             if not os.path.exists(f):
                 raise InputError(f, "no such file")
+            _regular(f)  # a FIFO among several files is refused as a lone one is, never waited on
         from citeledger.cli.one_session import check_one_session
         from citeledger.core.corpus import session_for
 
@@ -174,6 +176,14 @@ def read_session(files, session, ruleset, whole: bool = False):
         if all(reader.claims(f) for f in files):
             return reader.read(list(files), options)
     return order[-1]().read(list(files), options)
+
+
+def _regular(path: str) -> None:
+    """An InputError, as the readers word it, if `path` is not a regular file (opening never blocks)."""
+    try:
+        open_regular(path).close()
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
 
 
 def _listable(folder: str) -> None:
