@@ -5,6 +5,7 @@ guard (test_hostile_input.run); scale cases compare the CPU time of two input si
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,3 +32,25 @@ def test_a_fifo_among_the_files_given_is_refused_as_a_lone_fifo_is(tmp_path, com
     result = run(command, *files, timeout=60)  # before: blocked reading the FIFO's session id
     assert result.returncode == 2
     assert err(result) == f"citeledger: error: {fifo}: {FIFO_REFUSED}\n"
+
+
+def _sessions(root: Path, count: int, files: int) -> Path:
+    root.mkdir()
+    for s in range(count):
+        _session(root / f"run{s}.jsonl", *(f"lib/d{s}/f{i}.js" for i in range(files)), answer="see lib/d1/f1.js")
+    return root
+
+
+def test_a_reader_that_leaves_after_ten_bytes_of_a_sweep_is_exit_2_every_time(tmp_path):
+    # 4x a Linux pipe's 64 KiB: the reader leaves while a write is under way (the short write
+    # CPython took for the whole, exit 0 with no word, in 2 of 5 runs before).
+    corpus = _sessions(tmp_path / "corpus", 40, 200)
+    for _ in range(5):
+        proc = subprocess.Popen([sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--json", str(corpus)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        head = proc.stdout.read(10)
+        proc.stdout.close()  # as `| head -c 10` does
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 2, stderr
+        assert head == b'{"record":'
+        assert stderr.endswith("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)\n")
