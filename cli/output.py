@@ -29,7 +29,7 @@ import sys
 import tempfile
 from typing import IO, Iterator, Union
 
-from citeledger.core import TEMPORARY, UserError, discard, replacing
+from citeledger.core import TEMPORARY, UserError, discard, printable, replacing
 
 LOCK = ".citeledger.lock"
 STAGING = ".citeledger.new."  # a run's files until they are all written
@@ -100,26 +100,31 @@ def write_images(base: str, images: dict[str, bytes]) -> list[str]:
     return [write_file(f"{base}.{ext}", data) for ext, data in images.items()]
 
 
-def write_stdout(data: Data) -> None:
+def write_stdout(data: Data, raw: bool = False) -> None:
     """Write to standard output; a closed or full stdout is an input/output error naming it.
 
     The bytes go to the descriptor with os.write until every one is taken: a
     short write (the reader left mid-write) is followed by the write that fails
     with EPIPE, never taken for the whole. A pipe whose reader left before the
     output ended is a broken pipe too, though every write fit in its buffer.
+    Text has its control characters escaped (infra/printable.py), its own
+    newlines and tabs kept; `raw` text (CSV, whose rows end in CR LF) and
+    bytes (JSON, which escapes them itself) are written as they are.
     """
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         raise UserError("<stdout>: cannot write: standard output is closed")
-    raw = data if isinstance(data, bytes) else _encoded(data)
+    if isinstance(data, str) and not raw:  # text for a terminal: no control character reaches it raw
+        data = printable(data, lines=True)
+    encoded = data if isinstance(data, bytes) else _encoded(data)
     try:
         sys.stdout.flush()  # whatever went through sys.stdout before comes first
         try:
             fd = sys.stdout.fileno()
         except io.UnsupportedOperation:  # a stream without a descriptor (a test's capture)
-            sys.stdout.write(raw.decode(_encoding(), "surrogateescape") if isinstance(data, bytes) else data)
+            sys.stdout.write(encoded.decode(_encoding(), "surrogateescape"))
             sys.stdout.flush()
             return
-        _write_all(fd, raw)
+        _write_all(fd, encoded)
         if _reader_left(fd):
             raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
     except BrokenPipeError:

@@ -84,6 +84,7 @@ _LAZY = {
     "js_stringify": "citeledger.infra.jsonl", "read_jsonl": "citeledger.infra.jsonl",
     "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",
     "read_head": "citeledger.infra.files",
+    "printable": "citeledger.infra.printable", "inert_cell": "citeledger.infra.printable",
     "TEMPORARY": "citeledger.infra.atomic", "discard": "citeledger.infra.atomic",
     "replacing": "citeledger.infra.atomic",
     "default_jobs": "citeledger.infra.pool",

@@ -8,7 +8,7 @@ from typing import Callable
 
 import attrs
 
-from citeledger.core import SessionScore, UserError, percent, ratio, thousands
+from citeledger.core import SessionScore, UserError, percent, printable, ratio, thousands
 from citeledger.core.patterns import compile_linear
 
 TOP_FILES = 12
@@ -114,7 +114,7 @@ def render_envelope(view: EnvelopeView) -> str:
             f"  answer-set share: {percent(view.answer_share)} | top file answers: {'true' if view.top_file_answers else 'false'}"
         )
     for f in view.files[:TOP_FILES]:
-        lines.append(f"  {'*' if f.in_answer else ' '} {percent(ratio(f.chars, view.chars)):>6} {f.chars:>6}  {f.path}")
+        lines.append(f"  {'*' if f.in_answer else ' '} {percent(ratio(f.chars, view.chars)):>6} {f.chars:>6}  {printable(f.path)}")
     if len(view.files) > TOP_FILES:
         lines.append(f"    … {len(view.files) - TOP_FILES} more files")
     return "\n".join(lines) + "\n"

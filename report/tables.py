@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional, Sequence
 
-from citeledger.core import percent, to_fixed
+from citeledger.core import percent, printable, to_fixed
 from citeledger.report.stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"
@@ -189,7 +189,7 @@ def points(delta: Optional[float]) -> str:
 
 def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:
     """Plain aligned columns (no colour, so it pipes and diffs cleanly)."""
-    rows = [list(map(str, r)) for r in rows]
+    rows = [[printable(str(c)) for c in r] for r in rows]  # a cell's newline forges no row
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
     def line(cells):

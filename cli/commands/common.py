@@ -11,7 +11,7 @@ from citeledger.rules.compiled import shipped_names
 
 import attrs
 
-from citeledger.core import open_regular
+from citeledger.core import open_regular, printable
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
 
@@ -52,7 +52,7 @@ def add_jobs_options(parser) -> None:
 
 def warn(warning) -> None:
     """One warning line on stderr: FILE:LINE: message (line 0: the whole file)."""
-    print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
+    print(printable(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}"), file=sys.stderr)
 
 
 def session_note(session, transcript) -> None:
@@ -90,7 +90,7 @@ def report_warnings(warnings, where: str = "--json and --out") -> None:
     for kind, found in kinds.items():
         named = ", ".join(f"{w.file}:{w.line}" for w in found[:NAMED_PER_KIND])
         more = f" …+{len(found) - NAMED_PER_KIND}" if len(found) > NAMED_PER_KIND else ""
-        print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
+        print(printable(f"citeledger: warning: {len(found)} × {kind} — {named}{more}"), file=sys.stderr)
 
 
 def finish(result, extra_warnings=()) -> int:

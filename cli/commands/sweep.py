@@ -236,7 +236,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
     if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
         buffer = io.StringIO(newline="")
         write_csv(buffer, columns, rows)
-        write_stdout(buffer.getvalue())
+        write_stdout(buffer.getvalue(), raw=True)  # CSV: its CR LF rows and cells as written
         return
     w = csv.writer(path_or_stream)
     w.writerow(columns)
