@@ -35,7 +35,7 @@ def printable(text: str, lines: bool = False) -> str:
 
 # What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:inf|nan|\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def inert_cell(cell: str) -> str:

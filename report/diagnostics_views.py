@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Sequence
 
@@ -11,7 +10,7 @@ import attrs
 from citeledger.core import percent, printable, thousands, to_fixed
 from citeledger.report.allocation import rendered, row_dict
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
-from citeledger.report.tables import LISTED, csv_value, more
+from citeledger.report.tables import LISTED, CsvWriter, csv_value, more
 
 
 def session_dict(s: SessionDiagnostics) -> dict:
@@ -32,7 +31,7 @@ CSV_COLUMNS = tuple(a.name for a in attrs.fields(FileRow))
 
 def rows_csv(sessions: Sequence[SessionDiagnostics]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = CsvWriter(buf)
     w.writerow(CSV_COLUMNS)
     for s in sessions:
         for r in s.rows:

@@ -32,6 +32,9 @@ def add_format_options(parser, json_help: str) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+    parser.add_argument("--csv-raw", action="store_true",
+                        help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
+                        "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
 
 
 def add_html_option(parser) -> None:

@@ -54,3 +54,76 @@ def test_a_reader_that_leaves_after_ten_bytes_of_a_sweep_is_exit_2_every_time(tm
         assert proc.wait(timeout=120) == 2, stderr
         assert head == b'{"record":'
         assert stderr.endswith("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)\n")
+
+
+TITLE = "\x1b]0;owned\x07"  # OSC: a terminal would set its title (OSC 52 would write the clipboard)
+ESCAPED_TITLE = "\\x1b]0;owned\\x07"
+
+
+def _hostile_names(tmp_path: Path) -> Path:
+    from builders import use
+
+    rows = [
+        *explored("t1", f"find {TITLE}", response(section(f"lib/{TITLE}a.js", body="x\n"),
+                                                  section("lib/b.js\n  * 100.0%  99999  forged.js", body="x\n"))),
+        use("r1", "Read", {"file_path": f"/repo/\x1b[2J{TITLE}c.js"}, message="m2"),
+        {"type": "result", "subtype": "success", "result": "see lib/b.js"},
+    ]
+    return write_jsonl(tmp_path / "run.jsonl", rows)
+
+
+@pytest.mark.parametrize("args", [["score"], ["score", "--envelope", "--answer", "lib/*"], ["score", "--sufficiency"],
+                                  ["explain"], ["explain", "--sufficiency"]])
+def test_escape_sequences_in_returned_paths_and_read_paths_reach_no_terminal(tmp_path, args):
+    result = run(*args, _hostile_names(tmp_path))
+    assert result.returncode in (0, 1), err(result)
+    out = result.stdout.decode()
+    assert not any(c in out for c in "\x1b\x07\r"), out  # none raw
+    assert ESCAPED_TITLE in out  # written as escapes, still readable
+    assert "forged.js" in out and not any(line.lstrip().startswith("* 100.0%") for line in out.splitlines())
+    assert "lib/b.js\\n  * 100.0%" in out  # the newline is an escape inside its one row
+
+
+def test_escape_sequences_in_a_compare_group_and_session_name_reach_no_terminal(tmp_path):
+    for side in ("base", "new"):
+        folder = tmp_path / side / f"g{TITLE}"
+        folder.mkdir(parents=True)
+        _session(folder / "r1.jsonl", "lib/a.js")
+    result = run("compare", "-q", "-j", "1", tmp_path / "base", tmp_path / "new")
+    out = result.stdout.decode()
+    assert result.returncode in (0, 1), err(result)
+    assert "\x1b" not in out and "\x07" not in out and ESCAPED_TITLE in out
+
+
+def test_a_warning_naming_a_file_with_escape_sequences_is_escaped(tmp_path):
+    path = write_jsonl(tmp_path / f"w{TITLE}.jsonl", [{"type": "assistant"}])
+    (tmp_path / "bad").write_text("")
+    with open(path, "a") as fh:
+        fh.write("not json\n")
+    result = run("score", path)
+    assert "\x1b" not in err(result) and ESCAPED_TITLE in err(result)
+
+
+def test_file_names_a_spreadsheet_would_run_as_formulas_are_neutralised_in_csv(tmp_path):
+    group = tmp_path / "corpus"
+    group.mkdir()
+    _session(group / '=HYPERLINK("x")-1.jsonl', "lib/a.js")
+    out, raw = tmp_path / "out", tmp_path / "raw"
+    assert run("sweep", "-q", "--out", out, group).returncode == 0
+    assert run("sweep", "-q", "--csv-raw", "--out", raw, group).returncode == 0
+    import csv
+
+    row = next(csv.DictReader((out / "sessions.csv").open(newline="")))
+    assert row["session"] == "'=HYPERLINK(\"x\")-1.jsonl"
+    assert row["efficiency"] == "1.0" and not row["turns"].startswith("'")  # numbers stay numbers
+    raw_row = next(csv.DictReader((raw / "sessions.csv").open(newline="")))
+    assert raw_row["session"] == '=HYPERLINK("x")-1.jsonl'
+
+
+@pytest.mark.parametrize("cell, inert", [("=1+1", "'=1+1"), ("+cmd", "'+cmd"), ("-2+3", "'-2+3"), ("@x", "'@x"),
+                                         ("\tx", "'\tx"), ("\rx", "'\rx"), ("-0.5", "-0.5"), ("+3e-7", "+3e-7"),
+                                         ("lib/a.js", "lib/a.js"), ("", "")])
+def test_inert_cell_prefixes_what_a_spreadsheet_reads_as_a_formula(cell, inert):
+    from citeledger.core import inert_cell
+
+    assert inert_cell(cell) == inert
