@@ -127,3 +127,22 @@ def test_inert_cell_prefixes_what_a_spreadsheet_reads_as_a_formula(cell, inert):
     from citeledger.core import inert_cell
 
     assert inert_cell(cell) == inert
+
+
+def test_robustness_md_states_what_is_neutralised_as_the_code_does():
+    from citeledger.infra.printable import CONTROLS, FORMULA_STARTS, printable
+
+    doc = (Path(__file__).resolve().parent.parent.parent / "docs" / "robustness.md").read_text()
+    section = doc[doc.index("## Hostile input, round four"):]
+    for start in FORMULA_STARTS:
+        shown = {"\t": "a tab", "\r": "a CR"}.get(start, f"`{start}`")
+        assert shown in section, start
+    ranges = ["U+0000–U+001F", "U+007F–U+009F", "U+2028, U+2029", "U+202A–U+202E", "U+2066–U+2069"]
+    stated = set()
+    for r in ranges:
+        bounds = [int(x, 16) for x in r.replace("U+", "").replace("–", ",").replace(" ", "").split(",")]
+        stated |= set(range(bounds[0], bounds[1] + 1)) if "–" in r else set(bounds)
+        assert r in section, r
+    assert stated == set(CONTROLS)
+    assert all(printable(chr(c)) != chr(c) for c in CONTROLS) and printable("é ü 漢") == "é ü 漢"
+    assert "--csv-raw" in section and "`\\x1b`" in section
