@@ -146,3 +146,19 @@ def test_robustness_md_states_what_is_neutralised_as_the_code_does():
     assert stated == set(CONTROLS)
     assert all(printable(chr(c)) != chr(c) for c in CONTROLS) and printable("é ü 漢") == "é ü 漢"
     assert "--csv-raw" in section and "`\\x1b`" in section
+
+
+def test_a_transcript_reached_by_a_symlink_and_a_linked_directory_is_one_session(tmp_path):
+    import json
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    rollout = _session(runs / "run-a.jsonl", "lib/a.js")
+    (runs / "latest.jsonl").symlink_to(rollout.name)
+    (tmp_path / "current").symlink_to(runs)
+    result = run("sweep", "-q", "--json", runs, tmp_path / "current")
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    sessions = [r for r in records if r["record"] == "session"]
+    assert [s["session"] for s in sessions] == ["run-a.jsonl"], sessions  # once, by its own name
+    assert f"{runs / 'latest.jsonl'}:0: the same file as {rollout} (a second name), counted once" in err(result)
+    assert "counted once" in err(result).split(str(tmp_path / "current"))[1]
