@@ -225,6 +225,9 @@ def _exit_now(status: int) -> None:
 
 
 def _run(args) -> int:
+    from citeledger.report.tables import RAW_CELLS
+
+    token = RAW_CELLS.set(bool(getattr(args, "csv_raw", False)))  # --csv-raw, for this run's CSV writers
     try:
         check_options(args)
         return args.run(args)
@@ -251,4 +254,6 @@ def _run(args) -> int:
             raise
         print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        RAW_CELLS.reset(token)
 

@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 
 import orjson
 
+from citeledger.core import open_regular
 from citeledger.core.corpus import claim, reader_order
 from citeledger.core.errors import UserError
 from citeledger.core.plugins import readers
@@ -26,7 +27,7 @@ def session_id(path: str) -> Optional[str]:
     """The session id in the file's first line (stream-json `session_id`, an interactive log's
     `sessionId`, a Codex rollout's `session_meta` id), else None."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # never waits on a FIFO
             first = orjson.loads(fh.readline(1 << 20))
     except (OSError, orjson.JSONDecodeError):
         return None

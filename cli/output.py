@@ -19,14 +19,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import io
 import os
+import select
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from typing import IO, Iterator, Union
 
-from citeledger.core import TEMPORARY, UserError, discard, replacing
+from citeledger.core import TEMPORARY, UserError, discard, printable, replacing
 
 LOCK = ".citeledger.lock"
 STAGING = ".citeledger.new."  # a run's files until they are all written
@@ -97,25 +100,75 @@ def write_images(base: str, images: dict[str, bytes]) -> list[str]:
     return [write_file(f"{base}.{ext}", data) for ext, data in images.items()]
 
 
-def write_stdout(data: Data) -> None:
-    """Write to standard output; a closed or full stdout is an input/output error naming it."""
+def write_stdout(data: Data, raw: bool = False) -> None:
+    """Write to standard output; a closed or full stdout is an input/output error naming it.
+
+    The bytes go to the descriptor with os.write until every one is taken: a
+    short write (the reader left mid-write) is followed by the write that fails
+    with EPIPE, never taken for the whole. A pipe whose reader left before the
+    output ended is a broken pipe too, though every write fit in its buffer.
+    Text has its control characters escaped (infra/printable.py), its own
+    newlines and tabs kept; `raw` text (CSV, whose rows end in CR LF) and
+    bytes (JSON, which escapes them itself) are written as they are.
+    """
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         raise UserError("<stdout>: cannot write: standard output is closed")
+    if isinstance(data, str) and not raw:  # text for a terminal: no control character reaches it raw
+        data = printable(data, lines=True)
+    encoded = data if isinstance(data, bytes) else _encoded(data)
     try:
-        if isinstance(data, str):
-            try:
-                sys.stdout.write(data)
-            except UnicodeEncodeError:  # a lone surrogate: written as \udXXX, as in files
-                sys.stdout.flush()
-                sys.stdout.buffer.write(data.encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
-        else:
+        sys.stdout.flush()  # whatever went through sys.stdout before comes first
+        try:
+            fd = sys.stdout.fileno()
+        except io.UnsupportedOperation:  # a stream without a descriptor (a test's capture)
+            sys.stdout.write(encoded.decode(_encoding(), "surrogateescape"))
             sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+            return
+        _write_all(fd, encoded)
+        if _reader_left(fd):
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
     except BrokenPipeError:
         raise
     except OSError as exc:
         raise _failed("<stdout>", exc) from None
+
+
+def _encoding() -> str:
+    return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
+def _encoded(text: str) -> bytes:
+    """`text` as stdout's text layer would encode it; a lone surrogate as \\udXXX, as in files."""
+    try:
+        return text.encode(_encoding(), getattr(sys.stdout, "errors", None) or "strict")
+    except UnicodeEncodeError:
+        return text.encode(_encoding(), "backslashreplace")
+
+
+def _write_all(fd: int, raw: bytes) -> None:
+    """os.write until every byte is written (each write's length checked)."""
+    view, done = memoryview(raw), 0
+    while done < len(raw):
+        try:
+            written = os.write(fd, view[done:])
+        except BlockingIOError:  # a non-blocking stdout handed down: wait until it takes more
+            select.select([], [fd], [])
+            continue
+        if written <= 0:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        done += written
+
+
+def _reader_left(fd: int) -> bool:
+    """Is `fd` a pipe whose reader has closed it (POLLERR on the write end)?"""
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, AttributeError):  # no poll here: the writes' own errors are all there is
+        return False
 
 
 def note(message: str) -> None:

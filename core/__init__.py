@@ -95,6 +95,7 @@ _LAZY = {
     "js_key_order": "citeledger.infra.jsonl",
     "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",
     "read_head": "citeledger.infra.files",
+    "printable": "citeledger.infra.printable", "inert_cell": "citeledger.infra.printable",
     "TEMPORARY": "citeledger.infra.atomic", "discard": "citeledger.infra.atomic",
     "replacing": "citeledger.infra.atomic",
     "default_jobs": "citeledger.infra.pool",

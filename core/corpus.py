@@ -227,9 +227,18 @@ def discover(
     completed: set[str] = set()  # files read with the session of a file given by name
     cwd = os.getcwd()
 
+    folders: dict[str, str] = {}  # a directory's real path, resolved once
+
     def real(path: str) -> str:
-        # No symlink resolution: _walk walks each directory once, by inode.
-        return os.path.normpath(os.path.join(cwd, path))
+        # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
+        # linked directory given as another root) is one session, not two.
+        full = os.path.join(cwd, path)
+        if os.path.islink(full):
+            return os.path.realpath(full)
+        folder, name = os.path.split(os.path.normpath(full))
+        if folder not in folders:
+            folders[folder] = os.path.realpath(folder)
+        return os.path.join(folders[folder], name)
 
     for root in paths:
         if not os.path.exists(root):
@@ -265,14 +274,9 @@ def discover(
 
             # The walk first, the claims after: paths under one root are distinct, so
             # `seen` (earlier roots' files) says the same before and after claiming.
-            walked: list[str] = []
-            for path in _walk(root, keep_dir, warnings):
-                if is_sidecar(path) or excluded and excluded(_rel(path, root, False)):
-                    continue
-                if real(path) in seen:
-                    warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
-                    continue
-                walked.append(path)
+            walked = _one_name_each(
+                [path for path in _walk(root, keep_dir, warnings)
+                 if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], real, seen, warnings)
             claimed: dict[str, list[str]] = {}
             names = workers.claims(walked, order) if workers else [claim(path, order) for path in walked]
             for path, name in zip(walked, names):
@@ -289,6 +293,27 @@ def discover(
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
+
+
+def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[str]:
+    """`paths` less those naming a file already seen (an earlier root) or named twice here: of two
+    names of one file the one that is not a symlink is kept (it carries the session's own name)."""
+    chosen: dict[str, str] = {}
+    for path in paths:
+        key = real(path)
+        if key in seen:
+            warnings.append(InputWarning(path, 0, "found twice (overlapping paths), counted once"))
+            continue
+        kept = chosen.get(key)
+        if kept is None:
+            chosen[key] = path
+            continue
+        alias = path
+        if os.path.islink(kept) and not os.path.islink(path):
+            chosen[key], alias = path, kept
+        warnings.append(InputWarning(alias, 0, f"the same file as {chosen[key]} (a second name), counted once"))
+    keep = set(chosen.values())
+    return [path for path in paths if path in keep]
 
 
 def _claim_chunk(paths: list[str]) -> list[Optional[str]]:

@@ -10,6 +10,7 @@ and its JSON are report/sufficiency.py's.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Hashable, Optional, Sequence
 
@@ -132,16 +133,41 @@ def next_act(acts: Sequence[Action], index: int) -> tuple[Optional[Action], int]
     Actions of the same message are no reaction to it (skipped, file accesses
     counted); transparent tools are skipped. None: nothing decides.
     """
-    message = acts[index].message
-    concurrent = 0
-    for act in acts[index + 1:]:
-        if act.message == message:
-            concurrent += file_access(act)
-            continue
-        if act.name in TRANSPARENT:
-            continue
-        return act, concurrent
-    return None, concurrent
+    return NextActs(acts).of(index)
+
+
+class NextActs:
+    """next_act for every index of one thread in linear time (8,000 explore calls in one message
+    rescanned the message per call): the deciding index by one backward pass, the concurrent
+    accesses by bisecting each message's file-access positions."""
+
+    def __init__(self, acts: Sequence[Action]):
+        self.acts = acts
+        self.deciding = _deciding(acts)
+        self.accesses: dict[Hashable, list[int]] = {}
+        for i, act in enumerate(acts):
+            if file_access(act):
+                self.accesses.setdefault(act.message, []).append(i)
+
+    def of(self, index: int) -> tuple[Optional[Action], int]:
+        end = self.deciding[index]
+        positions = self.accesses.get(self.acts[index].message, ())
+        stop = len(self.acts) if end is None else end
+        concurrent = bisect.bisect_left(positions, stop) - bisect.bisect_right(positions, index)
+        return (None if end is None else self.acts[end]), concurrent
+
+
+def _deciding(acts: Sequence[Action]) -> list[Optional[int]]:
+    """Per index i: the first later index, not transparent, of another message than acts[i]'s."""
+    deciding: list[Optional[int]] = [None] * len(acts)
+    following = None  # the first non-transparent index after i
+    for i in range(len(acts) - 1, -1, -1):
+        if following is not None:
+            same = acts[following].message == acts[i].message
+            deciding[i] = deciding[following] if same else following
+        if acts[i].name not in TRANSPARENT:
+            following = i
+    return deciding
 
 
 def delegated_act(threads: dict[str, list[Action]], delegation: Action) -> Optional[Action]:
@@ -154,7 +180,7 @@ def delegated_act(threads: dict[str, list[Action]], delegation: Action) -> Optio
     return None
 
 
-def judge(act: Action, returned: Sequence[str], mentioned: Sequence[str], earlier: Sequence[str],
+def judge(act: Action, returned: Sequence[str], mentioned: Sequence[str], earlier: "Returned",
           threads: dict[str, list[Action]]) -> tuple[str, str]:
     """(bucket, next) for the deciding act."""
     name = act.name
@@ -180,14 +206,49 @@ def judge(act: Action, returned: Sequence[str], mentioned: Sequence[str], earlie
     return "sufficient", name
 
 
-def _read(path: str, returned: Sequence[str], mentioned: Sequence[str], earlier: Sequence[str]) -> tuple[str, str]:
+def _read(path: str, returned: Sequence[str], mentioned: Sequence[str], earlier: "Returned") -> tuple[str, str]:
     base = normal_path(path).rsplit("/", 1)[-1] or path
     if any(same_file(path, f) for f in returned):
         return "read_returned", f"Read {base}"
-    if any(same_file(path, f) for f in earlier):
+    if earlier.has(path):
         return "read_returned", f"Read {base} (returned by an earlier explore)"
     named = any(same_file(path, m) for m in mentioned)
     return "read_missed", f"Read {base}" + (" (named, not returned)" if named else "")
+
+
+class Returned:
+    """The files earlier explores returned, indexed for shell.same_file: a trie of their
+    `/`-separated parts, last part first. `same_file(a, b)` holds when one's parts end with the
+    other's (equal, or `b` ends with "/" + `a`), so a read is looked up in the length of its path,
+    not compared with every earlier file (4,000 explore-then-Read calls were quadratic)."""
+
+    def __init__(self):
+        self.root: dict = {}
+
+    def extend(self, paths: Sequence[str]) -> None:
+        for path in paths:
+            if not path:
+                continue
+            node = self.root
+            for part in reversed(normal_path(path).split("/")):
+                node = node.setdefault(part, {})
+            node[_END] = True
+
+    def has(self, path: str) -> bool:
+        """Is some earlier file the same file as `path` (same_file's rule)?"""
+        if not path:
+            return False
+        node = self.root
+        for part in reversed(normal_path(path).split("/")):
+            node = node.get(part)
+            if node is None:
+                return False
+            if _END in node:  # an earlier file's parts end `path`'s
+                return True
+        return True  # `path`'s parts end an earlier file's
+
+
+_END = object()  # a trie key no path part equals
 
 
 def sufficiency(transcript) -> Sufficiency:
@@ -198,7 +259,8 @@ def sufficiency(transcript) -> Sufficiency:
     errors = concurrent = 0
     calls = []
     for thread, acts in threads.items():
-        earlier: list[str] = []
+        earlier = Returned()
+        following = NextActs(acts)
         for index, act in enumerate(acts):
             if EXPLORE_TOOL not in act.name:
                 continue
@@ -209,7 +271,7 @@ def sufficiency(transcript) -> Sufficiency:
             text = "".join(blocks)
             returned_re, mentioned_re = _patterns()
             returned, mentioned = returned_re.findall(text), mentioned_re.findall(text)
-            deciding, skipped = next_act(acts, index)
+            deciding, skipped = following.of(index)
             concurrent += skipped
             if deciding is None:
                 bucket, nxt = "sufficient", FINAL_ANSWER

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import percent, points, to_fixed
+from citeledger.core import percent, points, printable, to_fixed
 from citeledger.report.stats import bootstrap_median_difference, median
 from citeledger.report.tables import layout, pct
 from citeledger.report.text import added_line
@@ -173,7 +173,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     if unscored:
         out += f"\nnot compared ({len(unscored)}):\n"
         for u in unscored[:NOT_COMPARED_LISTED]:
-            out += f"  {u['side']:<4}  {u['status']:<10}  {u['session']}  — {u['reason']}\n"
+            out += f"  {u['side']:<4}  {u['status']:<10}  {printable(u['session'])}  — {u['reason']}\n"
         if len(unscored) > NOT_COMPARED_LISTED:
             out += f"  … and {len(unscored) - NOT_COMPARED_LISTED} more (all in --json and --out)\n"
     if other_arms:
@@ -199,7 +199,7 @@ def harness_lines(groups: list[dict], labels) -> str:
     for g in groups:
         if g["group"] == "(all)":
             continue
-        out += f"  {g['group']}\n"
+        out += f"  {printable(g['group'])}\n"
         for side, label in zip(SIDES, labels):
             runs = g[f"{side}_runs"]
             spread = f"{pct(g[f'{side}_median'])} [{pct(min(runs))}–{pct(max(runs))}]" if runs else "—"

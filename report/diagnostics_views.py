@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Sequence
 
 import attrs
 
-from citeledger.core import percent, thousands, to_fixed
+from citeledger.core import percent, printable, thousands, to_fixed
 from citeledger.report.allocation import rendered, row_dict
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
-from citeledger.report.tables import LISTED, csv_value, more
+from citeledger.report.tables import LISTED, CsvWriter, csv_value, more
 
 
 def session_dict(s: SessionDiagnostics) -> dict:
@@ -32,7 +31,7 @@ CSV_COLUMNS = tuple(a.name for a in attrs.fields(FileRow))
 
 def rows_csv(sessions: Sequence[SessionDiagnostics]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = CsvWriter(buf)
     w.writerow(CSV_COLUMNS)
     for s in sessions:
         for r in s.rows:
@@ -70,7 +69,7 @@ def render_joins(s: SessionDiagnostics) -> str:
             render = r.render or f"({r.skipped or 'not rendered'})"
             lines.append(
                 f"    {'*' if r.cited else ' '} {r.rank:>4} {to_fixed(r.score, 1):>6} {percent(r.score_share):>7} "
-                f"{percent(r.envelope_share):>6} {r.chars:>6}  {render:<10} {','.join(r.flags) or '-'}  {r.path}  {verdict}"
+                f"{percent(r.envelope_share):>6} {r.chars:>6}  {render:<10} {','.join(r.flags) or '-'}  {printable(r.path)}  {verdict}"
             )
     return "\n".join(lines) + "\n"
 

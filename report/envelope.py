@@ -8,7 +8,7 @@ from typing import Callable
 
 import attrs
 
-from citeledger.core import BadPattern, SessionScore, UserError, compile_linear, percent, ratio, thousands
+from citeledger.core import BadPattern, SessionScore, UserError, compile_linear, percent, printable, ratio, thousands
 
 TOP_FILES = 12
 # The characters the reference escapes in a glob; `*` becomes a pattern and
@@ -118,7 +118,7 @@ def render_envelope(view: EnvelopeView) -> str:
             f"  answer-set share: {percent(view.answer_share)} | top file answers: {'true' if view.top_file_answers else 'false'}"
         )
     for f in view.files[:TOP_FILES]:
-        lines.append(f"  {'*' if f.in_answer else ' '} {percent(ratio(f.chars, view.chars)):>6} {f.chars:>6}  {f.path}")
+        lines.append(f"  {'*' if f.in_answer else ' '} {percent(ratio(f.chars, view.chars)):>6} {f.chars:>6}  {printable(f.path)}")
     if len(view.files) > TOP_FILES:
         lines.append(f"    … {len(view.files) - TOP_FILES} more files")
     return "\n".join(lines) + "\n"

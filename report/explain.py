@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeledger.core import SessionScore, percent, ratio, thousands, utf16_len
+from citeledger.core import SessionScore, percent, printable, ratio, thousands, utf16_len
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.sufficiency import cut_query
 from citeledger.report.text import NO_CALLS
@@ -43,7 +43,7 @@ def render_explain(result: SessionScore) -> str:
         calls = f"{f.calls} section" + ("s" if f.calls != 1 else "")
         lines.append("")
         lines.append(
-            f"  {'*' if v.credited else ' '} {f.path}  {thousands(f.chars)} chars ({percent(ratio(f.chars, env))}), "
+            f"  {'*' if v.credited else ' '} {printable(f.path)}  {thousands(f.chars)} chars ({percent(ratio(f.chars, env))}), "
             f"{calls} — {decided}"
         )
         if via:

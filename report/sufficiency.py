@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, to_fixed, utf16_len
+from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, printable, to_fixed, utf16_len
 from citeledger.report.tables import layout
 
 LABELS = {
@@ -57,7 +57,7 @@ def render_sufficiency(s: Sufficiency) -> str:
     lines += bucket_lines(s.counts, s.answered)
     for i, call in enumerate(s.calls, 1):
         sub = " [subagent]" if call.thread != MAIN else ""
-        lines.append(f'  {i}.{sub} "{cut_query(call.query)}" [{plural(call.files, "file")}] → {call.next}')
+        lines.append(f'  {i}.{sub} "{printable(cut_query(call.query))}" [{plural(call.files, "file")}] → {printable(call.next)}')
     notes = []
     if s.errors:
         notes.append(f"{plural(s.errors, 'errored/unanswered call')} (not bucketed)")

@@ -6,10 +6,12 @@ and CSV writers use them as they are.
 
 from __future__ import annotations
 
+import contextvars
+import csv
 import json
 from typing import Iterable, Optional, Sequence
 
-from citeledger.core import percent
+from citeledger.core import inert_cell, percent, printable
 from citeledger.report.stats import median, pooled, quantile
 
 SWEEP_FORMAT = "citeledger-sweep/1"
@@ -176,7 +178,7 @@ def pct(value: Optional[float]) -> str:
 
 def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:
     """Plain aligned columns (no colour, so it pipes and diffs cleanly)."""
-    rows = [list(map(str, r)) for r in rows]
+    rows = [[printable(str(c)) for c in r] for r in rows]  # a cell's newline forges no row
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
     def line(cells):
@@ -206,3 +208,24 @@ def csv_value(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+# --csv-raw: cells as the transcript gave them. Set once by the command line (cli._run) for
+# the run; the cells are neutralised where they are written, in the main process.
+RAW_CELLS: contextvars.ContextVar[bool] = contextvars.ContextVar("raw_cells", default=False)
+
+
+class CsvWriter:
+    """csv.writer whose text cells a spreadsheet does not run as formulas (infra/printable.inert_cell),
+    unless RAW_CELLS: file names, groups and explore headers come from the transcript (CWE-1236)."""
+
+    def __init__(self, fh):
+        self._writer = csv.writer(fh)
+        self._raw = RAW_CELLS.get()
+
+    def writerow(self, row) -> None:
+        self._writer.writerow(row if self._raw else [inert_cell(c) if isinstance(c, str) else c for c in row])
+
+    def writerows(self, rows) -> None:
+        for row in rows:
+            self.writerow(row)

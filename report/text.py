@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeledger.core import percent, thousands
+from citeledger.core import percent, printable, thousands
 from citeledger.core.plugins import evidence_label
 from citeledger.core.scores import SessionScore, ratio
 
@@ -69,7 +69,7 @@ def render_text(score: SessionScore) -> str:
     for f in score.files[:TOP_FILES]:
         mark = "*" if f.verdict.credited else " "
         lines.append(
-            f"  {mark} {percent(ratio(f.chars, env)):>6} {f.chars:>6}  {f.path}  {label(f.verdict)}"
+            f"  {mark} {percent(ratio(f.chars, env)):>6} {f.chars:>6}  {printable(f.path)}  {label(f.verdict)}"
             + (f"  (lines {f.line_used})" if score.line_level and f.verdict.credited else "")
         )
     if len(score.files) > TOP_FILES:

@@ -11,6 +11,7 @@ from citeledger.rules.compiled import shipped_names
 
 import attrs
 
+from citeledger.core import open_regular, printable
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
 
@@ -31,6 +32,9 @@ def add_format_options(parser, json_help: str) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+    parser.add_argument("--csv-raw", action="store_true",
+                        help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
+                        "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
 
 
 def add_html_option(parser) -> None:
@@ -51,7 +55,7 @@ def add_jobs_options(parser) -> None:
 
 def warn(warning) -> None:
     """One warning line on stderr: FILE:LINE: message (line 0: the whole file)."""
-    print(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}", file=sys.stderr)
+    print(printable(f"citeledger: warning: {warning.file}:{warning.line}: {warning.message}"), file=sys.stderr)
 
 
 def session_note(session, transcript) -> None:
@@ -105,7 +109,7 @@ def report_warnings(warnings, where: str = "--json and --out") -> None:
     for kind, found in kinds.items():
         named = ", ".join(f"{w.file}:{w.line}" for w in found[:NAMED_PER_KIND])
         more = f" …+{len(found) - NAMED_PER_KIND}" if len(found) > NAMED_PER_KIND else ""
-        print(f"citeledger: warning: {len(found)} × {kind} — {named}{more}", file=sys.stderr)
+        print(printable(f"citeledger: warning: {len(found)} × {kind} — {named}{more}"), file=sys.stderr)
 
 
 def finish(result, extra_warnings=()) -> int:
@@ -158,6 +162,7 @@ def read_session(files, session, ruleset, whole: bool = False):
                 raise InputError(f, "is a directory (use --session for a Claude Code project log)")
             if not os.path.exists(f):
                 raise InputError(f, "no such file")
+            _regular(f)  # a FIFO among several files is refused as a lone one is, never waited on
         from citeledger.cli.one_session import check_one_session
         from citeledger.core.corpus import session_for
 
@@ -190,6 +195,14 @@ def read_session(files, session, ruleset, whole: bool = False):
         if all(reader.claims(f) for f in files):
             return reader.read(list(files), options)
     return order[-1]().read(list(files), options)
+
+
+def _regular(path: str) -> None:
+    """An InputError, as the readers word it, if `path` is not a regular file (opening never blocks)."""
+    try:
+        open_regular(path).close()
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
 
 
 def _listable(folder: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 import contextlib
-import csv
 import io
 import os
 import sys
@@ -30,7 +29,7 @@ from citeledger.cli.commands.common import (
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SWEEP_FORMAT, SliceTable, csv_value, session_rows, tally, wrote_line,
+    SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_value, session_rows, tally, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
 
@@ -172,7 +171,7 @@ class Outputs:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
-            self.sessions_csv = csv.writer(fh)
+            self.sessions_csv = CsvWriter(fh)
             self.sessions_csv.writerow(SESSION_COLUMNS)
         return self
 
@@ -236,9 +235,9 @@ def write_csv(path_or_stream, columns, rows) -> None:
     if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
         buffer = io.StringIO(newline="")
         write_csv(buffer, columns, rows)
-        write_stdout(buffer.getvalue())
+        write_stdout(buffer.getvalue(), raw=True)  # CSV: its CR LF rows and cells as written
         return
-    w = csv.writer(path_or_stream)
+    w = CsvWriter(path_or_stream)
     w.writerow(columns)
     for r in rows:
         w.writerow([csv_value(r[c]) for c in columns])

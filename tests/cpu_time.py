@@ -1,0 +1,26 @@
+"""CPU time of a call, for the hostile-input scale cases: the two sizes are compared with each
+other (4x the input at most 6x the time), never with a wall-clock threshold."""
+
+from __future__ import annotations
+
+import time
+
+GROWTH = 4  # the larger input is this many times the smaller
+BOUND = 6  # linear work grows by 4x; quadratic by 16x
+
+
+def cpu_seconds(call, repeat: int = 3) -> float:
+    """The least process_time of `repeat` runs of call(): the run least disturbed by the machine."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        call()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def grows_linearly(make, small: int) -> tuple[bool, float, float]:
+    """(the time of make(4*small) is at most 6x that of make(small), both times). `make(n)` returns
+    the call to time, its input built outside the timing."""
+    little, large = cpu_seconds(make(small)), cpu_seconds(make(GROWTH * small))
+    return large <= BOUND * little, little, large
