@@ -27,14 +27,45 @@ def escape_project(path: str) -> str:
     return os.path.abspath(path).replace("/", "-")
 
 
+# Lines an interactive log may open with that are no event (docs/transcripts-as-found.md):
+# Claude Code 1.0.x `summary`, 2.x `file-history-snapshot`, `queue-operation` (which has a
+# sessionId), and others of their kind; the first event after them decides.
+_SESSION_KEYS = (b'"sessionId"', b'"parentUuid"')
+_EVENT_TYPES = frozenset({"system", "user", "assistant", "result", "stream_event"})
+_SNIFF_LINES = 32  # lines looked at: bookkeeping lines before the first event are few
+_SNIFF_LINE_BYTES = 1 << 20  # a longer line is read no further when sniffing
+
+
 def looks_interactive(path: str) -> bool:
-    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
+    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's never do.
+
+    Decided from the file, not its first line alone: the first line naming
+    either key makes it interactive; lines that are no event (a `summary`, a
+    `file-history-snapshot`) are passed over; the first event without them
+    (a stream's `system` init or hook event) makes it a stream.
+    """
     try:
         head = read_head(path, 4096)  # the first event names sessionId within its first few hundred bytes
-    except OSError:
+        first = head.split(b"\n", 1)[0]
+        if any(key in first for key in _SESSION_KEYS):
+            return True
+        with open_regular(path) as fh:
+            for _ in range(_SNIFF_LINES):
+                raw = fh.readline(_SNIFF_LINE_BYTES)
+                if not raw or len(raw) == _SNIFF_LINE_BYTES and not raw.endswith(b"\n"):
+                    return False
+                if not raw.strip():
+                    continue
+                value = decode_line(raw)
+                if not isinstance(value, dict):
+                    return False
+                if "sessionId" in value or "parentUuid" in value:
+                    return True
+                if value.get("type") in _EVENT_TYPES:
+                    return False
+    except (OSError, ValueError, RecursionError):
         return False
-    first = head.split(b"\n", 1)[0]
-    return b'"sessionId"' in first or b'"parentUuid"' in first
+    return False
 
 
 def byte_order(name: str) -> bytes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
+from citeledger.readers.prompts import COMMAND, COMMAND_OUTPUT, PROMPT, prompt_kind
 from citeledger.core import (
     EXPLORE_TOOL, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText, ToolResponse,
     ToolResult, ToolUse, Transcript, is_blank, js_string, js_stringify,
@@ -23,6 +24,7 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 # it here (tests/readers/test_walker.py checks every fixture walks alike pruned and whole).
 EVENT_KEYS = Keys({
     "type": None,
+    "isMeta": None, "isSidechain": None, "isCompactSummary": None,  # which user events are prompts (readers/prompts.py)
     "result": None,
     "parent_tool_use_id": None,
     "message": {
@@ -143,6 +145,7 @@ class EventWalker:
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
         self.prompts = 0  # main-thread user prompts (an interactive log's turns)
+        self._command = False  # the last prompt counted was a slash command with no answer yet
         # The sufficiency block's reading (sufficiency.md "Input"): tool names
         # from assistant events only, explore answers from user events only.
         self._acted: dict[Hashable, object] = {}
@@ -154,6 +157,19 @@ class EventWalker:
 
     def new_turn(self) -> None:
         self.turn += 1
+
+    def _prompt(self, event: dict, content) -> None:
+        """A main-thread user event that is no tool result: a turn if it is the
+        user's own prompt. A stream-json run's are all turns (the reference's
+        reading); an interactive log's are told apart (readers/prompts.py)."""
+        kind = PROMPT if self.headless else prompt_kind(event, content)
+        if kind == COMMAND_OUTPUT and self._command:  # the slash command before it was a local one
+            self.prompts -= 1
+            self.turn -= 1
+        self._command = kind == COMMAND
+        if kind in (PROMPT, COMMAND):
+            self.prompts += 1
+            self.new_turn()
 
     def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> object:
         """Walk one event; returns its `type` (None for a line that is no object).
@@ -184,8 +200,7 @@ class EventWalker:
         main_thread = parent is None
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             if kind == "user" and main_thread and _is_prompt(content):
-                self.prompts += 1
-                self.new_turn()
+                self._prompt(event, content)
             # Skipped as the reference skips them, but never silently.
             if kind in ("assistant", "user"):
                 if not isinstance(message, dict):
@@ -198,8 +213,9 @@ class EventWalker:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     break
             else:
-                self.prompts += 1
-                self.new_turn()
+                self._prompt(event, content)
+        elif kind == "assistant":
+            self._command = False
         texts = []
         called = False
         message_key = None
