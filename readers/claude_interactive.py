@@ -12,6 +12,7 @@ Subagent events are appended after the whole session, as the reference does
 from __future__ import annotations
 
 import os
+import re
 from typing import Sequence
 
 
@@ -22,9 +23,14 @@ from citeledger.readers.claude_stream import open_events
 from citeledger.readers.walker import EventWalker, js_truthy
 
 
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
 def escape_project(path: str) -> str:
-    """The directory name Claude Code keeps a project's logs under."""
-    return os.path.abspath(path).replace("/", "-")
+    """The directory name Claude Code keeps a project's logs under: every character
+    that is not an ASCII letter or digit becomes `-` (docs/decisions.md)."""
+    # Per UTF-16 code unit, as JavaScript's replace counts them: an emoji is two.
+    return _NOT_ALNUM.sub(lambda m: "--" if ord(m.group()) > 0xFFFF else "-", os.path.abspath(path))
 
 
 # Lines an interactive log may open with that are no event (docs/transcripts-as-found.md):

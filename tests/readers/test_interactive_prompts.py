@@ -86,3 +86,18 @@ def test_a_stream_run_counts_turns_as_before(tmp_path):
     # stream-json turns are segments (files), whatever its user events hold.
     t = ClaudeStreamReader().read([str(STREAM)])
     assert t.turns == 1
+
+
+def test_user_scores_a_project_whose_path_has_dots_underscores_spaces_and_non_ascii(tmp_path, monkeypatch):
+    from citeledger.readers.claude_interactive import escape_project, resolve_session
+
+    assert escape_project("/home/me/my_proj.v2") == "-home-me-my-proj-v2"
+    assert escape_project("/home/me/a b/café/🎉") == "-home-me-a-b-caf--" + "--"
+    project = tmp_path / "my_proj.v2 ü"
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    logs = tmp_path / "home" / ".claude" / "projects" / escape_project(str(project.resolve()))
+    logs.mkdir(parents=True)
+    write_jsonl(logs / f"{SID}.jsonl", [event("user", "q"), say("a")])
+    assert "my-proj-v2--" in logs.name
+    assert resolve_session(str(project)) == str(logs / f"{SID}.jsonl")
