@@ -188,6 +188,8 @@ class CodexReader:
         for order, (kind, payload, origin) in enumerate(items):
             if not isinstance(payload, dict):
                 continue
+            if kind in ("session_meta", "turn_context") and isinstance(payload.get("cwd"), str):
+                state.cwd = payload["cwd"]  # relative paths are this directory's (core.source.within)
             if (kind, payload.get("type") if kind == "event_msg" else None) == starts[:2] and starts[2](payload):
                 turn += 1
             if kind != "response_item":
@@ -270,6 +272,7 @@ class _Reading:
         self.texts: list = []
         self.last_call: dict[int, int] = {}
         self.unreadable: list[Origin] = []
+        self.cwd: Optional[str] = None
 
     def call(self, payload: dict, ptype: str, origin: Origin, order: int) -> None:
         # Compared as JavaScript Map keys, type included (true is not 1), as the Claude reader does.
@@ -310,7 +313,7 @@ class _Reading:
             blocks, exited = shell_output(blocks)
             failed = failed or exited
         if not failed:
-            self.tool_results.append(ToolResult(name, blocks, origin, use))
+            self.tool_results.append(ToolResult(name, blocks, origin, use, self.cwd))
 
 
 def _tool_use(given: dict, name, call_id, key, origin: Origin, order: int) -> ToolUse:

@@ -44,7 +44,8 @@ _ESCAPED_CLOSE = "&lt;/untrusted_context&gt;"
 
 _HEAD = 4096
 _SNIFF_LINE = 1 << 20  # a metadata line is short; a longer first line opens no session we know
-_OBJECT_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"')
+# A session document's first key in another key order (`jq -S` sorts them): one of its own.
+_OBJECT_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:directories|kind|lastUpdated|messages|projectHash|startTime|summary)"\s*:')
 _DOC_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"sessionId"\s*:\s*"')
 
 

@@ -24,7 +24,8 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 # it here (tests/readers/test_walker.py checks every fixture walks alike pruned and whole).
 EVENT_KEYS = Keys({
     "type": None,
-    "isMeta": None, "isSidechain": None, "isCompactSummary": None,  # which user events are prompts (readers/prompts.py)
+    "isMeta": None, "isSidechain": None, "isCompactSummary": None,
+    "cwd": None,  # the working directory: an init event's, every interactive line's  # which user events are prompts (readers/prompts.py)
     "result": None,
     "parent_tool_use_id": None,
     "message": {
@@ -146,6 +147,7 @@ class EventWalker:
         self._order = -1  # position of the event being fed, in reading order
         self.prompts = 0  # main-thread user prompts (an interactive log's turns)
         self._command = False  # the last prompt counted was a slash command with no answer yet
+        self.cwd: Optional[str] = None  # the working directory of the last event that named one
         # The sufficiency block's reading (sufficiency.md "Input"): tool names
         # from assistant events only, explore answers from user events only.
         self._acted: dict[Hashable, object] = {}
@@ -188,6 +190,9 @@ class EventWalker:
         if parent_override is not None:
             event = dict(event, parent_tool_use_id=parent_override)
         kind = event.get("type")
+        cwd = event.get("cwd")
+        if type(cwd) is str and cwd:
+            self.cwd = cwd
         if kind == "result":
             result = event.get("result", _MISSING)
             if isinstance(result, str):
@@ -338,7 +343,7 @@ class EventWalker:
         if error is not None and error is not False and js_truthy(error):
             return
         content = block.get("content", _MISSING)
-        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key)))
+        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key), self.cwd))
 
     def _explore_answer(self, block: dict, key, origin: Origin) -> None:
         """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""
