@@ -25,7 +25,8 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 EVENT_KEYS = Keys({
     "type": None,
     "isMeta": None, "isSidechain": None, "isCompactSummary": None,
-    "cwd": None,  # the working directory: an init event's, every interactive line's  # which user events are prompts (readers/prompts.py)
+    "cwd": None,  # the working directory: an init event's, every interactive line's
+    "subtype": None,  # a result event's (error_max_turns)  # which user events are prompts (readers/prompts.py)
     "result": None,
     "parent_tool_use_id": None,
     "message": {
@@ -197,6 +198,9 @@ class EventWalker:
             result = event.get("result", _MISSING)
             if isinstance(result, str):
                 self.results.append(ResultText(result, origin))
+            elif event.get("subtype") == "error_max_turns":  # a run cut by --max-turns writes no result text
+                self.warn(origin, "the run ended at max turns (result subtype error_max_turns) with no result text: "
+                                  "the answer scored is its last main-thread assistant text (a progress note)")
             else:  # the reference ignores it silently: no answer from this event
                 self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
         message = event.get("message")
