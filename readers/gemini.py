@@ -343,26 +343,8 @@ class GeminiReader:
             if not isinstance(calls, list):
                 warnings.append(InputWarning(origin.file, origin.line, f"toolCalls is {js_type(calls)}, not a list, ignored"))
                 continue
-            for index, call in enumerate(calls):
-                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                    warnings.append(InputWarning(origin.file, origin.line, f"tool call {index} has no name, ignored"))
-                    continue
-                name = call["name"]
-                call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
-                made = tool_uses_of(call, name, call_id, origin, order, message_key)
-                uses.extend(made)
-                if options.explore_tool in name:
-                    blocks, failed = result_blocks(call.get("result"))
-                    if call.get("status") == "success" and not failed:
-                        responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
-                        answers.append(ExploreAnswer(call_id, blocks, origin))
-                elif options.keep is not None and options.keep(name):  # a tool some source reads
-                    blocks, failed = result_blocks(call.get("result"))
-                    if call.get("status") == "success" and not failed:
-                        # A read_many_files result naming several files has no one file:
-                        # the source charges it to (unknown) and says so.
-                        tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
-                order += 1
+            order = _read_calls(calls, origin, order, message_key, options, warnings,
+                                (uses, responses, answers, tool_results))
             if calls:
                 last_call[turn] = len(texts)
         return Transcript(
@@ -381,6 +363,34 @@ class GeminiReader:
             explore_answers=tuple(answers),
             threads=(None,) if uses else (),
         )
+
+
+def _read_calls(calls: list, origin: Origin, order: int, message_key, options: ReadOptions, warnings: list,
+                sink: tuple) -> int:
+    """The tool calls of one `gemini` message into `sink` (uses, responses, explore answers,
+    kept results); returns the order of the next call."""
+    uses, responses, answers, tool_results = sink
+    for index, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            warnings.append(InputWarning(origin.file, origin.line, f"tool call {index} has no name, ignored"))
+            continue
+        name = call["name"]
+        call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
+        made = tool_uses_of(call, name, call_id, origin, order, message_key)
+        uses.extend(made)
+        if options.explore_tool in name:
+            blocks, failed = result_blocks(call.get("result"))
+            if call.get("status") == "success" and not failed:
+                responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
+                answers.append(ExploreAnswer(call_id, blocks, origin))
+        elif options.keep is not None and options.keep(name):  # a tool some source reads
+            blocks, failed = result_blocks(call.get("result"))
+            if call.get("status") == "success" and not failed:
+                # A read_many_files result naming several files has no one file:
+                # the source charges it to (unknown) and says so.
+                tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
+        order += 1
+    return order
 
 
 class _Lines:
