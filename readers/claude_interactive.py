@@ -42,6 +42,18 @@ _SNIFF_LINES = 32  # lines looked at: bookkeeping lines before the first event a
 _SNIFF_LINE_BYTES = 1 << 20  # a longer line is read no further when sniffing
 
 
+def _decides(raw: bytes):
+    """True/False when one line decides the format, None when it is passed over."""
+    if not raw.strip():
+        return None
+    value = decode_line(raw)
+    if not isinstance(value, dict):
+        return False
+    if "sessionId" in value or "parentUuid" in value:
+        return True
+    return False if value.get("type") in _EVENT_TYPES else None
+
+
 def looks_interactive(path: str) -> bool:
     """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's never do.
 
@@ -55,6 +67,13 @@ def looks_interactive(path: str) -> bool:
         first = head.split(b"\n", 1)[0]
         if any(key in first for key in _SESSION_KEYS):
             return True
+        lines = head.split(b"\n")
+        for raw in (lines if len(head) < 4096 else lines[:-1])[:_SNIFF_LINES]:  # whole lines of the head first
+            decided = _decides(raw)
+            if decided is not None:
+                return decided
+        if len(head) < 4096:
+            return False
         with open_regular(path) as fh:
             for _ in range(_SNIFF_LINES):
                 raw = fh.readline(_SNIFF_LINE_BYTES)
