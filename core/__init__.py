@@ -50,6 +50,7 @@ _LAZY = {
     "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source",
     "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
     "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
+    "within": "citeledger.core.source",
     "EXPLORE_TOOL": "citeledger.core.transcript", "ExploreAnswer": "citeledger.core.transcript",
     "AssistantText": "citeledger.core.transcript",
     "Origin": "citeledger.core.transcript", "ResultText": "citeledger.core.transcript",

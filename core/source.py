@@ -86,6 +86,16 @@ def by_file(pieces: Iterable[tuple[Optional[str], str]]) -> list[tuple[Optional[
     return [(path, "".join(texts)) for path, texts in gathered.items()]
 
 
+def within(path, cwd: Optional[str]):
+    """`path` as the session's working directory names it: an absolute path inside
+    `cwd` made relative to it (issue 29 item 13: Read reports absolute paths where
+    explore and `sed -n` report relative ones); any other path as it is."""
+    if not (cwd and isinstance(path, str) and path.startswith("/")):
+        return path
+    base = cwd.rstrip("/") + "/"
+    return path[len(base):] if path.startswith(base) and len(path) > len(base) else path
+
+
 def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
     """The warning of a result charged to UNKNOWN."""
     return InputWarning(

@@ -90,6 +90,7 @@ class ToolResult:
     blocks: tuple[str, ...]  # one string per content item, as for a ToolResponse
     origin: Origin
     use: Optional["ToolUse"] = None  # the tool_use that called it (its input fields)
+    cwd: Optional[str] = None  # the session's working directory when it ran, where logged (core.source.within)
 
 
 def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:

@@ -9,6 +9,7 @@ would otherwise be read for as long as it writes).
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import json
@@ -204,6 +205,11 @@ def _raw_lines(stream, max_line_bytes: int, size: Optional[int] = None) -> Itera
             start = nl + 1
 
 
+# The largest transcript file read (its size when opened). Real logs are at most a few
+# hundred MB; a file past this (say one growing without end) is refused unread.
+MAX_TRANSCRIPT_BYTES = 4 << 30
+
+
 def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: Optional[Keys] = None) -> Iterator[Line]:
     """Decoded lines of a JSONL file; what cannot be decoded becomes a warning.
 
@@ -218,6 +224,9 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
     the caller adds for them. Raises OSError if the file cannot be opened.
     """
     fd, size = open_regular_fd(path)  # a FIFO is refused, never waited on
+    if size > MAX_TRANSCRIPT_BYTES:  # refused at open, before a byte is read (docs/robustness.md)
+        os.close(fd)
+        raise OSError(errno.EFBIG, f"larger than the transcript limit of {MAX_TRANSCRIPT_BYTES:,} bytes at open, not read")
     try:
         typed = keys.decoder() if keys is not None else None
         number = 0

@@ -12,6 +12,7 @@ Subagent events are appended after the whole session, as the reference does
 from __future__ import annotations
 
 import os
+import re
 from typing import Sequence
 
 
@@ -22,19 +23,74 @@ from citeledger.readers.claude_stream import open_events
 from citeledger.readers.walker import EventWalker, js_truthy
 
 
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
 def escape_project(path: str) -> str:
-    """The directory name Claude Code keeps a project's logs under."""
-    return os.path.abspath(path).replace("/", "-")
+    """The directory name Claude Code keeps a project's logs under: every character
+    that is not an ASCII letter or digit becomes `-` (docs/decisions.md)."""
+    # Per UTF-16 code unit, as JavaScript's replace counts them: an emoji is two.
+    return _NOT_ALNUM.sub(lambda m: "--" if ord(m.group()) > 0xFFFF else "-", os.path.abspath(path))
+
+
+# Lines an interactive log may open with that are no event (docs/transcripts-as-found.md):
+# Claude Code 1.0.x `summary`, 2.x `file-history-snapshot`, `queue-operation` (which has a
+# sessionId), and others of their kind; the first event after them decides.
+_SESSION_KEYS = (b'"sessionId"', b'"parentUuid"')
+_EVENT_TYPES = frozenset({"system", "user", "assistant", "result", "stream_event"})
+_SNIFF_LINES = 32  # lines looked at: bookkeeping lines before the first event are few
+_SNIFF_LINE_BYTES = 1 << 20  # a longer line is read no further when sniffing
+
+
+def _decides(raw: bytes):
+    """True/False when one line decides the format, None when it is passed over."""
+    if not raw.strip():
+        return None
+    value = decode_line(raw)
+    if not isinstance(value, dict):
+        return False
+    if "sessionId" in value or "parentUuid" in value:
+        return True
+    return False if value.get("type") in _EVENT_TYPES else None
 
 
 def looks_interactive(path: str) -> bool:
-    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's don't."""
+    """An interactive log's events carry camelCase `sessionId`/`parentUuid`; stream-json's never do.
+
+    Decided from the file, not its first line alone: the first line naming
+    either key makes it interactive; lines that are no event (a `summary`, a
+    `file-history-snapshot`) are passed over; the first event without them
+    (a stream's `system` init or hook event) makes it a stream.
+    """
     try:
         head = read_head(path, 4096)  # the first event names sessionId within its first few hundred bytes
-    except OSError:
+        first = head.split(b"\n", 1)[0]
+        if any(key in first for key in _SESSION_KEYS):
+            return True
+        lines = head.split(b"\n")
+        for raw in (lines if len(head) < 4096 else lines[:-1])[:_SNIFF_LINES]:  # whole lines of the head first
+            decided = _decides(raw)
+            if decided is not None:
+                return decided
+        if len(head) < 4096:
+            return False
+        with open_regular(path) as fh:
+            for _ in range(_SNIFF_LINES):
+                raw = fh.readline(_SNIFF_LINE_BYTES)
+                if not raw or len(raw) == _SNIFF_LINE_BYTES and not raw.endswith(b"\n"):
+                    return False
+                if not raw.strip():
+                    continue
+                value = decode_line(raw)
+                if not isinstance(value, dict):
+                    return False
+                if "sessionId" in value or "parentUuid" in value:
+                    return True
+                if value.get("type") in _EVENT_TYPES:
+                    return False
+    except (OSError, ValueError, RecursionError):
         return False
-    first = head.split(b"\n", 1)[0]
-    return b'"sessionId"' in first or b'"parentUuid"' in first
+    return False
 
 
 def byte_order(name: str) -> bytes:

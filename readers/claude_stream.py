@@ -47,6 +47,11 @@ def group_segments(paths: Sequence[str]) -> list[SessionFiles]:
     return sessions + extra
 
 
+# What an unreadable file's error names (issue 29 item 5): every format a built-in reader reads.
+FORMATS_READ = ("citeledger reads Claude Code stream-json and interactive logs, Codex CLI rollouts, "
+                "Gemini CLI sessions and Gemini CLI stream-json logs")
+
+
 def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, alone=True) -> int:
     """Feed one file's events to the walker; returns how many were events.
 
@@ -68,7 +73,7 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
                 found += 1
     skipped = len(walker.warnings) > known
     if found == 0 and (lines or skipped and alone):
-        raise InputError(path, "not a Claude Code transcript (no assistant/user/result events)")
+        raise InputError(path, "not a Claude Code transcript (no assistant/user/result events); " + FORMATS_READ)
     if found == 0:
         walker.warnings.append(InputWarning(path, 0, "no events (nothing readable)" if skipped else "empty file"))
     return found

@@ -17,11 +17,12 @@ from typing import Hashable, Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    AssistantText, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResponse, ToolResult, ToolUse,
-    Transcript, Usage, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
+    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResponse, ToolResult,
+    ToolUse, Transcript, Usage, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
 )
-from citeledger.readers.common import final_answers, session_name
-from citeledger.readers.walker import js_truthy
+from citeledger.readers.codex_shell import shell_output
+from citeledger.readers.common import phased_answers, quoted, session_name
+from citeledger.readers.walker import js_map_key, js_truthy
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
 # Response items written bare, one per line, by rollouts older than the payload envelope.
@@ -66,23 +67,29 @@ def output_blocks(output) -> tuple[tuple[str, ...], bool]:
     Seen shapes: the text itself; a list of content items (`input_text`,
     `output_text`, MCP `text`); a JSON string of such a list or of an MCP
     CallToolResult (`{"content": [...], "isError": ...}`); an object
-    `{"content": ..., "success": false}`.
+    `{"content": ..., "success": false}`. Objects nested in `content` are
+    unwrapped in a loop (a hostile log nests them 1,000 deep).
     """
-    if isinstance(output, dict):
-        blocks, failed = output_blocks(output.get("content"))
-        return blocks, failed or output.get("success") is False or js_truthy(output.get("isError"))
+    failed = False
+    while isinstance(output, dict):
+        failed = failed or output.get("success") is False or js_truthy(output.get("isError"))
+        output = output.get("content")
     if isinstance(output, list):
-        return tuple(item["text"] for item in output if isinstance(item, dict) and isinstance(item.get("text"), str)), False
+        return tuple(item["text"] for item in output if isinstance(item, dict) and isinstance(item.get("text"), str)), failed
     if not isinstance(output, str):
-        return (), False
+        return (), failed
     if output[:1] in ("[", "{"):
         try:
             decoded = orjson.loads(output)
         except orjson.JSONDecodeError:
             decoded = None
         if _is_mcp_content(decoded) or isinstance(decoded, dict) and _is_mcp_content(decoded.get("content")):
-            return output_blocks(decoded)
-    return (output,), False
+            blocks, inner = output_blocks(decoded)  # decoded holds no JSON string to decode again
+            return blocks, failed or inner
+    return (output,), failed
+
+
+UNREADABLE: dict = {}  # the input of a call whose arguments are not JSON (a redacted log): no field read
 
 
 def call_input(payload: dict) -> dict:
@@ -96,7 +103,7 @@ def call_input(payload: dict) -> dict:
         try:
             decoded = orjson.loads(arguments)
         except orjson.JSONDecodeError:
-            return {}
+            return UNREADABLE
         return decoded if isinstance(decoded, dict) else {}
     if isinstance(arguments, dict):
         return arguments
@@ -114,21 +121,6 @@ def command_line(given: dict):
             return command[-1]
         return " ".join(command)
     return None
-
-
-def shell_output(blocks: tuple) -> tuple[tuple[str, ...], bool]:
-    """A shell call's output: `{"output": ..., "metadata": {"exit_code": N}}` as its text
-    (a non-zero exit is a failure, as Claude Code's `is_error`), anything else as is."""
-    if len(blocks) == 1 and blocks[0][:1] == "{":
-        try:
-            decoded = orjson.loads(blocks[0])
-        except orjson.JSONDecodeError:
-            return blocks, False
-        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
-            meta = decoded.get("metadata")
-            code = meta.get("exit_code") if isinstance(meta, dict) else None
-            return (decoded["output"],), isinstance(code, int) and code != 0
-    return blocks, False
 
 
 def _is_mcp_content(value) -> bool:
@@ -187,57 +179,54 @@ class CodexReader:
 
     def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
         warnings: list[InputWarning] = []
-        names: dict[Hashable, tuple[object, Origin]] = {}
-        responses: list[ToolResponse] = []
-        uses: dict[Hashable, ToolUse] = {}
-        tool_results: list[ToolResult] = []
-        # (turn, text, origin) of every assistant message; turn -> index of its last tool call
-        texts: list[tuple[int, str, Origin]] = []
-        last_call: dict[int, int] = {}
         items = []
         for path in paths:
             items.extend(self._items(path, warnings, options))
-        # `turn_context` marks turns; a log without any falls back to user messages.
-        by_context = any(kind == "turn_context" for kind, _, _ in items)
+        state = _Reading(options, warnings)
         turn = 0
         requests = TokenCounts()
+        starts = turn_marker(items)
         for order, (kind, payload, origin) in enumerate(items):
-            if kind == "turn_context" and by_context:
+            if not isinstance(payload, dict):
+                continue
+            if kind in ("session_meta", "turn_context") and isinstance(payload.get("cwd"), str):
+                state.cwd = payload["cwd"]  # relative paths are this directory's (core.source.within)
+            if (kind, payload.get("type") if kind == "event_msg" else None) == starts[:2] and starts[2](payload):
                 turn += 1
-            if kind == "event_msg" and isinstance(payload, dict):
+            if kind == "event_msg":
                 requests.add(payload, origin)
-            if kind != "response_item" or not isinstance(payload, dict):
+            if kind != "response_item":
                 continue
             ptype = payload.get("type")
             if not isinstance(ptype, str):  # {"type": {...}} is no item (and unhashable in a set test)
                 continue
-            if ptype == "message" and payload.get("role") == "user" and not by_context:
-                turn += 1
-            elif ptype == "message" and payload.get("role") == "assistant":
-                texts.append((turn, message_text(payload), origin))
+            if ptype == "message" and payload.get("role") == "assistant":
+                state.texts.append((turn, message_text(payload), origin, payload.get("phase")))
             elif ptype in CALL_TYPES:
-                call_id = payload.get("call_id")
-                name = LOCAL_SHELL if ptype == "local_shell_call" else payload.get("name")
-                if isinstance(call_id, Hashable):
-                    names[call_id] = (name, origin)
-                    uses[call_id] = _tool_use(payload, name, call_id, origin, order)
-                last_call[turn] = len(texts)
+                state.call(payload, ptype, origin, order)
+                state.last_call[turn] = len(state.texts)
             elif ptype in OUTPUT_TYPES:
-                self._output(payload, origin, names, responses, warnings, options, uses, tool_results, order)
+                state.output(payload, origin, order)
+        if state.unreadable:
+            first = state.unreadable[0]
+            warnings.append(InputWarning(first.file, first.line, f"{len(state.unreadable)} shell call(s) with "
+                                         "arguments that are not JSON: no command, not read as file reads"))
         return Transcript(
             name=session_name(paths),
             files=tuple(paths),
-            responses=tuple(responses),
-            results=final_answers(texts),
+            responses=tuple(state.responses),
+            results=phased_answers(state.texts),
             assistant_texts=tuple(
-                AssistantText(text, t, i >= last_call.get(t, -1), origin)
-                for i, (t, text, origin) in enumerate(texts)
+                AssistantText(text, t, i >= state.last_call.get(t, -1), origin)
+                for i, (t, text, origin, _) in enumerate(state.texts)
             ),
             warnings=tuple(warnings),
             reader=self.name,
             turns=max(turn, 1),
-            tool_uses=tuple(uses.values()),
-            tool_results=tuple(tool_results),
+            tool_uses=tuple(state.uses.values()),
+            tool_results=tuple(state.tool_results),
+            explore_answers=tuple(state.answers),
+            threads=(None,) if state.uses else (),
             run_log=requests.run_log(),
         )
 
@@ -255,27 +244,80 @@ class CodexReader:
         if found == 0:
             warnings.append(InputWarning(path, 0, "empty file"))
 
-    @staticmethod
-    def _output(payload, origin, names, responses, warnings, options, uses, tool_results, order) -> None:
+
+def turn_marker(items):
+    """(kind, event type, test) of the items that start a user turn (docs/codex.md):
+    `event_msg` `user_message` (one per prompt), else `task_started`, else (logs
+    without events) `turn_context`, else user `message` items."""
+    events = {p.get("type") for kind, p, _ in items if kind == "event_msg" and isinstance(p, dict)}
+    always = lambda payload: True  # noqa: E731
+    if "user_message" in events:
+        return "event_msg", "user_message", always
+    if "task_started" in events:
+        return "event_msg", "task_started", always
+    if any(kind == "turn_context" for kind, _, _ in items):
+        return "turn_context", None, always
+    return "response_item", None, lambda payload: payload.get("type") == "message" and payload.get("role") == "user"
+
+
+class _Reading:
+    """What reading a rollout's response items gathers: calls by key, their outputs."""
+
+    def __init__(self, options: ReadOptions, warnings: list):
+        self.options = options
+        self.warnings = warnings
+        self.names: dict[Hashable, tuple[object, Origin]] = {}
+        self.uses: dict[Hashable, ToolUse] = {}
+        self.answered: dict[Hashable, Origin] = {}
+        self.responses: list[ToolResponse] = []
+        self.tool_results: list[ToolResult] = []
+        self.answers: list[ExploreAnswer] = []
+        # (turn, text, origin, phase) of every assistant message; turn -> index of its last tool call
+        self.texts: list = []
+        self.last_call: dict[int, int] = {}
+        self.unreadable: list[Origin] = []
+        self.cwd: Optional[str] = None
+
+    def call(self, payload: dict, ptype: str, origin: Origin, order: int) -> None:
+        # Compared as JavaScript Map keys, type included (true is not 1), as the Claude reader does.
+        key = js_map_key(payload, "call_id")
+        name = LOCAL_SHELL if ptype == "local_shell_call" else payload.get("name")
+        given = call_input(payload)
+        if given is UNREADABLE:
+            self.unreadable.append(origin)
+        if key is not None:
+            self.answered.pop(key, None)  # a call id used again: its output is this call's
+            self.names[key] = (name, origin)
+            self.uses[key] = _tool_use(given, name, payload.get("call_id"), key, origin, order)
+
+    def output(self, payload: dict, origin: Origin, order: int) -> None:
         call_id = payload.get("call_id")
-        known = names.get(call_id) if isinstance(call_id, Hashable) else None
+        key = js_map_key(payload, "call_id")
+        known = self.names.get(key) if key is not None else None
         if known is None:
-            warnings.append(InputWarning(origin.file, origin.line, f"function_call_output for unknown call_id {call_id!r}"))
+            self.warnings.append(InputWarning(origin.file, origin.line, f"function_call_output for unknown call_id {quoted(call_id)}"))
             return
         name, use_origin = known
-        if not (isinstance(name, str) and options.explore_tool in name):
-            if options.keep is not None and options.keep(name):  # a tool some source reads
-                blocks, failed = output_blocks(payload.get("output"))
-                use = uses.get(call_id)
-                if use is not None and use.command is not None:
-                    blocks, exited = shell_output(blocks)
-                    failed = failed or exited
-                if not failed:
-                    tool_results.append(ToolResult(name, blocks, origin, use))
+        explore = isinstance(name, str) and self.options.explore_tool in name
+        kept = not explore and self.options.keep is not None and self.options.keep(name)
+        first = self.answered.setdefault(key, origin)
+        if first is not origin and (explore or kept):
+            self.warnings.append(InputWarning(origin.file, origin.line, f"another output for call_id {quoted(call_id)} "
+                                              f"(first at {first.file}:{first.line}); counted again"))
+        if not (explore or kept):
             return
         blocks, failed = output_blocks(payload.get("output"))
+        if explore:
+            if not failed:
+                self.responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin, order))
+                self.answers.append(ExploreAnswer(key, blocks, origin))
+            return
+        use = self.uses.get(key)
+        if use is not None and use.command is not None:
+            blocks, exited = shell_output(blocks)
+            failed = failed or exited
         if not failed:
-            responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin, order))
+            self.tool_results.append(ToolResult(name, blocks, origin, use, self.cwd))
 
 
 class TokenCounts:
@@ -316,19 +358,18 @@ def _count(value) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
-def _tool_use(payload: dict, name, call_id, origin: Origin, order: int) -> ToolUse:
+def _tool_use(given: dict, name, call_id, key, origin: Origin, order: int) -> ToolUse:
     """A call item as a ToolUse: its input's fields that something reads (the shell
     command as one line), in the main thread (Codex sub-agents are not read)."""
-    given = call_input(payload)
 
-    def text(key):
-        value = given.get(key)
+    def text(field):
+        value = given.get(field)
         return value if isinstance(value, str) else None
 
     return ToolUse(
         name if isinstance(name, str) else "", str(call_id), None, origin, order,
         query=text("query"), file_path=text("file_path"),
-        path=text("path"), pattern=text("pattern"), key=call_id, assistant=True,
+        path=text("path"), pattern=text("pattern"), key=key, assistant=True,
         command=command_line(given),
     )
 

@@ -25,3 +25,37 @@ def final_answers(texts) -> tuple:
         if not is_blank(text):
             last[turn] = ResultText(text, origin)
     return tuple(last[t] for t in sorted(last))
+
+
+QUOTE_CHARS = 80  # of a value quoted in a warning: an id can be megabytes long
+
+
+def quoted(value) -> str:
+    """`value` as a warning quotes it: its repr, cut to QUOTE_CHARS characters."""
+    size = len(value) if isinstance(value, str) else None
+    text = repr(value[:QUOTE_CHARS + 1] if size is not None else value)
+    if len(text) <= QUOTE_CHARS and (size is None or size <= QUOTE_CHARS):
+        return text
+    return f"{text[:QUOTE_CHARS]}... ({size if size is not None else len(text):,} characters)"
+
+
+def phased_answers(texts) -> tuple:
+    """Each turn's answer, in turn order, as `ResultText`s, from (turn, text, origin, phase).
+
+    A turn whose messages are marked `final_answer` (Codex CLI's `phase`) answers
+    with those (non-blank) messages; a turn without one with its last non-blank
+    message (a rollout written before phases, or a turn cut before its answer).
+    """
+    answers: dict = {}
+    finals: set = set()
+    for turn, text, origin, phase in texts:
+        if is_blank(text):
+            continue
+        if phase == "final_answer":
+            if turn not in finals:
+                answers[turn] = []
+                finals.add(turn)
+            answers[turn].append(ResultText(text, origin))
+        elif turn not in finals:
+            answers[turn] = [ResultText(text, origin)]
+    return tuple(r for t in sorted(answers) for r in answers[t])

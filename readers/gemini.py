@@ -14,6 +14,7 @@ a call and its output are one record here.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Optional, Sequence
@@ -21,7 +22,7 @@ from typing import Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    BOM, AssistantText, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
+    BOM, AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
     decode_line, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, session_name
@@ -43,6 +44,8 @@ _ESCAPED_CLOSE = "&lt;/untrusted_context&gt;"
 
 _HEAD = 4096
 _SNIFF_LINE = 1 << 20  # a metadata line is short; a longer first line opens no session we know
+# A session document's first key in another key order (`jq -S` sorts them): one of its own.
+_OBJECT_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:directories|kind|lastUpdated|messages|projectHash|startTime|summary)"\s*:')
 _DOC_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"sessionId"\s*:\s*"')
 
 
@@ -133,7 +136,7 @@ def _first(args: dict, keys: Sequence[str]):
     return None
 
 
-def tool_uses_of(call: dict, name: str, call_id: str, origin: Origin, order: int) -> list[ToolUse]:
+def tool_uses_of(call: dict, name: str, call_id: str, origin: Origin, order: int, message=None) -> list[ToolUse]:
     """The ToolUse records of one tool call: one, or one per `include` entry of read_many_files."""
     args = call.get("args")
     if not isinstance(args, dict):
@@ -142,7 +145,9 @@ def tool_uses_of(call: dict, name: str, call_id: str, origin: Origin, order: int
     def text(value) -> Optional[str]:
         return value if isinstance(value, str) else None
 
-    base = dict(name=name, id=call_id, thread=None, origin=origin, order=order, query=text(args.get("query")))
+    # The model's calls (assistant), keyed by id; the calls of one message are concurrent (sufficiency).
+    base = dict(name=name, id=call_id, thread=None, origin=origin, order=order, query=text(args.get("query")),
+                key=call_id, message=message, assistant=True)
     if name == "read_file":
         return [ToolUse(**base, file_path=text(_first(args, READ_FILE_KEYS)))]
     if name in SEARCH_TOOLS:
@@ -162,6 +167,23 @@ def tool_uses_of(call: dict, name: str, call_id: str, origin: Origin, order: int
     return [ToolUse(**base)]
 
 
+def _is_document(path: str, head: bytes) -> bool:
+    """A session document: an object naming `sessionId` and `projectHash`, in the writer's
+    key order (both at the head) or in another (`jq -S` puts them after `messages`: at the tail)."""
+    if _DOC_HEAD.match(head):
+        return b'"projectHash"' in head
+    if not _OBJECT_HEAD.match(head):
+        return False
+    if b'"sessionId"' in head and b'"projectHash"' in head:
+        return True
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        fh.seek(max(0, size - _HEAD))
+        tail = fh.read(_HEAD)
+    found = head + tail
+    return b'"sessionId"' in found and b'"projectHash"' in found
+
+
 class GeminiReader:
     name = "gemini"
     priority = 0  # claims only files whose head is a Gemini session's
@@ -175,7 +197,7 @@ class GeminiReader:
         try:
             head = read_head(path, _HEAD)
             if is_doc:
-                return bool(_DOC_HEAD.match(head)) and b'"projectHash"' in head
+                return _is_document(path, head)
             return is_metadata_record(self._first_line(path, head))
         except (OSError, ValueError, RecursionError):
             return False
@@ -251,6 +273,8 @@ class GeminiReader:
     def _log(self, path: str, options: ReadOptions, warnings: list) -> list[tuple[dict, Origin]]:
         """A 0.61 session log, replayed as loadConversationRecord does (chatRecordingService.js)."""
         by_id: dict[str, tuple[dict, Origin]] = {}
+        order: list[str] = []  # by_id's keys in order (a rewind removes a tail of them)
+        position: dict[str, int] = {}
         metadata = lines = 0
         for line in read_jsonl(path, warnings, options.max_line_bytes):
             lines += 1
@@ -260,20 +284,30 @@ class GeminiReader:
                 warnings.append(InputWarning(path, line.number, f"record is {js_type(record)}, not an object, skipped"))
                 continue
             if isinstance(record.get("$rewindTo"), str):
-                ids = list(by_id)
-                target = record["$rewindTo"]
-                for gone in ids[ids.index(target):] if target in by_id else ids:
-                    del by_id[gone]
+                # by_id's ids in order, with each one's index: a rewind cuts the tail in its length.
+                cut = position.get(record["$rewindTo"], 0)
+                for gone in order[cut:]:
+                    del by_id[gone], position[gone]
+                del order[cut:]
             elif isinstance(record.get("id"), str):
+                if record["id"] not in by_id:
+                    position[record["id"]] = len(order)
+                    order.append(record["id"])
                 by_id[record["id"]] = (record, origin)  # a message written again replaces it in place
             elif isinstance(record.get("$set"), dict):
                 replaced = record["$set"].get("messages")
                 if isinstance(replaced, list):  # a checkpoint: the whole message list again
                     by_id = {m["id"]: (m, origin) for m in replaced if isinstance(m, dict) and isinstance(m.get("id"), str)}
+                    order = list(by_id)
+                    position = {key: index for index, key in enumerate(order)}
             elif is_metadata_record(record):
                 metadata += 1
-                for m in record.get("messages") or ():  # a legacy record written on one line
+                listed = record.get("messages")
+                for m in listed if isinstance(listed, list) else ():  # a legacy record written on one line
                     if isinstance(m, dict) and isinstance(m.get("id"), str):
+                        if m["id"] not in by_id:
+                            position[m["id"]] = len(order)
+                            order.append(m["id"])
                         by_id[m["id"]] = (m, origin)
             else:
                 warnings.append(InputWarning(path, line.number, "not a session record (no id, $set, $rewindTo or sessionId), skipped"))
@@ -289,6 +323,7 @@ class GeminiReader:
         responses: list[ToolResponse] = []
         uses: list[ToolUse] = []
         tool_results: list[ToolResult] = []
+        answers: list[ExploreAnswer] = []
         texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
         turn = order = 0
@@ -301,31 +336,15 @@ class GeminiReader:
             if kind != "gemini":
                 continue  # info / error / warning messages are the CLI's, not the model's
             texts.append((turn, content_text(msg.get("content")), origin))
+            message_key = ("gemini-message", len(texts))  # one per message: its calls are concurrent
             calls = msg.get("toolCalls")
             if calls is None:
                 continue
             if not isinstance(calls, list):
                 warnings.append(InputWarning(origin.file, origin.line, f"toolCalls is {js_type(calls)}, not a list, ignored"))
                 continue
-            for index, call in enumerate(calls):
-                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                    warnings.append(InputWarning(origin.file, origin.line, f"tool call {index} has no name, ignored"))
-                    continue
-                name = call["name"]
-                call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
-                made = tool_uses_of(call, name, call_id, origin, order)
-                uses.extend(made)
-                if options.explore_tool in name:
-                    blocks, failed = result_blocks(call.get("result"))
-                    if call.get("status") == "success" and not failed:
-                        responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
-                elif options.keep is not None and options.keep(name):  # a tool some source reads
-                    blocks, failed = result_blocks(call.get("result"))
-                    if call.get("status") == "success" and not failed:
-                        # A read_many_files result naming several files has no one file:
-                        # the source charges it to (unknown) and says so.
-                        tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
-                order += 1
+            order = _read_calls(calls, origin, order, message_key, options, warnings,
+                                (uses, responses, answers, tool_results))
             if calls:
                 last_call[turn] = len(texts)
         return Transcript(
@@ -341,24 +360,80 @@ class GeminiReader:
             tool_uses=tuple(uses),
             tool_results=tuple(tool_results),
             turns=max(turn, 1),
+            explore_answers=tuple(answers),
+            threads=(None,) if uses else (),
         )
 
 
+def _read_calls(calls: list, origin: Origin, order: int, message_key, options: ReadOptions, warnings: list,
+                sink: tuple) -> int:
+    """The tool calls of one `gemini` message into `sink` (uses, responses, explore answers,
+    kept results); returns the order of the next call."""
+    uses, responses, answers, tool_results = sink
+    for index, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            warnings.append(InputWarning(origin.file, origin.line, f"tool call {index} has no name, ignored"))
+            continue
+        name = call["name"]
+        call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
+        made = tool_uses_of(call, name, call_id, origin, order, message_key)
+        uses.extend(made)
+        if options.explore_tool in name:
+            blocks, failed = result_blocks(call.get("result"))
+            if call.get("status") == "success" and not failed:
+                responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
+                answers.append(ExploreAnswer(call_id, blocks, origin))
+        elif options.keep is not None and options.keep(name):  # a tool some source reads
+            blocks, failed = result_blocks(call.get("result"))
+            if call.get("status") == "success" and not failed:
+                # A read_many_files result naming several files has no one file:
+                # the source charges it to (unknown) and says so.
+                tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
+        order += 1
+    return order
+
+
 class _Lines:
-    """Line numbers of message ids in a JSON document, found in document order."""
+    """Line numbers of message ids in a JSON document, found in document order.
+
+    An id is looked for as the writer writes it (orjson's bytes) and as
+    `json.dump` with ensure_ascii writes it (escapes: a lone surrogate has no
+    other form). One that is found in neither form (another escaping) ends the
+    search: every later message gets line 0, so the document is scanned once.
+    """
 
     def __init__(self, data: bytes):
         self.data = data
         self.cursor = 0
         self.line = 1
+        self.lost = False
 
     def of(self, key: str) -> int:
-        at = self.data.find(orjson.dumps(key), self.cursor)
+        if self.lost:
+            return 0
+        at = -1
+        for form in _written_forms(key):
+            at = self.data.find(form, self.cursor)
+            if at != -1:
+                break
         if at == -1:
+            self.lost = True
             return 0
         self.line += self.data.count(b"\n", self.cursor, at)
         self.cursor = at
         return self.line
+
+
+def _written_forms(key: str) -> list[bytes]:
+    forms = []
+    try:
+        forms.append(orjson.dumps(key))
+    except TypeError:  # a lone surrogate: not UTF-8
+        pass
+    escaped = json.dumps(key).encode("ascii")
+    if escaped not in forms:
+        forms.append(escaped)
+    return forms
 
 
 @hookimpl

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Hashable, Optional
 
+from citeledger.readers.prompts import COMMAND, COMMAND_OUTPUT, PROMPT, prompt_kind
 from citeledger.core import (
     EXPLORE_TOOL, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText, ToolResponse,
     ToolResult, ToolUse, Transcript, is_blank, js_string, js_stringify,
@@ -24,6 +25,9 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 # it here (tests/readers/test_walker.py checks every fixture walks alike pruned and whole).
 EVENT_KEYS = Keys({
     "type": None,
+    "isMeta": None, "isSidechain": None, "isCompactSummary": None,
+    "cwd": None,  # the working directory: an init event's, every interactive line's
+    "subtype": None,  # a result event's (error_max_turns)  # which user events are prompts (readers/prompts.py)
     "result": None,
     "parent_tool_use_id": None,
     # The run log's (readers/run_log.py): the init event's tools, a compaction's
@@ -143,6 +147,8 @@ class EventWalker:
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
         self.prompts = 0  # main-thread user prompts (an interactive log's turns)
+        self._command = False  # the last prompt counted was a slash command with no answer yet
+        self.cwd: Optional[str] = None  # the working directory of the last event that named one
         # The sufficiency block's reading (sufficiency.md "Input"): tool names
         # from assistant events only, explore answers from user events only.
         self._acted: dict[Hashable, object] = {}
@@ -156,6 +162,19 @@ class EventWalker:
 
     def new_turn(self) -> None:
         self.turn += 1
+
+    def _prompt(self, event: dict, content) -> None:
+        """A main-thread user event that is no tool result: a turn if it is the
+        user's own prompt. A stream-json run's are all turns (the reference's
+        reading); an interactive log's are told apart (readers/prompts.py)."""
+        kind = PROMPT if self.headless else prompt_kind(event, content)
+        if kind == COMMAND_OUTPUT and self._command:  # the slash command before it was a local one
+            self.prompts -= 1
+            self.turn -= 1
+        self._command = kind == COMMAND
+        if kind in (PROMPT, COMMAND):
+            self.prompts += 1
+            self.new_turn()
 
     def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> object:
         """Walk one event; returns its `type` (None for a line that is no object).
@@ -174,10 +193,16 @@ class EventWalker:
         if parent_override is not None:
             event = dict(event, parent_tool_use_id=parent_override)
         kind = event.get("type")
+        cwd = event.get("cwd")
+        if type(cwd) is str and cwd:
+            self.cwd = cwd
         if kind == "result":
             result = event.get("result", _MISSING)
             if isinstance(result, str):
                 self.results.append(ResultText(result, origin))
+            elif event.get("subtype") == "error_max_turns":  # a run cut by --max-turns writes no result text
+                self.warn(origin, "the run ended at max turns (result subtype error_max_turns) with no result text: "
+                                  "the answer scored is its last main-thread assistant text (a progress note)")
             else:  # the reference ignores it silently: no answer from this event
                 self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
         message = event.get("message")
@@ -191,8 +216,7 @@ class EventWalker:
             self.log.feed(kind, event, origin, message_key)
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             if kind == "user" and main_thread and _is_prompt(content):
-                self.prompts += 1
-                self.new_turn()
+                self._prompt(event, content)
             # Skipped as the reference skips them, but never silently.
             if kind in ("assistant", "user"):
                 if not isinstance(message, dict):
@@ -205,8 +229,9 @@ class EventWalker:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     break
             else:
-                self.prompts += 1
-                self.new_turn()
+                self._prompt(event, content)
+        elif kind == "assistant":
+            self._command = False
         texts = []
         called = False
         if kind == "assistant":
@@ -331,7 +356,7 @@ class EventWalker:
         if error is not None and error is not False and js_truthy(error):
             return
         content = block.get("content", _MISSING)
-        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key)))
+        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key), self.cwd))
 
     def _explore_answer(self, block: dict, key, origin: Origin) -> None:
         """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import UNKNOWN, hookimpl, shell_intent
+from citeledger.core import hookimpl, shell_intent
 from citeledger.sources.results import ResultSource
 
 
@@ -32,8 +32,8 @@ class BashReadSource(ResultSource):
     def pieces(self, text, result):
         use = result.use
         command = use.command if use is not None else None
-        if command is None:
-            return [(UNKNOWN, text)], "its input has no command"
+        if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
+            return None, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""

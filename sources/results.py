@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from citeledger.core import KeptTools, Pieces, Pulled, ToolResult, UNKNOWN, by_file, unknown_warning
+from citeledger.core import KeptTools, Pieces, Pulled, ToolResult, UNKNOWN, by_file, unknown_warning, within
 
 
 def lines_of(text: str) -> list[str]:
@@ -45,7 +45,7 @@ class ResultSource:
             pieces, why = self.pieces(join(result.blocks), result)
             if pieces is None:  # not this source's to charge (a bash command that reads nothing)
                 continue
-            pieces = by_file(pieces)
+            pieces = by_file([(within(path, result.cwd), part) for path, part in pieces])
             if why and any(path == UNKNOWN for path, _ in pieces):
                 warnings.append(unknown_warning(self.name, result, why))
             pulled.append(Pulled(Pieces(pieces), result.origin, self.name))

@@ -12,6 +12,7 @@ from builders import response, section, session
 from test_real_fixtures import REAL
 
 from citeledger.cli import main
+from citeledger.readers.claude_interactive import escape_project
 
 
 def cli(*args, capsys):
@@ -75,7 +76,9 @@ def test_non_transcript_file_is_one_line_exit_2(tmp_path, capsys):
     bad.write_text('{"a": 1}\n[1, 2]\n')
     code, _, err = cli("score", bad, capsys=capsys)
     assert code == 2
-    assert err == f"citeledger: error: {bad}: not a Claude Code transcript (no assistant/user/result events)\n"
+    assert err == (f"citeledger: error: {bad}: not a Claude Code transcript (no assistant/user/result events); "
+                   "citeledger reads Claude Code stream-json and interactive logs, Codex CLI rollouts, "
+                   "Gemini CLI sessions and Gemini CLI stream-json logs\n")
     png = tmp_path / "plot.png"
     png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage")
     code, _, err = cli("score", png, capsys=capsys)
@@ -92,7 +95,7 @@ def test_interactive_session_resolved_from_a_project_directory(tmp_path, capsys,
     # ~/.claude/projects/<escaped-cwd>/ with the real fixture's log copied in.
     project = tmp_path / "tmp" / "proj"
     project.mkdir(parents=True)
-    logs = tmp_path / "home" / ".claude" / "projects" / str(project).replace("/", "-")
+    logs = tmp_path / "home" / ".claude" / "projects" / escape_project(str(project))
     src = REAL / "interactive" / "-tmp-proj-express"
     shutil.copytree(src, logs)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -117,7 +120,7 @@ def test_project_directory_with_its_own_jsonl_files_is_not_a_log_directory(tmp_p
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     code, _, err = cli("score", "--session", project, capsys=capsys)
     assert code == 2 and "no Claude Code session logs here or in" in err
-    logs = tmp_path / "home" / ".claude" / "projects" / str(project).replace("/", "-")
+    logs = tmp_path / "home" / ".claude" / "projects" / escape_project(str(project))
     shutil.copytree(REAL / "interactive" / "-tmp-proj-express", logs)
     code, out, _ = cli("score", "--session", project, capsys=capsys)
     assert code == 0 and out.startswith("Explore allocation — share of returned bytes")

@@ -22,6 +22,7 @@ from citeledger.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.report.text import render_text
 from citeledger.rules.loader import load_ruleset
+from citeledger.readers.claude_interactive import escape_project
 
 DEFAULT = load_ruleset("default")
 NOTE = "  note: relative metric — attribution is by citation, so compare builds on the same question, not absolutes.\n"
@@ -267,7 +268,7 @@ def test_a_missing_or_null_tool_use_id_tags_the_subagent_by_file_name(tmp_path, 
 
 
 def project_logs(home: Path, project: Path) -> Path:
-    return home / ".claude" / "projects" / str(project.resolve()).replace("/", "-")
+    return home / ".claude" / "projects" / escape_project(str(project.resolve()))
 
 
 def small_log(path: Path, cited: str, mtime: int) -> Path:

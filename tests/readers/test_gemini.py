@@ -61,7 +61,7 @@ def test_claims_gemini_files_and_nothing_else():
 def test_claims_sniff_the_head_only(tmp_path):
     other_json = tmp_path / "package.json"
     other_json.write_text('{"name": "x", "sessionId": "s", "projectHash": "h"}')
-    assert not GeminiReader().claims(str(other_json))  # sessionId must open the document
+    assert not GeminiReader().claims(str(other_json))  # a session's own key must open the document
     typed = write_jsonl(tmp_path / "t.jsonl", [dict(meta(), type="system")])
     assert not GeminiReader().claims(str(typed))  # an event with a type is someone else's
     # A long first line past the 4 KiB head is still read (bounded).

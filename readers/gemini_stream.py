@@ -1,0 +1,156 @@
+"""Gemini CLI headless runs: `gemini -p ... --output-format stream-json` (issue 29 item 5).
+
+One JSON event per line, as google-gemini/gemini-cli's
+`packages/core/src/output/types.ts` (at 04fbf50725b9) defines them: `init`
+(`session_id`, `model`), `message` (`role` user | assistant, `content`, `delta`
+for a chunk of a streamed reply), `tool_use` (`tool_name`, `tool_id`,
+`parameters`), `tool_result` (`tool_id`, `status` success | error, `output`,
+`error`), `error` (`severity`, `message`) and `result` (`status`, `stats`).
+Unlike Claude's stream-json, `init` is its own `type` (Claude writes
+`{"type": "system", "subtype": "init"}`), which is how a file is claimed.
+Tool calls are read as the session documents' are (readers/gemini.py).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import orjson
+
+from citeledger.core import (
+    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult,
+    Transcript, decode_line, hookimpl, is_file, read_head, read_jsonl, reading,
+)
+from citeledger.readers.common import final_answers, quoted, session_name
+from citeledger.readers.gemini import mcp_blocks, tool_uses_of
+
+_HEAD = 4096
+
+
+def is_init_event(value) -> bool:
+    """A headless Gemini run's first event: `{"type": "init", "session_id", "model"}` (no `subtype`)."""
+    return (isinstance(value, dict) and value.get("type") == "init" and "subtype" not in value
+            and isinstance(value.get("session_id"), str) and isinstance(value.get("model"), str))
+
+
+class GeminiStreamReader:
+    name = "gemini-stream"
+    priority = 0  # claims by content
+
+    def claims(self, path: str) -> bool:
+        """A .jsonl file whose first non-blank line (within 4 KiB) is a Gemini `init` event."""
+        if not (path.endswith(".jsonl") and is_file(path)):
+            return False
+        try:
+            head = read_head(path, _HEAD)
+            lines = head.split(b"\n")
+            for raw in lines if len(head) < _HEAD else lines[:-1]:
+                if raw.strip():
+                    return is_init_event(decode_line(raw))
+        except (OSError, ValueError, RecursionError):
+            return False
+        return False
+
+    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+        run = _Run(options)
+        for path in paths:
+            with reading(path, "a Gemini CLI stream-json log"):
+                events = 0
+                for line in read_jsonl(path, run.warnings, options.max_line_bytes):
+                    events += run.feed(line.value, Origin(path, line.number))
+                if events == 0:
+                    raise InputError(path, "not a Gemini CLI stream-json log (no init/message/tool_use/tool_result events)")
+        return run.transcript(paths, self.name)
+
+
+class _Run:
+    """What one headless run's events make, fed in order."""
+
+    def __init__(self, options: ReadOptions):
+        self.options = options
+        self.warnings: list[InputWarning] = []
+        self.uses: dict = {}
+        self.responses: list = []
+        self.results: list = []
+        self.answers: list = []
+        self.texts: list = []  # (turn, text, origin): one per run of assistant chunks
+        self.last_call: dict = {}
+        self.turn = 0
+        self.order = 0
+        self.chunk = False  # the last event was an assistant chunk (a `delta` continues it)
+
+    def feed(self, event, origin: Origin) -> int:
+        if not isinstance(event, dict):
+            return 0
+        kind = event.get("type")
+        if kind == "message":
+            self._message(event, origin)
+        elif kind == "tool_use":
+            self._use(event, origin)
+        elif kind == "tool_result":
+            self._result(event, origin)
+        elif kind not in ("init", "result", "error"):
+            return 0
+        if kind != "message":
+            self.chunk = False
+        return 1
+
+    def _message(self, event: dict, origin: Origin) -> None:
+        content = event.get("content")
+        text = content if isinstance(content, str) else ""
+        if event.get("role") == "user":
+            self.turn += 1
+            self.chunk = False
+        elif event.get("role") == "assistant":
+            if self.chunk and event.get("delta") is True and self.texts:
+                turn, before, first = self.texts[-1]
+                self.texts[-1] = (turn, before + text, first)
+            else:
+                self.texts.append((self.turn, text, origin))
+            self.chunk = True
+
+    def _use(self, event: dict, origin: Origin) -> None:
+        name, tool_id = event.get("tool_name"), event.get("tool_id")
+        if not isinstance(name, str):
+            self.warnings.append(InputWarning(origin.file, origin.line, "tool_use without a tool_name, ignored"))
+            return
+        tool_id = tool_id if isinstance(tool_id, str) else str(tool_id)
+        call = {"args": event.get("parameters")}
+        # Each tool_use is its own message (the stream does not group them).
+        self.uses[tool_id] = tool_uses_of(call, name, tool_id, origin, self.order, ("gemini-stream", self.order))
+        self.order += 1
+        self.last_call[self.turn] = len(self.texts)
+
+    def _result(self, event: dict, origin: Origin) -> None:
+        tool_id = event.get("tool_id")
+        made = self.uses.get(tool_id) if isinstance(tool_id, str) else None
+        if made is None:
+            self.warnings.append(InputWarning(origin.file, origin.line, f"tool_result for unknown tool_id {quoted(tool_id)}"))
+            return
+        output = event.get("output")
+        if event.get("status") != "success" or not isinstance(output, str):
+            return  # a failed call is no retrieval (as `is_error`)
+        name = made[0].name
+        blocks = mcp_blocks(output)
+        if self.options.explore_tool in name:
+            self.responses.append(ToolResponse(blocks, tool_id, origin, None, made[0].origin, self.order))
+            self.answers.append(ExploreAnswer(tool_id, blocks, origin))
+        elif self.options.keep is not None and self.options.keep(name):
+            self.results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
+
+    def transcript(self, paths, reader: str) -> Transcript:
+        uses = [u for made in self.uses.values() for u in made]
+        return Transcript(
+            name=session_name(paths), files=tuple(paths), responses=tuple(self.responses),
+            results=final_answers(self.texts),
+            assistant_texts=tuple(AssistantText(text, t, i >= self.last_call.get(t, -1), origin)
+                                  for i, (t, text, origin) in enumerate(self.texts)),
+            warnings=tuple(self.warnings), reader=reader, turns=max(self.turn, 1),
+            tool_uses=tuple(sorted(uses, key=lambda u: u.order)), tool_results=tuple(self.results),
+            explore_answers=tuple(self.answers), threads=(None,) if uses else (),
+        )
+
+
+@hookimpl
+def citeledger_register_readers(register):
+    register(GeminiStreamReader)
