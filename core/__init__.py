@@ -47,7 +47,7 @@ _LAZY = {
     "shipped_numbers": "citeledger.core.sections.source_lines",
     "MEASURES": "citeledger.core.sections.units", "sized": "citeledger.core.sections.units",
     "UNKNOWN": "citeledger.core.source", "Given": "citeledger.core.source",
-    "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source",
+    "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source", "result_key": "citeledger.core.source",
     "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
     "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
     "within": "citeledger.core.source",

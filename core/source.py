@@ -50,6 +50,13 @@ class Pulled:
     origin: Origin
     source: str
     response: int = -1  # its index in Given.responses when it is an explore response (its query's)
+    result: Optional[tuple] = None  # result_key of the kept tool result it was cut from (None: an explore response)
+
+
+def result_key(result: ToolResult) -> tuple:
+    """Which tool result a cut is of, by value: where it stands, its call and its tool (two
+    sources reading one result charge it once: `pull`)."""
+    return (result.origin.file, result.origin.line, result.use.id if result.use is not None else None, result.name)
 
 
 class Pieces:
@@ -148,10 +155,22 @@ def pull(given: Given, ruleset, sources, memo: dict) -> tuple[tuple[Pulled, ...]
     """
     pulled: list[Pulled] = []
     warnings: list[InputWarning] = []
+    claimed: dict = {}  # result_key -> the source that charges it (the first in `use:`)
+    overlaps: dict = {}  # (later source, first source) -> the results both read
     for source in sources:
         cuts, said = source.cuts(given, ruleset, memo)
-        pulled.extend(cuts)
+        for cut in cuts:
+            first = claimed.setdefault(cut.result, source.name) if cut.result is not None else source.name
+            if first == source.name:
+                pulled.append(cut)
+            else:
+                overlaps.setdefault((source.name, first), []).append(cut)
         warnings.extend(said)
+    for (later, first), cuts in overlaps.items():
+        warnings.append(InputWarning(
+            cuts[0].origin.file, cuts[0].origin.line,
+            f"sources {first} and {later} both read {len(cuts)} tool result(s); each is charged once, by {first} "
+            "(the first in sources.use)"))
     if len(sources) > 1:
         rank = {f: i for i, f in enumerate(given.files)}
         pulled.sort(key=lambda p: (rank.get(p.origin.file, len(rank)), p.origin.line))

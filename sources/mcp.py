@@ -21,7 +21,7 @@ import re
 
 import attrs
 
-from citeledger.core import KeptTools, Pieces, Pulled, UNKNOWN, hookimpl, needs_groups, unknown_warning
+from citeledger.core import KeptTools, Pieces, Pulled, UNKNOWN, hookimpl, needs_groups, result_key, unknown_warning
 from citeledger.sources.codegraph_explore import shared_cuts
 
 
@@ -69,10 +69,10 @@ class McpSource:
         pulled, warnings = [], []
         for result, text, cut in zip(mine, texts, shared_cuts(memo).cut_all(texts, options)):
             if cut.pieces(options.trailing_block):
-                pulled.append(Pulled(_Fixed(cut, options.trailing_block), result.origin, self.name))
+                pulled.append(Pulled(_Fixed(cut, options.trailing_block), result.origin, self.name, result=result_key(result)))
             elif text:
                 warnings.append(unknown_warning(self.name, result, "no header line found"))
-                pulled.append(Pulled(Pieces([(UNKNOWN, text)]), result.origin, self.name))
+                pulled.append(Pulled(Pieces([(UNKNOWN, text)]), result.origin, self.name, result=result_key(result)))
         return pulled, warnings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from citeledger.core import KeptTools, Pieces, Pulled, ToolResult, UNKNOWN, by_file, unknown_warning, within
+from citeledger.core import KeptTools, Pieces, Pulled, ToolResult, UNKNOWN, by_file, result_key, unknown_warning, within
 
 
 def lines_of(text: str) -> list[str]:
@@ -48,5 +48,5 @@ class ResultSource:
             pieces = by_file([(within(path, result.cwd), part) for path, part in pieces])
             if why and any(path == UNKNOWN for path, _ in pieces):
                 warnings.append(unknown_warning(self.name, result, why))
-            pulled.append(Pulled(Pieces(pieces), result.origin, self.name))
+            pulled.append(Pulled(Pieces(pieces), result.origin, self.name, result=result_key(result)))
         return pulled, warnings
