@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 
-from citeledger.rules.loader import load_ruleset
+from citeledger.rules.compiled import load_many
 
 import attrs
 
@@ -79,13 +79,7 @@ def add_parser(sub) -> None:
 
 
 def load_rulesets(names) -> list:
-    rulesets = [load_ruleset(n) for n in (names or ["default"])]
-    seen = {}
-    for name, rs in zip(names or ["default"], rulesets):
-        if rs.name in seen:
-            raise UserError(f"{name}: ruleset name {rs.name!r} is also the name of {seen[rs.name]}; names must differ")
-        seen[rs.name] = name
-    return rulesets
+    return load_many(names)
 
 
 def jsonl(record: dict) -> bytes:
