@@ -17,7 +17,7 @@ import venv
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "infra", "harness", "readers", "channels", "sources", "rules",
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "api", "core", "infra", "harness", "readers", "channels", "sources", "rules",
                  "rulesets", "report", "cli")
 
 
