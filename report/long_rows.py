@@ -72,3 +72,24 @@ def file_rows(key: str, ruleset, score) -> list[dict]:
         }
         for f in score.files
     ]
+
+
+# Each column's type, for a typed table (Parquet): what a CSV reader infers from the values.
+TYPES = {
+    "session": "string", "ruleset": "string", "status": "string", "call": "int64", "source": "string",
+    "query": "string", "origin_file": "string", "origin_line": "int64", "envelope": "int64", "used": "int64",
+    "efficiency": "float64", "sections": "int64", "sections_used": "int64", "files_returned": "int64",
+    "credited": "int64", "path": "string", "chars": "int64", "share": "float64", "calls": "int64",
+    "channel": "string", "evidence": "string",
+}
+FILE_TYPES = {**TYPES, "credited": "bool"}  # a file is credited or not; a call credits a count of files
+
+
+def long_rows(outcome, rulesets) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
+    """(call rows, file rows) of one outcome under every ruleset, as tuples in column order."""
+    calls: list[tuple] = []
+    files: list[tuple] = []
+    for ruleset, score in zip(rulesets, outcome.scores):
+        calls += [tuple(r[c] for c in CALL_COLUMNS) for r in call_rows(outcome.ref.key, ruleset, score)]
+        files += [tuple(r[c] for c in FILE_COLUMNS) for r in file_rows(outcome.ref.key, ruleset, score)]
+    return tuple(calls), tuple(files)
