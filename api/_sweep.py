@@ -51,7 +51,8 @@ def load_all(rulesets: Rulesets) -> list["Ruleset"]:
     return load_many([r if isinstance(r, Ruleset) else os.fspath(r) for r in ([rulesets] if one else rulesets)])
 
 
-def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool) -> Iterator[tuple]:
+def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
+                    engine: str = "local") -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
     from citeledger.core import UserError
     from citeledger.core.corpus import Workers, discover
@@ -59,7 +60,9 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool) -
     given = as_paths(paths)
     rules = load_all(rulesets)
     count = jobs if jobs and jobs > 0 else 0
-    with Workers(count, rules, None, SessionRecords(rules, long)) as pool:
+    if engine != "local" and engine != "dask" and not engine.startswith("dask="):
+        raise UserError(f"engine {engine!r}: expected 'local', 'dask' or 'dask=SCHEDULER_ADDRESS'")
+    with Workers(count, rules, None, SessionRecords(rules, long), None if engine == "local" else engine) as pool:
         refs, _ = discover(given, list(exclude), pool)
         if not refs and not any(os.path.lexists(p) for p in given):
             raise UserError(f"{', '.join(given)}: no such file or directory")
@@ -71,6 +74,7 @@ def sweep(
     rulesets: Rulesets = ("default",),
     jobs: Optional[int] = None,
     exclude: Iterable[str] = (),
+    engine: str = "local",
 ) -> Iterator[dict]:
     """Every session under `paths`, scored under each ruleset: the `session` records
     `citeledger sweep --json` writes (docs/sweep.md's columns), in the same order
@@ -80,6 +84,8 @@ def sweep(
     depend on it. `exclude`: `--exclude` globs. A session that is not scored is a record
     whose `status` says why (`no-explore`, `no-answer`, `unreadable`) and whose
     `efficiency` is None. Paths that do not exist raise `UserError`; nothing found yields nothing.
+    `engine`: "local" (processes here), "dask" (a LocalCluster of `jobs` workers) or
+    "dask=SCHEDULER_ADDRESS" (an existing cluster that sees the same paths); the same records.
     """
-    for rows, _, _ in scored_sessions(paths, rulesets, jobs, exclude, long=False):
+    for rows, _, _ in scored_sessions(paths, rulesets, jobs, exclude, long=False, engine=engine):
         yield from rows

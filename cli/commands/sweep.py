@@ -77,6 +77,9 @@ def add_parser(sub) -> None:
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
+    p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
+                   help="where sessions are scored: local processes (default), or a Dask cluster "
+                   "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
     p.add_argument("--parquet", action="store_true",
                    help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
     p.set_defaults(run=run)
@@ -84,6 +87,19 @@ def add_parser(sub) -> None:
 
 def load_rulesets(names) -> list:
     return load_many(names)
+
+
+def dask_engine(engine: str):
+    """--engine's value for core.corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
+    if engine == "local":
+        return None
+    if engine != "dask" and not engine.startswith("dask="):
+        raise UserError(f"--engine {engine}: expected local, dask or dask=SCHEDULER_ADDRESS")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UserError("--engine dask needs dask and distributed: pip install 'citeledger[dask]'") from None
+    return engine
 
 
 def jsonl(record: dict) -> bytes:
@@ -266,6 +282,7 @@ def run(args) -> int:
         if not args.out:
             raise UserError("--parquet writes into the --out directory: give --out DIR")
         require_pyarrow()
+    engine = dask_engine(args.engine)
     rulesets = load_rulesets(args.ruleset)
     # The diagnostic join, under the first ruleset: its session records spooled as they come when a
     # JSON stream is written, every join kept only for the --out files made from them all.
@@ -274,7 +291,8 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape,
+                     engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
         diagnosed.close()
