@@ -30,6 +30,7 @@ def frames(
     rulesets: Rulesets = ("default",),
     jobs: Optional[int] = None,
     exclude: Iterable[str] = (),
+    engine: str = "local",
 ) -> dict[str, "pandas.DataFrame"]:
     """`sweep` as three DataFrames: {"sessions", "calls", "files"}.
 
@@ -44,7 +45,8 @@ def frames(
 
     Every row carries `status`: a session that is not scored (`no-explore`,
     `no-answer`, `unreadable`) has its rows marked and no efficiency (NaN), so
-    `df[df.status == "scored"]` is what the sweep's numbers pool. Arguments are `sweep`'s.
+    `df[df.status == "scored"]` is what the sweep's numbers pool. Arguments are `sweep`'s
+    (`engine="dask"` too).
     """
     pd = _pandas()
     from citeledger.report.long_rows import CALL_COLUMNS, FILE_COLUMNS
@@ -53,7 +55,7 @@ def frames(
     sessions: list[dict] = []
     calls: list[dict] = []
     files: list[dict] = []
-    for rows, call_rows, file_rows in scored_sessions(paths, rulesets, jobs, exclude, long=True):
+    for rows, call_rows, file_rows in scored_sessions(paths, rulesets, jobs, exclude, long=True, engine=engine):
         sessions += [{k: v for k, v in r.items() if k not in DROPPED} for r in rows]
         calls += call_rows
         files += file_rows
