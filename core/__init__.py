@@ -100,6 +100,9 @@ _LAZY = {
     "TEMPORARY": "citeledger.infra.atomic", "discard": "citeledger.infra.atomic",
     "replacing": "citeledger.infra.atomic",
     "default_jobs": "citeledger.infra.pool",
+    "LOCKED_ERRNOS": "citeledger.infra.locks", "REMOVES_OPEN_FILES": "citeledger.infra.locks",
+    "lock_nowait": "citeledger.infra.locks",
+    "ENDING_SIGNALS": "citeledger.infra.signals", "HELD_SIGNALS": "citeledger.infra.signals",
     # ... and the rules of codegraph's A/B harness (harness/).
     "arm_and_run": "citeledger.harness.layout", "segment": "citeledger.harness.layout",
     "normal_path": "citeledger.harness.shell", "same_file": "citeledger.harness.shell",

@@ -456,12 +456,20 @@ class Workers:
     """
 
     def __init__(self, jobs: int, rulesets: Sequence, extra: Optional[Callable] = None,
-                 shape: Optional[Callable] = None):
+                 shape: Optional[Callable] = None, engine: Optional[str] = None):
         self.jobs = jobs if jobs > 0 else default_jobs()
         self.rulesets = tuple(rulesets)
         self.extra = extra
         self.shape = shape or _as_is
-        self.pool = Pool(_init_worker, (self.rulesets, self.extra, self.shape))
+        initargs = (self.rulesets, self.extra, self.shape)
+        self.remote = engine is not None  # a cluster's workers: claims are asked here, one job runs there too
+        if engine is None:
+            self.pool = Pool(_init_worker, initargs)
+        else:  # "dask" or "dask=ADDRESS" (infra/dask_pool.py; Dask is imported only here)
+            from citeledger.infra.dask_pool import DaskPool
+
+            self.pool = DaskPool(_init_worker, initargs, address=engine.partition("=")[2] or None, jobs=self.jobs)
+            self.jobs = self.pool.workers()
 
     def __enter__(self) -> "Workers":
         return self
@@ -474,7 +482,7 @@ class Workers:
 
     def claims(self, paths: list[str], order) -> list[Optional[str]]:
         """`claim` of every path, in order: in the workers when there are many."""
-        if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS:
+        if self.jobs <= 1 or self.remote or len(paths) < CLAIMS_IN_WORKERS:
             return [claim(path, order) for path in paths]
         parts = self.pool.map(self.jobs, _claim_chunk,
                               [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
@@ -490,7 +498,7 @@ class Workers:
         corpus 10% slower; 32 starts to leave a worker idle at the end).
         """
         jobs = min(jobs, self.jobs) if jobs > 0 else self.jobs
-        if jobs == 1:
+        if jobs == 1 and not self.remote:
             self.close()  # started for the claims, not needed for one session
             plan = _plan(self.rulesets)
             for ref in refs:

@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 
-from citeledger.rules.loader import load_ruleset
+from citeledger.rules.compiled import load_many
 
 import attrs
 
@@ -19,6 +19,7 @@ from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
 from citeledger.cli.limits import max_jobs, workers
+from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
@@ -28,6 +29,7 @@ from citeledger.cli.commands.common import (
 )
 from citeledger.report.html import sweep_page, sweep_session
 from citeledger.report.jsonreport import json_bytes
+from citeledger.report.long_rows import long_rows
 from citeledger.report.tables import (
     SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_value, session_rows, tally, wrote_line,
 )
@@ -74,17 +76,29 @@ def add_parser(sub) -> None:
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
+    p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
+                   help="where sessions are scored: local processes (default), or a Dask cluster "
+                   "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
+    p.add_argument("--parquet", action="store_true",
+                   help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
     p.set_defaults(run=run)
 
 
 def load_rulesets(names) -> list:
-    rulesets = [load_ruleset(n) for n in (names or ["default"])]
-    seen = {}
-    for name, rs in zip(names or ["default"], rulesets):
-        if rs.name in seen:
-            raise UserError(f"{name}: ruleset name {rs.name!r} is also the name of {seen[rs.name]}; names must differ")
-        seen[rs.name] = name
-    return rulesets
+    return load_many(names)
+
+
+def dask_engine(engine: str):
+    """--engine's value for core.corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
+    if engine == "local":
+        return None
+    if engine != "dask" and not engine.startswith("dask="):
+        raise UserError(f"--engine {engine}: expected local, dask or dask=SCHEDULER_ADDRESS")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UserError("--engine dask needs dask and distributed: pip install 'citeledger[dask]'") from None
+    return engine
 
 
 def jsonl(record: dict) -> bytes:
@@ -108,6 +122,8 @@ class SweepSession:
     tallies: tuple[dict, ...]  # per ruleset, what its slice table adds (report.tables.tally)
     unscored: tuple[dict, ...]  # per ruleset it was not scored under: session, ruleset, status, reason
     csv_rows: tuple[tuple[str, ...], ...]  # its sessions.csv rows (with --out), else ()
+    call_rows: tuple[tuple, ...]  # its calls.csv rows (report/long_rows.py, with --out), else ()
+    file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
 
 
@@ -131,6 +147,7 @@ class Rows:
         if self.sufficiency:
             SlicePool.mark(rows, counted)
         _, inputs = outcome_inputs(outcome)
+        calls, files = long_rows(outcome, self.rulesets) if self.csv_rows else ((), ())
         return SweepSession(
             ref=outcome.ref,
             inputs=inputs,
@@ -144,6 +161,8 @@ class Rows:
             unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
                            for row in rows if row["status"] != "scored"),
             csv_rows=tuple(tuple(csv_value(row[c]) for c in SESSION_COLUMNS) for row in rows) if self.csv_rows else (),
+            call_rows=calls,
+            file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
         )
 
@@ -161,7 +180,8 @@ class Outputs:
         self.stdout_json = args.json
         self.out = args.out
         self._stack = contextlib.ExitStack()
-        self.jsonl_file = self.sessions_csv = self.spool = None
+        self.parquet = getattr(args, "parquet", False)
+        self.jsonl_file = self.sessions_csv = self.spool = self.long = None
 
     def __enter__(self):
         if self.stdout_json or self.out:
@@ -173,6 +193,7 @@ class Outputs:
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
             self.sessions_csv = CsvWriter(fh)
             self.sessions_csv.writerow(SESSION_COLUMNS)
+            self.long = LongTables(self._stack, self.out, self.parquet)
         return self
 
     def __exit__(self, *exc):
@@ -192,6 +213,8 @@ class Outputs:
                 self.spool.write(one.lines)
         if self.sessions_csv is not None:
             self.sessions_csv.writerows(one.csv_rows)
+        if self.long is not None:
+            self.long.add(one.call_rows, one.file_rows)
 
     def copy(self, blocks) -> None:
         """Records already made as JSON lines (the bytes `record` writes), in blocks."""
@@ -254,6 +277,11 @@ def no_sessions(paths, warnings) -> None:
 
 
 def run(args) -> int:
+    if args.parquet:
+        if not args.out:
+            raise UserError("--parquet writes into the --out directory: give --out DIR")
+        require_pyarrow()
+    engine = dask_engine(args.engine)
     rulesets = load_rulesets(args.ruleset)
     # The diagnostic join, under the first ruleset: its session records spooled as they come when a
     # JSON stream is written, every join kept only for the --out files made from them all.
@@ -262,7 +290,8 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape,
+                     engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
         diagnosed.close()
@@ -332,7 +361,8 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
         diag_paths = diagnosed.write(args.out)
         wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
-            names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
+            names = ["sweep.jsonl", "sessions.csv", "calls.csv", "files.csv", "slices.csv", "summary.txt", "report.html"]
+            names[4:4] = ["calls.parquet", "files.parquet"] if args.parquet else []
             wrote = wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
                                                   if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
             write_csv(os.path.join(args.out, "slices.csv"), *pooled.csv(flat, args.sufficiency))

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
-PACKAGES = ("infra", "harness", "core", "readers", "channels", "sources", "metrics", "rules", "rulesets", "report", "cli")
+PACKAGES = ("infra", "harness", "core", "readers", "channels", "sources", "metrics", "rules", "rulesets", "report", "cli",
+            "api")
 # What each package may import of citeledger (beyond itself).
 ALLOWED = {
     "infra": set(),
@@ -25,6 +26,9 @@ ALLOWED = {
     "rulesets": set(),
     "report": {"core"},
     "cli": {"core", "report", "rules", "harness"},
+    # The Python API (api/ is the package `citeledger`): the command line's engine and its
+    # one reading of a session (cli.commands.common.read_session), never a copy.
+    "api": {"core", "report", "rules", "cli"},
 }
 PENDING: set = set()  # (file, module) pairs allowed while a move is under way: none
 
@@ -56,6 +60,8 @@ def test_a_package_imports_only_the_layers_below_it(package):
     for path in sources(package):
         for line, module in imports(path):
             parts = module.split(".")
+            if len(parts) > 1 and parts[1].startswith("_"):  # citeledger._score: a module of api/
+                parts[1] = "api"
             if parts[0] != "citeledger" or len(parts) < 2 or parts[1] == package:
                 continue
             if parts[1] not in ALLOWED[package] and (str(path.relative_to(REPO)), module) not in PENDING:
