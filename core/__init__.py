@@ -68,6 +68,7 @@ _LAZY = {
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "sources": "citeledger.core.plugins",
+    "formats": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
     "compile_linear": "citeledger.core.patterns",
     "LinearPattern": "citeledger.core.patterns",

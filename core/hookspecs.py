@@ -2,7 +2,7 @@
 
 A plugin is a module with functions marked `@hookimpl`, named after the hooks
 below, registered under the `citeledger` entry-point group (the hooks it
-implements say whether it adds channels, readers or sources). See docs/write-a-channel.md for a worked example.
+implements say whether it adds channels, readers, sources or report formats). See docs/write-a-channel.md for a worked example.
 """
 
 import pluggy
@@ -41,4 +41,16 @@ def citeledger_register_sources(register):
     under `sources:`), `tools()` (the tools whose results the reader keeps
     for it) and `cuts(given, ruleset, memo)` (the Sections of each tool
     result it charges); see citeledger.core.source and docs/sources.md.
+    """
+
+
+@hookspec
+def citeledger_register_formats(register):
+    """Add report formats: call `register(FormatClass)` once per format.
+
+    A format class has a `name` (what `--format NAME` selects), `renders` (the
+    `kind`s of the result records it renders: "score", "explain", "sweep",
+    "compare", "sensitivity") and `render(result) -> str | bytes` (a format
+    that makes several files, as plot does, returns {suffix: bytes}); it
+    never prints. See docs/architecture.md, "Where to add".
     """
