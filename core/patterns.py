@@ -429,6 +429,29 @@ class _Parser:
         self.line_starts.append(item)
         return item
 
+    def repeat(self, frame, c: str) -> None:
+        """A quantifier (or a "{" that is itself) after the frame's last item."""
+        self.i -= 1
+        bounds = self.quantifier()
+        if bounds is None:  # a "{" that starts no quantifier is itself
+            self.i += 1
+            frame.items.append(self.chars([(ord(c), ord(c))], frame.flags))
+            return
+        if not frame.items:
+            raise _Invalid("nothing to repeat")
+        item = frame.items[-1]
+        lazy = ""
+        if self.peek() == "?":
+            self.i += 1
+            lazy = "?"
+        elif self.peek() == "+":
+            raise NotLinear("possessive repetition has no RE2 equivalent")
+        low, high = bounds
+        count = {(0, -1): "*", (1, -1): "+", (0, 1): "?"}.get((low, high))
+        if count is None:
+            count = f"{{{low},}}" if high == -1 else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+        frame.items[-1] = [f"(?:{item[0]}){count}{lazy}", low * item[1], None]
+
     # -------------------------------------------------------------- the pass
     def run(self) -> Translation:
         stack = [_Frame("", self.flags)]
@@ -458,26 +481,7 @@ class _Parser:
                 frame.close_alternative()
                 continue
             if c in "*+?{":
-                self.i -= 1
-                bounds = self.quantifier()
-                if bounds is None:  # a "{" that starts no quantifier is itself
-                    self.i += 1
-                    frame.items.append(self.chars([(ord(c), ord(c))], frame.flags))
-                    continue
-                if not frame.items:
-                    raise _Invalid("nothing to repeat")
-                item = frame.items[-1]
-                lazy = ""
-                if self.peek() == "?":
-                    self.i += 1
-                    lazy = "?"
-                elif self.peek() == "+":
-                    raise NotLinear("possessive repetition has no RE2 equivalent")
-                low, high = bounds
-                count = {(0, -1): "*", (1, -1): "+", (0, 1): "?"}.get((low, high))
-                if count is None:
-                    count = f"{{{low},}}" if high == -1 else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
-                frame.items[-1] = [f"(?:{item[0]}){count}{lazy}", low * item[1], None]
+                self.repeat(frame, c)
                 continue
             if c == "[":
                 frame.items.append(self.char_class(frame.flags))
@@ -501,6 +505,10 @@ class _Parser:
                     frame.items.append(self.chars([(code, code)], frame.flags))
                 continue
             frame.items.append(self.chars([(ord(c), ord(c))], frame.flags))
+        return self.finish(stack)
+
+    def finish(self, stack) -> Translation:
+        """The whole pattern read: its translation, or why it is refused."""
         if len(stack) != 1:
             raise _Invalid("missing ), unterminated subpattern")
         top = stack[0]

@@ -156,12 +156,9 @@ class EventWalker:
         self.turn += 1
 
     def feed(self, file: str, line: Line, parent_override: Optional[str] = None) -> object:
-        """Walk one event; returns its `type` (None for a line that is no object).
-
-        Written for the common shapes (every event of a corpus comes through
-        here): decoded JSON holds exactly dicts, lists and strs, so the usual
-        checks come first and the warnings' branches only when they can apply.
-        """
+        """Walk one event; returns its `type` (None for a line that is no object). Written for the
+        common shapes (every event of a corpus comes through here): the usual checks come first,
+        the warnings' branches only when they can apply."""
         event = line.value
         origin = Origin(file, line.number)
         self._order += 1
@@ -173,33 +170,18 @@ class EventWalker:
             event = dict(event, parent_tool_use_id=parent_override)
         kind = event.get("type")
         if kind == "result":
-            result = event.get("result", _MISSING)
-            if isinstance(result, str):
-                self.results.append(ResultText(result, origin))
-            else:  # the reference ignores it silently: no answer from this event
-                self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
+            self._result(event, origin)
         message = event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         parent = event.get("parent_tool_use_id")
         main_thread = parent is None
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
-            if kind == "user" and main_thread and _is_prompt(content):
-                self.prompts += 1
-                self.new_turn()
-            # Skipped as the reference skips them, but never silently.
-            if kind in ("assistant", "user"):
-                if not isinstance(message, dict):
-                    self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
-                elif not (kind == "user" and isinstance(content, str)):
-                    self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+            self._unwalked(event, kind, message, content, main_thread, origin)
             return kind
-        if kind == "user" and main_thread:  # _is_prompt of a list, inline
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    break
-            else:
-                self.prompts += 1
-                self.new_turn()
+        if kind == "user" and main_thread and not any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content):  # _is_prompt of a list
+            self.prompts += 1
+            self.new_turn()
         texts = []
         called = False
         message_key = None
@@ -218,16 +200,7 @@ class EventWalker:
                 if not takes_uses:
                     self.warn(origin, f"tool_use in a {_kind_name(kind)} event, ignored (a headless run's come from assistant events)")
                     continue
-                tool_id = block.get("id", _ABSENT)
-                key = tool_id if type(tool_id) is str else js_map_key(block, "id")  # js_map_key, its common case inline
-                name = block.get("name")
-                if key is not None:
-                    if key in self.names:
-                        first = self.names[key][1]
-                        self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
-                                          f"its later results belong to this {name!r}")
-                    self.names[key] = (name, origin)
-                self._record_tool_use(block, name, tool_id, parent, origin, key, message_key, kind == "assistant")
+                self._tool_use_block(block, parent, origin, message_key, kind == "assistant")
                 called = True
             elif btype == "tool_result":
                 if not takes_results:
@@ -238,12 +211,48 @@ class EventWalker:
                 text = block.get("text")
                 texts.append(text if type(text) is str else answer_block_text(block))
         if kind == "assistant" and main_thread:
-            if texts:
-                self._texts.append(("".join(texts), self.turn, origin))
-            if called:
-                # Marked after this event's own text: a message's text precedes its tool_use.
-                self._last_tool_use[self.turn] = len(self._texts)
+            self._main_text(texts, called, origin)
         return kind
+
+    def _main_text(self, texts: list, called: bool, origin: Origin) -> None:
+        """A main-thread assistant event's text (an answer candidate) and whether it called a tool."""
+        if texts:
+            self._texts.append(("".join(texts), self.turn, origin))
+        if called:
+            # Marked after this event's own text: a message's text precedes its tool_use.
+            self._last_tool_use[self.turn] = len(self._texts)
+
+    def _result(self, event: dict, origin: Origin) -> None:
+        result = event.get("result", _MISSING)
+        if isinstance(result, str):
+            self.results.append(ResultText(result, origin))
+        else:  # the reference ignores it silently: no answer from this event
+            self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
+
+    def _unwalked(self, event: dict, kind, message, content, main_thread: bool, origin: Origin) -> None:
+        """An event whose message.content is no list: a user's string prompt counts a turn; the
+        rest is skipped as the reference skips it, but never silently."""
+        if kind == "user" and main_thread and _is_prompt(content):
+            self.prompts += 1
+            self.new_turn()
+        if kind in ("assistant", "user"):
+            if not isinstance(message, dict):
+                self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
+            elif not (kind == "user" and isinstance(content, str)):
+                self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+
+    def _tool_use_block(self, block: dict, parent, origin: Origin, message_key, assistant: bool) -> None:
+        """A tool_use block: its id's name (a reused id warned about) and its ToolUse."""
+        tool_id = block.get("id", _ABSENT)
+        key = tool_id if type(tool_id) is str else js_map_key(block, "id")  # js_map_key, its common case inline
+        name = block.get("name")
+        if key is not None:
+            if key in self.names:
+                first = self.names[key][1]
+                self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "
+                                  f"its later results belong to this {name!r}")
+            self.names[key] = (name, origin)
+        self._record_tool_use(block, name, tool_id, parent, origin, key, message_key, assistant)
 
     def _record_tool_use(self, block: dict, name, tool_id, parent, origin: Origin, key, message_key, assistant: bool) -> None:
         """One ToolUse (`tool_id` is block["id"], _ABSENT when missing)."""
