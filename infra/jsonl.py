@@ -180,29 +180,6 @@ def _runs(read: Callable[[int], bytes], max_line_bytes: int, size: Optional[int]
         yield pending, 0, len(pending)
 
 
-def _raw_lines(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[int, bytes | None]]:
-    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit.
-
-    `size`, when given, bounds the bytes read (see _runs).
-    """
-    number = 0
-    for run in _runs(stream.read, max_line_bytes, size):
-        if run is None:
-            number += 1
-            yield number, None
-            continue
-        buffer, start, end = run
-        if type(buffer) is bytearray:  # a chunk-crossing line: _runs reuses its bytearray
-            buffer = bytes(buffer)
-        while start < end:
-            nl = buffer.find(b"\n", start, end)
-            if nl == -1:  # a run's last line without its newline
-                nl = end
-            number += 1
-            yield number, None if nl - start > max_line_bytes else buffer[start:nl]
-            start = nl + 1
-
-
 def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: Optional[Keys] = None) -> Iterator[Line]:
     """Decoded lines of a JSONL file; what cannot be decoded becomes a warning.
 
@@ -220,7 +197,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
     try:
         typed = keys.decoder() if keys is not None else None
         number = 0
-        # _raw_lines and _decoded, inline: this loop runs for every line of a corpus.
+        # The runs split into lines and _decoded, inline: this loop runs for every line of a corpus.
         # A line opening with "{" is neither blank nor BOM-led, so its memoryview
         # goes to the decoder as is (no copy); any other line, and any line the
         # typed decoder refuses, takes _decoded's whole path.
