@@ -35,7 +35,7 @@ def check(name: str, kind: str) -> None:
 
     installed = formats()
     if name not in installed or kind not in installed[name].renders:
-        able = ", ".join(n for n, cls in installed.items() if kind in cls.renders)
+        able = ", ".join(sorted(n for n, cls in installed.items() if kind in cls.renders))
         raise UserError(f"--format {name}: no installed format renders {kind} results (these do: {able})")
 
 
