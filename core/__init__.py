@@ -77,6 +77,7 @@ _LAZY = {
     "Request": "citeledger.core.run_log", "ResultEvent": "citeledger.core.run_log",
     "RunLog": "citeledger.core.run_log", "ToolOutput": "citeledger.core.run_log",
     "Usage": "citeledger.core.run_log",
+    "formats": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
     "BadPattern": "citeledger.infra.re2text",
     "compile_linear": "citeledger.infra.re2text",

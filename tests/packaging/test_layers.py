@@ -139,8 +139,9 @@ def test_core_public_names_resolve():
 # The codegraph_explore source is named after the tool whose name core's
 # readers match (the reference's tool name, a data word there); `read` is a
 # shell intent's kind (harness/shell.py), `grep`/`glob` are words of data too;
-# `run` (the run-basics metric) is also one run of an arm in the harness's layout.
-DATA_WORDS = {"path", "codegraph_explore", "read", "grep", "glob", "run"}
+# `run` (the run-basics metric) is also one run of an arm in the harness's layout;
+# and so are the format names (`plot`: a sensitivity record's key naming its images).
+DATA_WORDS = {"path", "codegraph_explore", "read", "grep", "glob", "run", "text", "json", "csv", "html", "plot"}
 
 
 def builtin_plugins() -> dict[str, str]:
@@ -227,8 +228,11 @@ def named_plugins(path: Path, plugins: dict[str, str]) -> list[str]:
 
 
 def layer_sources() -> list[Path]:
-    """Every module of infra/, harness/, core/ and report/ (no built-in plugin lives there)."""
-    found = [p for package in ("infra", "harness", "core", "report") for p in sources(package)]
+    """Every module of infra/, harness/, core/ and report/ but the built-in formats (report/formats/:
+    plugins, registered by entry point; no other built-in plugin lives there)."""
+    formats = REPO / "report" / "formats"
+    found = [p for package in ("infra", "harness", "core", "report") for p in sources(package)
+             if formats not in p.parents]
     assert not {plugin_file(m) for m in builtin_plugins().values()} & set(found)
     return found
 
