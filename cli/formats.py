@@ -48,13 +48,15 @@ def render(result, name: str, **options):
 def write(result, name: str, path: str | None = None) -> list[str]:
     """Render `result` in format `name` to stdout (no `path`) or to `path` (several files, as
     plot's, to `path`.SUFFIX each); returns the paths written."""
+    from citeledger.core import formats
+
     data = render(result, name)
     if isinstance(data, dict):
         if path is None:
             raise UserError(f"--format {name}: makes several files; give it a path (e.g. --plot PATH)")
         return write_images(path, data)
     if path is None:
-        write_stdout(data)
+        write_stdout(data, raw=getattr(formats()[name], "raw", False))  # else control characters escaped
         return []
     return [write_file(path, data)]
 

@@ -219,27 +219,9 @@ def discover(
     claims, paths matching an `exclude` glob) is skipped without a warning; a
     file given by name is read with the rest of its session, or warned about.
     """
-    order = reader_order()
-    excluded = path_matcher(exclude) if exclude else None
+    walk = _Discovery(reader_order(), path_matcher(exclude) if exclude else None, workers)
     refs: list[SessionRef] = []
-    warnings: list[InputWarning] = []
-    seen: set[str] = set()
-    completed: set[str] = set()  # files read with the session of a file given by name
-    cwd = os.getcwd()
-
-    folders: dict[str, str] = {}  # a directory's real path, resolved once
-
-    def real(path: str) -> str:
-        # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
-        # linked directory given as another root) is one session, not two.
-        full = os.path.join(cwd, path)
-        if os.path.islink(full):
-            return os.path.realpath(full)
-        folder, name = os.path.split(os.path.normpath(full))
-        if folder not in folders:
-            folders[folder] = os.path.realpath(folder)
-        return os.path.join(folders[folder], name)
-
+    warnings = walk.warnings
     for root in paths:
         if not os.path.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
@@ -248,51 +230,83 @@ def discover(
         if not root_is_file and not os.path.isdir(root):
             warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_kind(os.stat(root).st_mode)}), not read"))
             continue
-        found: list[SessionRef] = []
-        if root_is_file:
-            if real(root) in seen:
-                if real(root) not in completed:  # a segment already read with its session is no overlap
-                    warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
-                continue
-            if is_sidecar(root):
-                warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
-                continue
-            name = claim(root, order)
-            if name is None:
-                warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
-                continue
-            whole = session_of(dict(order)[name](), root)
-            seen.update(real(f) for f in whole.files)
-            completed.update(real(f) for f in whole.files if f != root)
-            warnings.extend(whole.warnings)
-            found.append(_ref(root, True, whole, name))
-        else:
-            def keep_dir(dirpath, dirnames, filenames, parent_files):
-                if excluded and excluded(_rel(dirpath, root, False)):
-                    return False
-                return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
-
-            # The walk first, the claims after: paths under one root are distinct, so
-            # `seen` (earlier roots' files) says the same before and after claiming.
-            walked = _one_name_each(
-                [path for path in _walk(root, keep_dir, warnings)
-                 if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], real, seen, warnings)
-            claimed: dict[str, list[str]] = {}
-            names = workers.claims(walked, order) if workers else [claim(path, order) for path in walked]
-            for path, name in zip(walked, names):
-                if name is None:
-                    continue
-                seen.add(real(path))
-                claimed.setdefault(name, []).append(path)
-            for name, files in claimed.items():
-                for whole in sessions_of(dict(order)[name](), files):
-                    warnings.extend(whole.warnings)
-                    found.append(_ref(root, False, whole, name))
+        found = walk.file(root) if root_is_file else walk.directory(root)
         found.sort(key=lambda ref: ref.key)
         refs.extend(found)
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
+
+
+class _Discovery:
+    """One discover() call: the files seen so far (by real path) and the warnings."""
+
+    def __init__(self, order, excluded, workers):
+        self.order, self.excluded, self.workers = order, excluded, workers
+        self.warnings: list[InputWarning] = []
+        self.seen: set[str] = set()
+        self.completed: set[str] = set()  # files read with the session of a file given by name
+        self.cwd = os.getcwd()
+        self.folders: dict[str, str] = {}  # a directory's real path, resolved once
+
+    def real(self, path: str) -> str:
+        # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
+        # linked directory given as another root) is one session, not two.
+        full = os.path.join(self.cwd, path)
+        if os.path.islink(full):
+            return os.path.realpath(full)
+        folder, name = os.path.split(os.path.normpath(full))
+        if folder not in self.folders:
+            self.folders[folder] = os.path.realpath(folder)
+        return os.path.join(self.folders[folder], name)
+
+    def file(self, root: str) -> list[SessionRef]:
+        """A file given by name: its whole session, or a warning saying why not."""
+        warnings, real = self.warnings, self.real
+        if real(root) in self.seen:
+            if real(root) not in self.completed:  # a segment already read with its session is no overlap
+                warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
+            return []
+        if is_sidecar(root):
+            warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
+            return []
+        name = claim(root, self.order)
+        if name is None:
+            warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
+            return []
+        whole = session_of(dict(self.order)[name](), root)
+        self.seen.update(real(f) for f in whole.files)
+        self.completed.update(real(f) for f in whole.files if f != root)
+        warnings.extend(whole.warnings)
+        return [_ref(root, True, whole, name)]
+
+    def directory(self, root: str) -> list[SessionRef]:
+        """Every session of the files readers claim under a directory."""
+        order, excluded, warnings = self.order, self.excluded, self.warnings
+
+        def keep_dir(dirpath, dirnames, filenames, parent_files):
+            if excluded and excluded(_rel(dirpath, root, False)):
+                return False
+            return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
+
+        # The walk first, the claims after: paths under one root are distinct, so
+        # `seen` (earlier roots' files) says the same before and after claiming.
+        walked = _one_name_each(
+            [path for path in _walk(root, keep_dir, warnings)
+             if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], self.real, self.seen, warnings)
+        claimed: dict[str, list[str]] = {}
+        names = self.workers.claims(walked, order) if self.workers else [claim(path, order) for path in walked]
+        for path, name in zip(walked, names):
+            if name is None:
+                continue
+            self.seen.add(self.real(path))
+            claimed.setdefault(name, []).append(path)
+        found = []
+        for name, files in claimed.items():
+            for whole in sessions_of(dict(order)[name](), files):
+                warnings.extend(whole.warnings)
+                found.append(_ref(root, False, whole, name))
+        return found
 
 
 def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[str]:

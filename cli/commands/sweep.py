@@ -5,7 +5,6 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 import contextlib
-import io
 import os
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from citeledger.report.results import SweepResult
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.long_rows import long_rows
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_value, session_rows, tally, wrote_line,
+    SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_text, csv_value, session_rows, tally, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 
@@ -253,19 +252,14 @@ def _spooling():
 
 def write_csv(path_or_stream, columns, rows) -> None:
     """CSV of `rows` to a path (atomically) or to a stream such as stdout."""
+    text = csv_text(columns, rows)
     if isinstance(path_or_stream, str):
         with atomic_open(path_or_stream, "w") as fh:
-            write_csv(fh, columns, rows)
-        return
-    if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
-        buffer = io.StringIO(newline="")
-        write_csv(buffer, columns, rows)
-        write_stdout(buffer.getvalue(), raw=True)  # CSV: its CR LF rows and cells as written
-        return
-    w = CsvWriter(path_or_stream)
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([csv_value(r[c]) for c in columns])
+            fh.write(text)
+    elif path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
+        write_stdout(text, raw=True)  # CSV: its CR LF rows and cells as written
+    else:
+        path_or_stream.write(text)
 
 
 def no_sessions(paths, warnings) -> None:

@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from citeledger.core import hookimpl
 
 
 class Csv:
     name = "csv"
+    raw = True  # written as rendered: rows end in CR LF; cells are neutralised as formulas instead
     renders = frozenset({"sweep", "compare", "sensitivity"})
 
     def render(self, result, table: str | None = None) -> str:
         """`table`: one of the result's tables by name (default: its first, the one --csv prints)."""
         tables = result.tables()
         columns, rows = tables[table] if table else next(iter(tables.values()))
+        from citeledger.report.tables import csv_text
+
         return csv_text(columns, rows)
-
-
-def csv_text(columns, rows) -> str:
-    from citeledger.report.tables import csv_value
-
-    buffer = io.StringIO(newline="")
-    w = csv.writer(buffer)
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([csv_value(r[c]) for c in columns])
-    return buffer.getvalue()
 
 
 @hookimpl
