@@ -231,6 +231,8 @@ def discover(
             warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_kind(os.stat(root).st_mode)}), not read"))
             continue
         found = walk.file(root) if root_is_file else walk.directory(root)
+        if found is None:  # skipped, and said why (or already read with its session)
+            continue
         found.sort(key=lambda ref: ref.key)
         refs.extend(found)
         if not found and not any(w.file == root for w in warnings):
@@ -260,20 +262,21 @@ class _Discovery:
             self.folders[folder] = os.path.realpath(folder)
         return os.path.join(self.folders[folder], name)
 
-    def file(self, root: str) -> list[SessionRef]:
-        """A file given by name: its whole session, or a warning saying why not."""
+    def file(self, root: str) -> Optional[list[SessionRef]]:
+        """A file given by name: its whole session, or None (a warning says why, unless it was
+        read already with its session)."""
         warnings, real = self.warnings, self.real
         if real(root) in self.seen:
             if real(root) not in self.completed:  # a segment already read with its session is no overlap
                 warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
-            return []
+            return None
         if is_sidecar(root):
             warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
-            return []
+            return None
         name = claim(root, self.order)
         if name is None:
             warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
-            return []
+            return None
         whole = session_of(dict(self.order)[name](), root)
         self.seen.update(real(f) for f in whole.files)
         self.completed.update(real(f) for f in whole.files if f != root)
