@@ -108,7 +108,7 @@ class SessionScore:
     queries: tuple[Optional[str], ...] = ()
     # Per source, in the ruleset's order, when it counts more than one (else empty).
     sources: tuple[SourceScore, ...] = ()
-    unit: str = "utf16"  # what a section's size counts (the ruleset's splitter.unit; core/sections/units.py)
+    unit: str = "utf16"  # what a section's size counts (the ruleset's unit; core/sections/units.py)
 
     @property
     def line_efficiency(self) -> float:

@@ -291,7 +291,7 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape,
+        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency, rulesets[0]), shape,
                      engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
