@@ -64,7 +64,7 @@ def test_reader_defaults_are_the_default_rulesets():
     from citeledger.core.reader import ReadOptions
     from citeledger.rules.loader import load_ruleset
 
-    assert ReadOptions() == load_ruleset("default").reader.read_options()
+    assert ReadOptions() == load_ruleset("default").read_options()
 
 
 class _Broken:

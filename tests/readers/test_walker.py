@@ -146,7 +146,7 @@ def test_every_fixture_session_reads_alike_pruned_and_whole():
 def test_an_event_pruned_keeps_what_the_walker_reads():
     line = Line(1, {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1",
                     "name": "mcp__codegraph__codegraph_explore", "input": {"query": "q", "limit": 3}}]}}, False)
-    walker = EventWalker()
+    walker = EventWalker("codegraph_explore")
     walker.feed("f", line)
     (use,) = walker.tool_uses
     assert (use.name, use.id, use.query) == ("mcp__codegraph__codegraph_explore", "t1", "q")
