@@ -96,6 +96,18 @@ def test_bad_lines_are_warnings_naming_file_and_line_and_good_lines_still_read(t
     assert "chars is missing" in warnings[3].message
 
 
+def test_a_report_is_the_rulesets_explore_tools(tmp_path):
+    """A report counts when its `tool` is the ruleset's explore tool; a ruleset with no
+    explore source counts none, and says why."""
+    side = tmp_path / "explore-new.jsonl"
+    side.write_text(report("q", 10, [("a.js", 5.0, "whole")]) + "\n")
+    assert len(read_diagnostics(str(side), "codegraph_explore")[0]) == 1
+    reports, (warning,) = read_diagnostics(str(side), "acme_explore")
+    assert reports == () and "tool is 'codegraph_explore', not 'acme_explore'" in warning.message
+    reports, (warning,) = read_diagnostics(str(side), None)
+    assert reports == () and "the ruleset counts no explore tool" in warning.message
+
+
 def test_sidecar_beside_a_run_is_found_by_its_label():
     assert sidecar_for([str(AB / "run-new-2.jsonl"), str(AB / "run-new-2.t2.jsonl")]) == str(AB / "explore-new.jsonl")
     assert sidecar_for([str(AB / "run-baseline-11.jsonl")]) == str(AB / "explore-baseline.jsonl")
