@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 # Every name loads its module on first use (PEP 562): a command imports only the
 # modules it reads names of (`citeledger --help` none; a one-run `score` not the
-# corpus, sufficiency or pattern modules unless it uses them).
+# sufficiency or pattern modules unless it uses them).
 _LAZY = {
     "Channel": "citeledger.core.channel", "Envelope": "citeledger.core.channel",
     "Finding": "citeledger.core.channel", "find_evidence": "citeledger.core.channel",
@@ -60,12 +60,6 @@ _LAZY = {
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
     "calls_of": "citeledger.core.accountant", "readable_responses": "citeledger.core.accountant",
-    "discover": "citeledger.core.corpus",
-    "score_corpus": "citeledger.core.corpus",
-    "SessionRef": "citeledger.core.corpus",
-    "SessionOutcome": "citeledger.core.corpus",
-    "session_for": "citeledger.core.corpus",
-    "claim": "citeledger.core.corpus",
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "sources": "citeledger.core.plugins",

@@ -49,7 +49,7 @@ class Stage:
 
 
 # What scoring reads of a ruleset, stage by stage. The corpus reads each
-# transcript once per distinct `transcript` key (core.corpus).
+# transcript once per distinct `transcript` key (citeledger.corpus).
 # `sources`: what the reader keeps is the tools the ruleset's sources read
 # (core.source.read_options); what is cut, which sources cut it.
 TRANSCRIPT = ("reader.explore_tool", "reader.max_line_bytes", "sources")
@@ -90,7 +90,7 @@ class Plan:
     get one number exactly when every value the stage depends on is equal,
     and a lookup hashes an int instead of patterns and options compared field
     by field. The channel objects are made here too, one per distinct rule
-    (name, options). `score_corpus` makes one per call (core.corpus._plan)
+    (name, options). `score_corpus` makes one per call (corpus._plan)
     and hands it to every session's `score_many`; a `Shared` made without one
     makes its own. Nothing outlives the call that made it.
     """

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from citeledger.cli.sidecars import Diagnosed, SidecarJoin
-from citeledger.core.corpus import discover, score_corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.core.plugins import readers
 from citeledger.report.allocation import Pooled, summary
 from citeledger.report.diagnostics import MATCHED, FileRow, SessionDiagnostics
