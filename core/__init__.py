@@ -86,7 +86,7 @@ _LAZY = {
     "to_fixed": "citeledger.infra.jsstr", "utf16_len": "citeledger.infra.jsstr", "points": "citeledger.infra.jsstr",
     "js_round": "citeledger.infra.jsstr", "js_slice": "citeledger.infra.jsstr",
     "BOM": "citeledger.infra.jsonl", "Keys": "citeledger.infra.jsonl", "Line": "citeledger.infra.jsonl",
-    "decode_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
+    "decode_line": "citeledger.infra.jsonl", "first_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
     "js_stringify": "citeledger.infra.jsonl", "read_jsonl": "citeledger.infra.jsonl",
     "js_key_order": "citeledger.infra.jsonl",
     "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",
