@@ -138,7 +138,7 @@ def session_extras(args, transcript, result, ruleset):
 
 
 class SidecarJoin:
-    """The diagnostic join of one session, made where its transcript is read (core.corpus `extra`).
+    """The diagnostic join of one session, made where its transcript is read (citeledger.corpus `extra`).
 
     Picklable: a worker gets one and keeps the reports of the sidecars it read
     last (KEPT of them, or every given one): sessions come in directory order,

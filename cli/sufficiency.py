@@ -1,7 +1,7 @@
 """`--sufficiency` for the corpus commands: each session judged where it is read, pooled here.
 
 The judging runs in score_corpus's workers, on the transcript the session's
-scoring read (core.corpus `extra`): the transcript is not read again, and only
+scoring read (citeledger.corpus `extra`): the transcript is not read again, and only
 the numbers come back (Sufficiency.counted: no per-call list), whatever other
 `extra` the command already runs (the diagnostic join) riding along.
 """
