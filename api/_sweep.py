@@ -55,7 +55,7 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
                     engine: str = "local") -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
     from citeledger.core import UserError
-    from citeledger.core.corpus import Workers, discover
+    from citeledger.corpus import Workers, discover
 
     given = as_paths(paths)
     rules = load_all(rulesets)

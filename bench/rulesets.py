@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 
-from citeledger.core.corpus import discover, score_corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.rules.loader import load_ruleset
 
 TEN = ("default", "corrected", "path-only", "prose-symbols", "ambiguity-off", "ambiguity-2",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from citeledger import core
+from citeledger import core, corpus
 from citeledger.core import channels, readers
 from citeledger.rules.loader import load_ruleset
 
@@ -39,7 +39,7 @@ def main() -> None:
     ruleset = load_ruleset(args.ruleset)
     clock = time.process_time
     t = clock()
-    refs, _ = core.discover([args.corpus])
+    refs, _ = corpus.discover([args.corpus])
     took = {"discovery": clock() - t, "reading": 0.0, "sections": 0.0, "channels": 0.0, "scoring": 0.0}
     missing: dict[str, str] = {}
     known = readers()

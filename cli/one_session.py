@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 import orjson
 
 from citeledger.core import open_regular
-from citeledger.core.corpus import claim, reader_order
+from citeledger.corpus import claim, reader_order
 from citeledger.core.errors import UserError
 from citeledger.core.plugins import readers
 from citeledger.core.reader import session_of

@@ -1,7 +1,7 @@
 """`--sufficiency` for the corpus commands: each session judged where it is read, pooled here.
 
 The judging runs in score_corpus's workers, on the transcript the session's
-scoring read (core.corpus `extra`): the transcript is not read again, and only
+scoring read (citeledger.corpus `extra`): the transcript is not read again, and only
 the numbers come back (Sufficiency.counted: no per-call list), whatever other
 `extra` the command already runs (the diagnostic join) riding along.
 """
@@ -33,8 +33,8 @@ class Judged:
     def __init__(self, inner=None, tool=None):
         self.inner, self.tool = inner, tool  # the explore tool: the first ruleset's
 
-    def __call__(self, ref, transcript, score, memo=None):
-        made = self.inner(ref, transcript, score, memo) if self.inner is not None else None
+    def __call__(self, ref, transcript, score):
+        made = self.inner(ref, transcript, score) if self.inner is not None else None
         return made, sufficiency(transcript, self.tool).counted()
 
 

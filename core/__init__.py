@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 # Every name loads its module on first use (PEP 562): a command imports only the
 # modules it reads names of (`citeledger --help` none; a one-run `score` not the
-# corpus, sufficiency or pattern modules unless it uses them).
+# sufficiency or pattern modules unless it uses them).
 _LAZY = {
     "Channel": "citeledger.core.channel", "Envelope": "citeledger.core.channel",
     "Finding": "citeledger.core.channel", "find_evidence": "citeledger.core.channel",
@@ -60,13 +60,7 @@ _LAZY = {
     "explore_queries": "citeledger.core.transcript",
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
-    "calls_of": "citeledger.core.accountant",
-    "discover": "citeledger.core.corpus",
-    "score_corpus": "citeledger.core.corpus",
-    "SessionRef": "citeledger.core.corpus",
-    "SessionOutcome": "citeledger.core.corpus",
-    "session_for": "citeledger.core.corpus",
-    "claim": "citeledger.core.corpus",
+    "calls_of": "citeledger.core.accountant", "readable_responses": "citeledger.core.accountant",
     "channels": "citeledger.core.plugins",
     "readers": "citeledger.core.plugins",
     "sources": "citeledger.core.plugins",
@@ -93,7 +87,7 @@ _LAZY = {
     "to_fixed": "citeledger.infra.jsstr", "utf16_len": "citeledger.infra.jsstr", "points": "citeledger.infra.jsstr",
     "js_round": "citeledger.infra.jsstr", "js_slice": "citeledger.infra.jsstr",
     "BOM": "citeledger.infra.jsonl", "Keys": "citeledger.infra.jsonl", "Line": "citeledger.infra.jsonl",
-    "decode_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
+    "decode_line": "citeledger.infra.jsonl", "first_line": "citeledger.infra.jsonl", "js_string": "citeledger.infra.jsonl",
     "js_stringify": "citeledger.infra.jsonl", "read_jsonl": "citeledger.infra.jsonl",
     "js_key_order": "citeledger.infra.jsonl",
     "is_file": "citeledger.infra.files", "open_regular": "citeledger.infra.files",

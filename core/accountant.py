@@ -57,7 +57,7 @@ class Stage:
 # `stages` metadata, core/ruleset.py `feeds`) and those of the stages it builds
 # on: a new ruleset key declares its stages on its field, nothing here changes.
 BUILDS_ON = {
-    # what the reader keeps (the corpus reads once per distinct reading options, core.corpus)
+    # what the reader keeps (the corpus reads once per distinct reading options, citeledger.corpus)
     "transcript": (),
     # the results a ruleset can read, the final answer and the warnings
     "read": (),
@@ -129,7 +129,7 @@ class Plan:
     get one number exactly when every value the stage depends on is equal,
     and a lookup hashes an int instead of patterns and options compared field
     by field. The channel objects are made here too, one per distinct rule
-    (name, options). `score_corpus` makes one per call (core.corpus._plan)
+    (name, options). `score_corpus` makes one per call (corpus._plan)
     and hands it to every session's `score_many`; a `Shared` made without one
     makes its own. Nothing outlives the call that made it.
     """
@@ -235,6 +235,12 @@ class Shared:
         return found
 
 
+def readable_responses(transcript: Transcript, ruleset) -> tuple:
+    """The explore responses as `ruleset`'s reader reads them (a line starting with a byte
+    order mark is unreadable under `reader.bom: unreadable`, as JSON.parse fails on it)."""
+    return _readable(transcript, ruleset.reader)[0]
+
+
 def _readable(transcript: Transcript, reader):
     """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings, tool results)."""
     responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
@@ -295,7 +301,7 @@ def _envelope(pulled, unit: str, channel_memo: dict, *context, answers=None) -> 
         cut = one.cut
         sections = cut.sections(unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source))
+            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     # context: the tool uses, the responses
     return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
@@ -533,6 +539,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         queries=memo.get(keys["queries"], lambda: _queries(pulled, unit, responses, transcript.tool_uses)),
         sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
         unit=unit,
+        cut=calls,
     )
 
 

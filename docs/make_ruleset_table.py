@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from citeledger.core.corpus import discover, score_corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.infra.jsstr import percent
 from citeledger.report.sensitivity import Sensitivity
 from citeledger.rules.variation import switches, variant

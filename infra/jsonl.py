@@ -22,7 +22,7 @@ from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, Ty
 import msgspec
 import orjson
 
-from citeledger.infra.files import open_regular_fd
+from citeledger.infra.files import open_regular, open_regular_fd
 from citeledger.infra.records import InputWarning
 
 BOM = b"\xef\xbb\xbf"
@@ -78,6 +78,33 @@ def decode_line(raw: bytes) -> object:
             raise ValueError("nested too deeply") from None  # the same warning as a RecursionError
         text = raw.decode("utf-8", "replace")
         return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
+
+
+def first_line(path: str, head: bytes, asked: int, limit: int) -> Optional[bytes]:
+    """The first non-blank line of `path` as read_jsonl reads it (a leading BOM removed), for a
+    reader's claim; decode it with decode_line, as the reading does.
+
+    `head` is read_head(path, asked): a line ending inside it is taken from it;
+    otherwise the file is read on, one line bounded at `limit` bytes. None when
+    the file has no non-blank line or that line is longer than `limit` (the
+    caller may still know it by its start, in `head`).
+    """
+    lines = head.split(b"\n")
+    whole = len(head) < asked  # the file ends inside the head: its last line is complete too
+    for raw in lines if whole else lines[:-1]:
+        body = raw[3:] if raw.startswith(BOM) else raw
+        if body.strip():
+            return body
+    if whole:
+        return None
+    with open_regular(path) as fh:
+        for raw in iter(lambda: fh.readline(limit), b""):
+            if len(raw) == limit and not raw.endswith(b"\n"):
+                return None
+            body = raw[3:] if raw.startswith(BOM) else raw
+            if body.strip():
+                return body
+    return None
 
 
 class Keys:

@@ -12,13 +12,14 @@ The final answer of a turn is its last assistant `message`.
 from __future__ import annotations
 
 import os
+import re
 from typing import Hashable, Optional, Sequence
 
 import orjson
 
 from citeledger.core import (
     AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResult,
-    ToolUse, Transcript, Usage, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
+    ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
 from citeledger.readers.codex_shell import shell_output
 from citeledger.readers.common import phased_answers, quoted, session_name
@@ -58,7 +59,10 @@ def is_session_record(value) -> bool:
         return False
     if value.get("type") == "session_meta":
         return isinstance(value.get("payload"), dict)
-    return "type" not in value and isinstance(value.get("id"), str) and isinstance(value.get("timestamp"), str)
+    # A record naming `sessionId` is no legacy session line: a Gemini log's metadata record (and a
+    # Claude interactive event) names it, a Codex line never does, so no file is claimed twice.
+    return ("type" not in value and "sessionId" not in value
+            and isinstance(value.get("id"), str) and isinstance(value.get("timestamp"), str))
 
 
 def output_blocks(output) -> tuple[tuple[str, ...], bool]:
@@ -141,6 +145,10 @@ def message_text(payload: dict) -> str:
 
 _SNIFF_LINE = 8 << 20  # bytes of one line read while sniffing (session_meta carries the instructions)
 _HEAD = 4096  # read first: a Claude transcript's first line nearly always fits
+# The start of a rollout's first line as Codex writes it (`{"timestamp":"…","type":"session_meta",`),
+# for a line longer than _SNIFF_LINE (its instructions can be megabytes): known without reading it whole.
+_ROLLOUT_START = re.compile(
+    rb'(?:\xef\xbb\xbf)?\s*\{\s*(?:"timestamp"\s*:\s*"[^"\\]*"\s*,\s*)?"type"\s*:\s*"session_meta"\s*,')
 
 
 class CodexReader:
@@ -159,23 +167,12 @@ class CodexReader:
             return False
         try:
             head = read_head(path, _HEAD)
-            whole = len(head) < _HEAD  # the file ends inside the head: its last line is complete too
-            lines = head.split(b"\n")
-            for raw in lines if whole else lines[:-1]:
-                if raw.strip():
-                    return is_session_record(orjson.loads(raw))
-            if whole:
-                return False
-            with open_regular(path) as fh:  # no whole non-blank line in the head: read on
-                # Bounded reads: sniffing must not load a 200 MB line whole.
-                for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
-                    if len(raw) == _SNIFF_LINE and not raw.endswith(b"\n"):
-                        return False  # a line this long opens no rollout we know
-                    if raw.strip():
-                        return is_session_record(orjson.loads(raw))
-        except (OSError, orjson.JSONDecodeError):
+            raw = first_line(path, head, _HEAD, _SNIFF_LINE)
+            if raw is None:  # no line, or one longer than the sniff reads: a session_meta line known by its start
+                return _ROLLOUT_START.match(head) is not None
+            return is_session_record(decode_line(raw))  # decoded as the reading decodes it
+        except (OSError, ValueError, RecursionError):
             return False
-        return False
 
     def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
         options = ReadOptions() if options is None else options  # made per call: it asks the installed sources

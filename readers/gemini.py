@@ -23,7 +23,7 @@ import orjson
 
 from citeledger.core import (
     BOM, AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResult, ToolUse, Transcript,
-    decode_line, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
+    decode_line, first_line, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, session_name
 from citeledger.readers.walker import MISSING, js_type
@@ -204,20 +204,8 @@ class GeminiReader:
 
     @staticmethod
     def _first_line(path: str, head: bytes):
-        whole = len(head) < _HEAD
-        lines = head.split(b"\n")
-        for raw in lines if whole else lines[:-1]:
-            if raw.strip():
-                return orjson.loads(raw.removeprefix(BOM))
-        if whole:
-            return None
-        with open_regular(path) as fh:
-            for raw in iter(lambda: fh.readline(_SNIFF_LINE), b""):
-                if len(raw) == _SNIFF_LINE and not raw.endswith(b"\n"):
-                    return None
-                if raw.strip():
-                    return orjson.loads(raw.removeprefix(BOM))
-        return None
+        raw = first_line(path, head, _HEAD, _SNIFF_LINE)
+        return None if raw is None else decode_line(raw)  # decoded as the reading decodes it
 
     def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
         options = ReadOptions() if options is None else options  # made per call: it asks the installed sources

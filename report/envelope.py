@@ -3,8 +3,9 @@ returned, and the share of a hand-given answer set (`--envelope`, `--answer GLOB
 
 from __future__ import annotations
 
+import itertools
 import re
-from typing import Callable
+from typing import Callable, Optional
 
 import attrs
 
@@ -124,23 +125,28 @@ def render_envelope(view: EnvelopeView) -> str:
     return "\n".join(lines) + "\n"
 
 
-def envelope_dict(view: EnvelopeView) -> dict:
-    """The view for --json (every file, not only the top 12)."""
+def envelope_dict(view: EnvelopeView, limit: Optional[int] = None) -> dict:
+    """The view for --json (every file, not only the top 12); `limit`: its largest files only (a page)."""
     out = {"chars": view.chars, "responses": view.responses}
     if view.globs:
         out.update(answer_share=view.answer_share, top_file_answers=view.top_file_answers)
     out["files"] = [
         {"path": f.path, "chars": f.chars, "share": ratio(f.chars, view.chars), "in_answer_set": f.in_answer}
-        for f in view.files
+        for f in (view.files if limit is None else view.files[:limit])
     ]
     return out
 
 
-def answer_set_dict(view: EnvelopeView) -> dict:
-    """The answer set for --json, as `answer_set` has always been written."""
-    return {
+def answer_set_dict(view: EnvelopeView, limit: Optional[int] = None) -> dict:
+    """The answer set for --json, as `answer_set` has always been written; `limit`: the first
+    files of the set only, with their `count` (a page)."""
+    members = (f.path for f in view.files if f.in_answer)
+    out = {
         "globs": list(view.globs),
         "chars": view.answer_chars,
         "share": view.answer_share,
-        "files": [f.path for f in view.files if f.in_answer],
+        "files": list(members if limit is None else itertools.islice(members, limit)),
     }
+    if limit is not None:
+        out["count"] = sum(1 for f in view.files if f.in_answer)
+    return out

@@ -43,6 +43,17 @@ def finding_dict(f) -> dict:
 
 
 def session_dict(score: SessionScore, explain: bool = False) -> dict:
+    out = session_head(score)
+    via = source_of_calls(score)
+    verdicts = {f.path: f.verdict for f in score.files}
+    queries = score.queries or (None,) * len(score.calls)
+    out["calls"] = [call_dict(score, call, query, verdicts, via) for call, query in zip(score.calls, queries)]
+    out["files"] = [file_dict(score, f, explain) for f in score.files]
+    return out
+
+
+def session_head(score: SessionScore) -> dict:
+    """Everything of `session_dict` but its calls and files (left empty, in their places)."""
     env = score.envelope
     scored = score.status == "scored"  # unscored is null everywhere, as in sweep rows: never a 0%
     out = {
@@ -78,61 +89,55 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             "pinned": score.line_pinned,
             "pinned_efficiency": score.line_pinned_efficiency,
         }
-    via = {}
     if score.sources:  # only beyond the reference: default's JSON keeps its keys
         out["sources"] = [
             {"source": s.name, "calls": len(s.calls), "envelope": s.envelope, "used": s.used,
              "efficiency": s.efficiency if s.envelope else None}
             for s in score.sources
         ]
-        via = {n: s.name for s in score.sources for n in s.calls}
-    out["calls"] = _calls(score, via)
-    out["files"] = _files(score, explain)
     return out
 
 
-def _calls(score: SessionScore, via: dict) -> list[dict]:
-    """Each call's record; `via`: call number -> its source (a ruleset counting several)."""
-    verdicts = {f.path: f.verdict for f in score.files}
-    queries = score.queries or (None,) * len(score.calls)
-    calls = []
-    for call, query in zip(score.calls, queries):
-        calls.append(
-            {
-                "call": call.number,
-                "query": query,
-                "envelope": call.envelope,
-                "used": call.used,
-                "efficiency": call.efficiency,
-                "source": {"file": call.origin_file, "line": call.origin_line},
-                "files": [
-                    {"path": p, "chars": c, "channel": verdicts[p].channel, "evidence": verdicts[p].evidence}
-                    for p, c in call.files
-                ],
-            }
-        )
-        if via:
-            calls[-1]["via"] = via[call.number]
-        if score.line_level:
-            calls[-1].update(line_used=call.line_used, line_efficiency=call.line_efficiency,
-                             line_pinned=call.line_pinned)
-    return calls
+def source_of_calls(score: SessionScore) -> dict:
+    """Call number -> its source, when the ruleset counts several (else empty: no `via` key)."""
+    return {n: s.name for s in score.sources for n in s.calls} if score.sources else {}
 
 
-def _files(score: SessionScore, explain: bool) -> list[dict]:
-    files = []
-    for f in score.files:
-        row = {
-            "path": f.path,
-            "chars": f.chars,
-            "share": ratio(f.chars, score.envelope),
-            "calls": f.calls,
-            "channel": f.verdict.channel,
-            "evidence": f.verdict.evidence,
-        }
-        if score.line_level:
-            row["line_used"] = f.line_used
-        if explain:
-            row["findings"] = [finding_dict(x) for x in f.verdict.findings]
-        files.append(row)
-    return files
+def call_dict(score: SessionScore, call, query, verdicts: dict, via: dict, sections=None) -> dict:
+    """One call's record; `verdicts`: path -> its verdict; `sections`: the indices of the sections
+    to list (a page's bound), else every one."""
+    listed = call.files if sections is None else [call.files[k] for k in sections]
+    out = {
+        "call": call.number,
+        "query": query,
+        "envelope": call.envelope,
+        "used": call.used,
+        "efficiency": call.efficiency,
+        "source": {"file": call.origin_file, "line": call.origin_line},
+        "files": [
+            {"path": p, "chars": c, "channel": verdicts[p].channel, "evidence": verdicts[p].evidence}
+            for p, c in listed
+        ],
+    }
+    if via:
+        out["via"] = via[call.number]
+    if score.line_level:
+        out.update(line_used=call.line_used, line_efficiency=call.line_efficiency, line_pinned=call.line_pinned)
+    return out
+
+
+def file_dict(score: SessionScore, f, explain: bool) -> dict:
+    """One pooled file's record (`explain`: with every channel's finding)."""
+    row = {
+        "path": f.path,
+        "chars": f.chars,
+        "share": ratio(f.chars, score.envelope),
+        "calls": f.calls,
+        "channel": f.verdict.channel,
+        "evidence": f.verdict.evidence,
+    }
+    if score.line_level:
+        row["line_used"] = f.line_used
+    if explain:
+        row["findings"] = [finding_dict(x) for x in f.verdict.findings]
+    return row

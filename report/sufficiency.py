@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Optional
+
 from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, printable, to_fixed, utf16_len
 from citeledger.report.tables import layout
 from citeledger.report.text import TOOL_NAME
@@ -69,17 +71,22 @@ def render_sufficiency(s: Sufficiency) -> str:
     return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")
 
 
-def sufficiency_dict(s: Sufficiency) -> dict:
-    return {
+def sufficiency_dict(s: Sufficiency, limit: Optional[int] = None) -> dict:
+    """`limit`: the first calls only, with `calls_more` (a page's bound)."""
+    calls = s.calls if limit is None else s.calls[:limit]
+    out = {
         "counts": dict(zip(BUCKETS, s.counts)),
         "answered": s.answered,
         "errors": s.errors,
         "concurrent": s.concurrent,
         "calls": [
             {"thread": c.thread, "query": c.query, "files": c.files, "chars": c.chars, "bucket": c.bucket, "next": c.next}
-            for c in s.calls
+            for c in calls
         ],
     }
+    if limit is not None:
+        out["calls_more"] = len(s.calls) - len(calls)
+    return out
 
 
 # ---------------------------------------------------------------- pooled over a corpus (sweep, compare)
@@ -213,9 +220,11 @@ def next_acts(calls: list[dict], responses, judged: Sufficiency) -> dict[int, di
     return out
 
 
-def with_next_acts(data: dict, transcript, judged: Sufficiency) -> dict:
+def with_next_acts(data: dict, transcript, judged: Sufficiency, every_call=None, limit: Optional[int] = None) -> dict:
     """A session page's dict with each call's next act and the session's sufficiency (page only:
-    the JSON output carries `sufficiency` with --sufficiency)."""
-    acts = next_acts(data["calls"], transcript.responses, judged)
+    the JSON output carries `sufficiency` with --sufficiency). `every_call`: each call's number and
+    source (`{"call", "source"}`), when `data` lists only some (a bounded page); `limit`: the
+    sufficiency's calls listed."""
+    acts = next_acts(data["calls"] if every_call is None else every_call, transcript.responses, judged)
     calls = [dict(c, sufficiency=acts[c["call"]]) if c["call"] in acts else c for c in data["calls"]]
-    return dict(data, calls=calls, sufficiency=sufficiency_dict(judged))
+    return dict(data, calls=calls, sufficiency=sufficiency_dict(judged, limit))

@@ -180,7 +180,7 @@ def read_session(files, session, ruleset, whole: bool = False):
                 raise InputError(f, "no such file")
             _regular(f)  # a FIFO among several files is refused as a lone one is, never waited on
         from citeledger.cli.one_session import check_one_session
-        from citeledger.core.corpus import session_for
+        from citeledger.corpus import session_for
 
         check_one_session(files)  # several sessions are refused, never pooled
 

@@ -12,7 +12,7 @@ from typing import Iterator, Optional
 
 import orjson
 
-from citeledger.core.corpus import discover, score_corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.harness.layout import arm_and_run, arm_group, arm_label
 from citeledger.harness.layout import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError

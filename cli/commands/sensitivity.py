@@ -12,7 +12,7 @@ from citeledger.rules.loader import load_ruleset
 
 from citeledger.cli.commands.common import shipped_list
 
-from citeledger.core.corpus import discover, score_corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 import attrs
 

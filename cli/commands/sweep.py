@@ -13,7 +13,7 @@ from citeledger.rules.compiled import load_many
 
 import attrs
 
-from citeledger.core.corpus import SessionRef, Workers, discover
+from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.cli.formats import check, chosen, write, write_pages
@@ -90,7 +90,7 @@ def load_rulesets(names) -> list:
 
 
 def dask_engine(engine: str):
-    """--engine's value for core.corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
+    """--engine's value for corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
     if engine == "local":
         return None
     if engine != "dask" and not engine.startswith("dask="):

@@ -16,11 +16,13 @@ class Html:
 def _session(result) -> str:
     """The page also says why, as explain does, and each call's next act."""
     from citeledger.report.html import session_page
-    from citeledger.report.jsonreport import session_dict
+    from citeledger.report.html.bounded import CALLS, page_dict, views_dict
     from citeledger.report.sufficiency import with_next_acts
 
-    data = {**session_dict(result.score, explain=True), **result.views()}
-    return session_page(with_next_acts(data, result.transcript, result.next_acts), result.score.answer)
+    score = result.score
+    data = {**page_dict(score), **views_dict(result.view)}  # bounded: the page lists the largest (bounded.py)
+    every_call = ({"call": c.number, "source": {"file": c.origin_file, "line": c.origin_line}} for c in score.calls)
+    return session_page(with_next_acts(data, result.transcript, result.next_acts, every_call, CALLS), score.answer)
 
 
 def _svg(result) -> str:

@@ -11,6 +11,7 @@ from typing import Optional
 
 from citeledger.core import ratio
 from citeledger.report.explain import SOURCES  # the answer's source, as explain says it
+from citeledger.report.html.bounded import CALLS, ENVELOPE_FILES, FILES, SECTIONS
 from citeledger.report.html.citations import citation_spans
 from citeledger.report.html.sufficiency import next_act, session_section
 from citeledger.report.text import TOOL_NAME
@@ -26,7 +27,7 @@ def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
 
 
 def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
-    index = {f["path"]: i for i, f in enumerate(data["files"])}
+    index = {f["path"]: f.get("rank", i + 1) for i, f in enumerate(data["files"])}  # path -> its row (#file-N)
     parts = [
         f"<h{level}>{esc(heading)}</h{level}>",
         _summary(data),
@@ -46,7 +47,23 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
     if "answer_set" in data:  # the envelope view's table already marks the set: its sentence only
         parts.append(_answer_set(data, table_too="envelope_view" not in data))
     parts.append(warnings_list(data["warnings"]))
+    if data.get("warnings_more"):
+        parts.append(f'<p class="muted" data-field="warnings_more" data-value="{data["warnings_more"]}">… and '
+                     f'{num(data["warnings_more"])} more input warnings: see score --json.</p>')
     return "".join(parts)
+
+
+def _row_link(index: dict, path: str) -> str:
+    """A file's row on the page, or the line that counts the files the page leaves out."""
+    return f"#file-{index[path]}" if path in index else "#files-more"
+
+
+def _more(what: str, more: dict, credited: str = "credited") -> str:
+    """The line that says what a bounded table left out (report/html/bounded.py)."""
+    return (f'<p class="muted more" data-more="{esc(what)}" data-count="{more["count"]}" data-chars="{more["chars"]}">'
+            f"… and {num(more['count'])} more {esc(what)}, {num(more['chars'])} chars "
+            f"({num(more[credited])} {'in the answer set' if credited == 'in_answer_set' else 'credited'}): "
+            "see score --json.</p>")
 
 
 def _summary(data: dict) -> str:
@@ -102,54 +119,80 @@ def _legend(channels) -> str:
 def _calls(data: dict, index: dict) -> str:
     out = ["<section id=\"calls\"><h2>Explore calls</h2>"
            "<p class=\"muted\">Each bar is one response: its sections in order, widths by chars.</p>"]
+    out.append(_calls_cap(data.get("calls_more")))
     for call in data["calls"]:
-        n, env = call["call"], call["envelope"]
-        sections = call["files"]
-        credited = sum(1 for s in sections if s["channel"] is not None)
-        meta = env - sum(s["chars"] for s in sections)
-        segs = []
-        for k, s in enumerate(sections, 1):
-            width = 100 * ratio(s["chars"], env)
-            verdict = f"credited by {s['channel']}" if s["channel"] else "not credited"
-            label = f"section {k}: {s['path']}, {s['chars']:,} chars, {verdict}"
-            drawn = f'class="hit ch" data-channel="{esc(s["channel"])}"' if s["channel"] else 'class="miss"'
-            segs.append(
-                f'<a href="#file-{index[s["path"]] + 1}" {drawn} '
-                f'style="width:{width:.4f}%" title="{esc(label)}" aria-label="{esc(label)}"></a>'
-            )
-        if meta > 0:
-            segs.append(f'<span class="meta" style="width:{100 * ratio(meta, env):.4f}%" '
-                        f'title="trailing blocks, {meta:,} chars"></span>')
-        line = (
-            f'<h3 id="call-{n}">call {n}: {field("efficiency", call["efficiency"], pct(call["efficiency"]))} '
-            f'— {field("used", call["used"], num(call["used"]))}/{field("envelope", env, num(env))} chars, '
-            f"{credited}/{len(sections)} files credited"
-        )
-        if "line_efficiency" in call:
-            line += f' — lines {field("line_efficiency", call["line_efficiency"], pct(call["line_efficiency"]))}'
-        line += next_act(call)  # beside its allocation: what the agent did after this call
-        src = call["source"]
-        line += f' <span class="muted">({esc(src["file"])}:{esc(src["line"])})</span></h3>'
-        rows = []
-        for k, s in enumerate(sections, 1):
-            rows.append(
-                f"<tr><td class=num>{k}</td><td>{mark(s['channel'] is not None)}</td>"
-                f'<td><a href="#file-{index[s["path"]] + 1}"><code>{esc(s["path"])}</code></a></td>'
-                + cell("chars", s["chars"], num(s["chars"]))
-                + cell("share", ratio(s["chars"], env), pct(ratio(s["chars"], env)))
-                + f"<td class=channel>{_channel(s['channel'])}</td><td>{_evidence(s['evidence'])}</td></tr>"
-            )
-        out.append(
-            f'<div class="call" data-call="{n}">{line}'
-            + (f'<p class="query">query: <q>{esc(call["query"])}</q></p>' if call.get("query") is not None else "")
-            +
-            f'<div class="bar" role="img" aria-label="call {n}: {len(sections)} sections, {credited} credited">{"".join(segs)}</div>'
-            f"<details><summary>sections of call {n}</summary>"
-            + table(("#", "verdict", "file", "chars", "share of call", "channel", "evidence"), rows, numeric=(0, 3, 4))
-            + "</details></div>"
-        )
+        out.append(_call(call, index))
     out.append("</section>")
     return "".join(out)
+
+
+def _calls_cap(more: Optional[dict]) -> str:
+    if not more or not more["count"]:
+        return ""
+    return (f'<p class="muted more" data-more="calls" data-count="{more["count"]}" data-chars="{more["envelope"]}">'
+            f"The page draws the {CALLS} largest calls (by chars), in call order, and at most {SECTIONS} "
+            f"sections of each, the largest; … and {num(more['count'])} more calls, {num(more['envelope'])} chars "
+            f"({num(more['used'])} used): see score --json.</p>")
+
+
+def _call(call: dict, index: dict) -> str:
+    """One call: its heading, its bar and its sections' table (the largest; the rest counted)."""
+    n, env = call["call"], call["envelope"]
+    sections = [(s.get("section", k), s) for k, s in enumerate(call["files"], 1)]
+    more = call.get("files_more") or {"count": 0, "chars": 0, "credited": 0}
+    credited = sum(1 for _, s in sections if s["channel"] is not None) + more["credited"]
+    count = len(sections) + more["count"]
+    line = (
+        f'<h3 id="call-{n}">call {n}: {field("efficiency", call["efficiency"], pct(call["efficiency"]))} '
+        f'— {field("used", call["used"], num(call["used"]))}/{field("envelope", env, num(env))} chars, '
+        f"{credited}/{count} files credited"
+    )
+    if "line_efficiency" in call:
+        line += f' — lines {field("line_efficiency", call["line_efficiency"], pct(call["line_efficiency"]))}'
+    line += next_act(call)  # beside its allocation: what the agent did after this call
+    src = call["source"]
+    line += f' <span class="muted">({esc(src["file"])}:{esc(src["line"])})</span></h3>'
+    rows = [
+        f"<tr><td class=num>{k}</td><td>{mark(s['channel'] is not None)}</td>"
+        f'<td><a href="{_row_link(index, s["path"])}"><code>{esc(s["path"])}</code></a></td>'
+        + cell("chars", s["chars"], num(s["chars"]))
+        + cell("share", ratio(s["chars"], env), pct(ratio(s["chars"], env)))
+        + f"<td class=channel>{_channel(s['channel'])}</td><td>{_evidence(s['evidence'])}</td></tr>"
+        for k, s in sections
+    ]
+    return (
+        f'<div class="call" data-call="{n}">{line}'
+        + (f'<p class="query">query: <q>{esc(call["query"])}</q></p>' if call.get("query") is not None else "")
+        + f'<div class="bar" role="img" aria-label="call {n}: {count} sections, {credited} credited">'
+        + _bar(sections, more, env, index) + "</div>"
+        f"<details><summary>sections of call {n}</summary>"
+        + table(("#", "verdict", "file", "chars", "share of call", "channel", "evidence"), rows, numeric=(0, 3, 4))
+        + (_more("sections of this call", more) if more["count"] else "")
+        + "</details></div>"
+    )
+
+
+def _bar(sections: list, more: dict, env: int, index: dict) -> str:
+    """The call's sections drawn in order; the sections left out one hatched segment; then the trailing blocks."""
+    segs = []
+    for k, s in sections:
+        width = 100 * ratio(s["chars"], env)
+        verdict = f"credited by {s['channel']}" if s["channel"] else "not credited"
+        label = f"section {k}: {s['path']}, {s['chars']:,} chars, {verdict}"
+        drawn = f'class="hit ch" data-channel="{esc(s["channel"])}"' if s["channel"] else 'class="miss"'
+        segs.append(
+            f'<a href="{_row_link(index, s["path"])}" {drawn} '
+            f'style="width:{width:.4f}%" title="{esc(label)}" aria-label="{esc(label)}"></a>'
+        )
+    if more["count"]:
+        label = f"{more['count']:,} more sections, {more['chars']:,} chars, {more['credited']:,} credited"
+        segs.append(f'<span class="miss" style="width:{100 * ratio(more["chars"], env):.4f}%" '
+                    f'title="{label}" aria-label="{label}"></span>')
+    meta = env - sum(s["chars"] for _, s in sections) - more["chars"]
+    if meta > 0:
+        segs.append(f'<span class="meta" style="width:{100 * ratio(meta, env):.4f}%" '
+                    f'title="trailing blocks, {meta:,} chars"></span>')
+    return "".join(segs)
 
 
 def _channel(channel: Optional[str]) -> str:
@@ -170,7 +213,7 @@ def _files(data: dict) -> str:
         headers.insert(6, "line chars")
         numeric += (6,)
     rows = []
-    for i, f in enumerate(data["files"], 1):
+    for i, f in ((f.get("rank", i), f) for i, f in enumerate(data["files"], 1)):
         why = "".join(
             f'<li data-channel="{esc(x["channel"])}" data-credited="{"true" if x["credited"] else "false"}">'
             f'<code>{esc(x["channel"])}</code> {"yes" if x["credited"] else "no"} — {esc(x["reason"])}</li>'
@@ -190,10 +233,15 @@ def _files(data: dict) -> str:
             f'<td><ul class="why">{why}</ul></td></tr>'
         )
         rows.append(row)
+    more = data.get("files_more")
+    cap = ""
+    if more and more["count"]:
+        cap = (f'<p class="muted" id="files-more">The page lists the {FILES} largest files and up to {FILES} '
+               "credited files beyond them.</p>" + _more("files", more))
     return (
         '<section id="files"><h2>Files, pooled over the calls</h2>'
         + table(headers, rows, cls="sortable files", numeric=numeric)
-        + "</section>"
+        + cap + "</section>"
     )
 
 
@@ -201,9 +249,10 @@ def answer_html(data: dict, answer: str) -> str:
     """The answer, escaped, each crediting citation a link to its file's row (#file-N)."""
     if not data["has_answer"]:
         return '<section id="answer"><h2>Final answer</h2><p>No final answer text found.</p></section>'
-    credits = [(i, f["channel"], f["evidence"]) for i, f in enumerate(data["files"]) if f["channel"] is not None]
+    ranks = [f.get("rank", i + 1) - 1 for i, f in enumerate(data["files"])]  # a bounded page's rows skip ranks
+    credits = [(ranks[i], f["channel"], f["evidence"]) for i, f in enumerate(data["files"]) if f["channel"] is not None]
     spans = citation_spans(answer, credits)
-    paths = [f["path"] for f in data["files"]]
+    paths = {ranks[i]: f["path"] for i, f in enumerate(data["files"])}
     out, at = [], 0
     for s in spans:
         out.append(esc(answer[at:s.start]))
@@ -244,8 +293,17 @@ def _envelope_view(view: dict) -> str:
         '<section id="envelope-view"><h2>Explore envelope</h2>'
         f'<p>{field("envelope_chars", env, num(env))} chars over '
         f'{field("responses", view["responses"], num(view["responses"]))} response(s).{answers}</p>'
+        + table(("in set", "file", "share", "chars"), rows, cls="sortable", numeric=(2, 3))
+        + _envelope_cap(view.get("files_more"))
         + "</section>"
     )
+
+
+def _envelope_cap(more: Optional[dict]) -> str:
+    if not more or not more["count"]:
+        return ""
+    return (f'<p class="muted">The page lists the {ENVELOPE_FILES} largest files of the envelope.</p>'
+            + _more("files of the envelope", more, credited="in_answer_set"))
 
 
 def _answer_set(data: dict, table_too: bool = True) -> str:
@@ -262,7 +320,7 @@ def _answer_set(data: dict, table_too: bool = True) -> str:
     return (
         '<section id="answer-set"><h2>Envelope view — answer set</h2>'
         f'<p>Globs {", ".join(f"<code>{esc(g)}</code>" for g in view["globs"])}: '
-        f'{len(view["files"])}/{len(data["files"])} files, '
+        f'{view.get("count", len(view["files"]))}/{data["files_returned"]} files, '
         f'{field("answer_set_share", view["share"], pct(view["share"]))} of {num(env)} chars '
         f'({field("answer_set_chars", view["chars"], num(view["chars"]))} chars). '
         f"{mark(True, 'in the answer set')} marks a file in the set.</p>"

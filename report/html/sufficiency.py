@@ -98,6 +98,8 @@ def session_section(data: dict) -> str:
         "clipped.</p>"
         + table(("next act", "calls", "meaning"), rows, numeric=(1,))
         + (table(("#", "thread", "query", "files", "next", "bucket"), calls, numeric=(0, 3)) if calls else "")
+        + (f'<p class="muted">… and {data["calls_more"]:,} more answered calls: see score --sufficiency --json.</p>'
+           if data.get("calls_more") else "")
         + (f'<p class="muted">{esc("; ".join(notes))}.</p>' if notes else "")
         + "</section>"
     )

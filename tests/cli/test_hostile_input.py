@@ -279,7 +279,7 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(tmp_path, signum
 
 def test_an_unlistable_directory_is_listed_with_why(tmp_path, monkeypatch):
     # Root lists a chmod 000 directory, so the failure is injected.
-    from citeledger.core import corpus as corpus_module
+    from citeledger import corpus as corpus_module
 
     make.write(tmp_path / "ok/run.jsonl", make.stream([make.response([make.section("a.js")])], "a.js"))
     (tmp_path / "locked").mkdir()

@@ -14,7 +14,7 @@ import pytest
 
 from builders import events, response, section, write_jsonl
 from citeledger.cli import main
-from citeledger.core.corpus import discover
+from citeledger.corpus import discover
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 STREAM = REAL / "stream"
@@ -97,7 +97,7 @@ def test_sweep_inputs_list_the_subagent_files_read(capsys, tmp_path):
 
 
 def test_a_segment_named_once_relative_and_once_absolute_is_read_once(monkeypatch):
-    from citeledger.core.corpus import session_for
+    from citeledger.corpus import session_for
 
     repo = Path(__file__).resolve().parent.parent.parent
     monkeypatch.chdir(repo)

@@ -193,7 +193,7 @@ def test_readers_are_asked_in_priority_order_then_by_name():
 
 
 def test_discovery_follows_the_registry_order(tmp_path):
-    from citeledger.core.corpus import claim
+    from citeledger.corpus import claim
 
     log = tmp_path / "x.jsonl"
     log.write_text('{"type": "system"}\n')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from unittest import mock
 
-from citeledger.core.corpus import claim
+from citeledger.corpus import claim
 from citeledger.infra import files
 from citeledger.infra.files import is_file, read_head, sniffing
 

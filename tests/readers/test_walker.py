@@ -131,7 +131,7 @@ def test_every_fixture_file_walks_alike_pruned_and_whole():
 
 
 def test_every_fixture_session_reads_alike_pruned_and_whole():
-    from citeledger.core.corpus import discover
+    from citeledger.corpus import discover
     from citeledger.core.plugins import readers
 
     known = readers()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeledger.core import corpus
-from citeledger.core.corpus import discover, score_corpus
+from citeledger import corpus
+from citeledger.corpus import discover, score_corpus
 from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
 
