@@ -18,9 +18,11 @@ frozen attrs `Options` class (its ruleset keys, under `sources:`), and
 
 A pulled cut has `sections(unit)` (its Sections, sized in the ruleset's
 `unit`; what follows a last section is the source's own rule) and `number`
-(a text key: equal numbers, equal sections; 0 shares with nothing). The accountant numbers the calls and charges their
-sections exactly as it charges explore sections; nothing here names a
-source. A source that cannot tell which file a result belongs to charges it
+(a text key: equal numbers, equal sections; 0 shares with nothing). The
+accountant numbers the calls and charges their sections exactly as it
+charges explore sections; nothing here names a source. A source's options
+are its ruleset keys: they feed the scoring stages of `Ruleset.sources`, so
+a new one needs no edit in core. A source that cannot tell which file a result belongs to charges it
 to `UNKNOWN` and warns (`unknown_warning`): it never drops the result.
 """
 

@@ -102,7 +102,7 @@ def item_text(item) -> str:
 
 def content_blocks(content) -> tuple[str, ...]:
     """A tool_result's text, one string per item: null/absent gives none, another value its JSON."""
-    if type(content) is list:  # nearly every result: an item's text inline (item_text's common case)
+    if isinstance(content, list):  # nearly every result: an item's text inline (item_text's common case)
         blocks = []
         for item in content:
             text = item.get("text") if type(item) is dict else None
@@ -110,11 +110,17 @@ def content_blocks(content) -> tuple[str, ...]:
         return tuple(blocks)
     if isinstance(content, str):
         return (content,)
-    if isinstance(content, list):
-        return tuple(item_text(item) for item in content)
     if content is None or content is _MISSING:
         return ()
     return (js_stringify(content),)
+
+
+def id_text(value) -> str:
+    """A tool id that is no string, as text: a number as JavaScript writes it, so an integer
+    past 64 bits reads alike whether decoded as an int or a double (infra/jsonl.Keys)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return js_string(value)
+    return str(value)
 
 
 def answer_block_text(block: dict) -> str:
@@ -308,7 +314,7 @@ class EventWalker:
             given.get("subagent_type"), given.get("description"), given.get("task"), given.get("symbol"))
         use = ToolUse(
             name if type(name) is str else "",
-            tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
+            tool_id if type(tool_id) is str else id_text(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
             query if type(query) is str else None, file_path if type(file_path) is str else None,
             path if type(path) is str else None, pattern if type(pattern) is str else None,
@@ -345,7 +351,7 @@ class EventWalker:
             self._explore_checks(content, tool_id, key, origin)
         result = ToolResult(
             name=name, blocks=content_blocks(content), origin=origin, use=self._uses.get(key), cwd=self.cwd,
-            tool_use_id=tool_id if type(tool_id) is str else str(tool_id),
+            tool_use_id=tool_id if type(tool_id) is str else id_text(tool_id),
             parent_tool_use_id=parent if isinstance(parent, str) else None,
             tool_use_origin=use_origin, order=self._order,
         )

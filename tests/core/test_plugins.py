@@ -44,6 +44,31 @@ def test_channel_without_judge_is_refused():
         plugins.check_channel(Silent)
 
 
+@pytest.mark.parametrize("attribute, value, message", [
+    ("moved", {"splitter.header": 3}, "moved must map old dotted ruleset keys to option names"),
+    ("moved", ["reader.x"], "moved must map old dotted ruleset keys to option names"),
+    ("default_explore_tool", "", "default_explore_tool must be a tool name"),
+])
+def test_a_source_declares_its_moved_keys_and_default_tool_well(attribute, value, message):
+    class Odd:
+        name = "odd"
+
+        @attrs.frozen
+        class Options:
+            pass
+
+        def tools(self):
+            return None
+
+        def cuts(self, given, ruleset, memo):
+            return [], ()
+
+    plugins.check_source(Odd)  # neither declared: fine
+    setattr(Odd, attribute, value)
+    with pytest.raises(plugins.PluginError, match=f"'odd': {message}"):
+        plugins.check_source(Odd)
+
+
 def test_two_plugins_may_not_share_a_name():
     class A:
         name = "same"

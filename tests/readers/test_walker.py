@@ -192,3 +192,12 @@ def test_the_explore_tool_is_the_reading_options(tmp_path):
     for options in (ReadOptions(), attrs.evolve(ReadOptions(), explore_tool=None)):
         other = ClaudeStreamReader().read([str(path)], options)
         assert other.responses == () and other.explore_answers == ()
+
+
+def test_a_numeric_id_past_64_bits_reads_alike_pruned_and_whole(tmp_path):
+    # Pruned decoding keeps such an integer an int, whole decoding a double (infra/jsonl.Keys):
+    # the id's text is JavaScript's String() of the number either way.
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": 1180591620717411303424}]}}\n')
+    pruned, whole = (read_session(ClaudeStreamReader(), [str(path)], whole=w) for w in (False, True))
+    assert pruned == whole and pruned.tool_uses[0].id == "1.1805916207174113e+21"
