@@ -150,6 +150,7 @@ class EventWalker:
         self._uses: dict = {}
         self.names: dict[Hashable, object] = {}
         self.responses: list[ToolResult] = []  # the explore tool's
+        self._kinds: dict[str, str] = {}  # tool name -> what its results are kept as (_kind)
         self.results: list[ResultText] = []
         self.warnings: list[InputWarning] = []
         self.bom_lines: list[Origin] = []
@@ -340,9 +341,12 @@ class EventWalker:
             )
             return
         name, use_origin = known
-        explore = is_explore(name, self.explore_tool)
-        if not (explore or self.keep is not None and self.keep(name)):  # no source reads this tool
+        kind = self._kinds.get(name) if type(name) is str else None  # _kind, its common case inline
+        if kind is None:
+            kind = self._kind(name)
+        if kind is _NOT_KEPT:  # no source reads this tool
             return
+        explore = kind is _EXPLORE
         error = block.get("is_error")
         if error is not None and error is not False and js_truthy(error):  # a failed call is no retrieval
             return
@@ -356,6 +360,17 @@ class EventWalker:
             tool_use_origin=use_origin, order=self._order,
         )
         (self.responses if explore else self.tool_results).append(result)
+
+    def _kind(self, name) -> str:
+        """Whether a tool's results are kept, and as what: the explore tool's (`_EXPLORE`), a tool
+        some source reads (`_KEPT`) or neither; worked out once per tool name (`_kinds`)."""
+        if is_explore(name, self.explore_tool):
+            kind = _EXPLORE
+        else:
+            kind = _KEPT if self.keep is not None and self.keep(name) else _NOT_KEPT
+        if type(name) is str:
+            self._kinds[name] = kind
+        return kind
 
     def _explore_checks(self, content, tool_id, key, origin: Origin) -> None:
         """What the reference reads of an explore result that a warning must say: a second
@@ -375,7 +390,9 @@ class EventWalker:
 
     def _explore_answer(self, block: dict, key, origin: Origin) -> None:
         """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""
-        if not is_explore(self._acted.get(key), self.explore_tool):
+        name = self._acted.get(key)
+        kind = self._kinds.get(name) if type(name) is str else None  # _kind, its common case inline
+        if (self._kind(name) if kind is None else kind) is not _EXPLORE:
             return
         error = block.get("is_error")
         if error is not None and error is not False and js_truthy(error):
@@ -406,7 +423,9 @@ class EventWalker:
 
 
 _MISSING = object()
-MISSING = _MISSING  # a key absent from a decoded object (js_type says "missing")
+MISSING = _MISSING
+# What a tool's results are kept as (EventWalker._kind).
+_EXPLORE, _KEPT, _NOT_KEPT = "explore", "kept", "not kept"  # a key absent from a decoded object (js_type says "missing")
 _NO_INPUT: dict = {}
 
 
