@@ -12,7 +12,7 @@ Every cache lives in one `Shared` object, made per `score_many` call.
 from __future__ import annotations
 
 import operator
-import typing
+import sys
 from typing import Callable
 
 import attrs
@@ -87,19 +87,21 @@ BUILDS_ON = {
 
 def declared_fields(cls=None, prefix: str = "") -> dict[str, tuple[str, ...]]:
     """Every ruleset field (dotted) and the stages its metadata says it feeds. A record's
-    fields are its own fields, expanded; a list of rules marked `items` adds its rule's
-    fields under `[]` (`channels[].name`)."""
+    fields are its own fields, expanded; a list of rules names its rule's class in `items`,
+    whose fields it adds under `[]` (`channels[].name`)."""
     cls = Ruleset if cls is None else cls
+    names = vars(sys.modules[cls.__module__])  # the annotations are strings (PEP 563): no eval
     found = {}
-    hints = typing.get_type_hints(cls)
     for field in attrs.fields(cls):
-        path, kind = prefix + field.name, hints[field.name]
-        if attrs.has(kind):
-            found.update(declared_fields(kind, path + "."))
+        path, kind = prefix + field.name, field.type
+        record = names.get(kind) if isinstance(kind, str) else kind
+        if isinstance(record, type) and attrs.has(record):
+            found.update(declared_fields(record, path + "."))
             continue
         found[path] = tuple(field.metadata.get("stages", ()))
-        if field.metadata.get("items"):
-            found.update(declared_fields(typing.get_args(kind)[0], path + "[]."))
+        items = field.metadata.get("items")
+        if items is not None:
+            found.update(declared_fields(items, path + "[]."))
     return found
 
 

@@ -82,9 +82,9 @@ class Ruleset:
     # What a section's char is, for every source: utf16 (JavaScript length), codepoint, utf8.
     unit: str = attrs.field(validator=one_of(*UNITS), metadata=feeds("envelope"))
     # In rank order; the first is the lower bound. Each rule's fields feed its
-    # findings (`items`: channels[].name, channels[].options); the ranked list,
-    # the verdicts and the files they decide.
-    channels: tuple[ChannelRule, ...] = attrs.field(metadata=feeds("verdicts", "files", items=True))
+    # findings (`items`, the rule's class: channels[].name, channels[].options);
+    # the ranked list, the verdicts and the files they decide.
+    channels: tuple[ChannelRule, ...] = attrs.field(metadata=feeds("verdicts", "files", items=ChannelRule))
     source: str = attrs.field(default="", metadata=feeds("label"))  # the file it was loaded from
     # Every channel's options, enabled or not (for explanations and variation).
     channel_options: tuple[ChannelRule, ...] = attrs.field(default=(), metadata=feeds("label"))
