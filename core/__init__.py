@@ -76,7 +76,7 @@ _LAZY = {
     "Appended": "citeledger.core.run_log", "Compaction": "citeledger.core.run_log",
     "Request": "citeledger.core.run_log", "ResultEvent": "citeledger.core.run_log",
     "RunLog": "citeledger.core.run_log", "ToolOutput": "citeledger.core.run_log",
-    "Usage": "citeledger.core.run_log",
+    "Usage": "citeledger.core.run_log", "LoggedTokens": "citeledger.core.run_log",
     "formats": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
     "BadPattern": "citeledger.infra.re2text",

@@ -127,3 +127,29 @@ def render_harness(files, run, occupancy, score, sufficiency, envelope=None, bri
     if envelope is not None:
         lines += [""] + indented(render_envelope(envelope))
     return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")
+
+
+def tally_lines(counts) -> str:
+    """One tally, parse-session.mjs's layout: the count right-aligned in 3, then the name."""
+    return "\n".join(f"    {count:>3}  {name}" for name, count in counts) or "    (none)"
+
+
+def kilo(n) -> str:
+    return to_fixed(n / 1000, 1) + "k"
+
+
+def render_session(tally, sufficiency, score) -> str:
+    """The interactive session's report, byte for byte as `parse-session.mjs PROJECT` prints it:
+    the `tally` (harness/session_tally.py), then the sufficiency and allocation blocks unindented."""
+    files = tally.subagent_files
+    lines = [f"session: {tally.session_id}", "", "MAIN thread tools:", tally_lines(tally.main), "",
+             f"SUBAGENT tools ({files} subagent transcript{'' if files == 1 else 's'}):", tally_lines(tally.subagents),
+             "", f"VERDICT: codegraph_explore used {tally.explore}x | Read {tally.reads} | Grep/Bash {tally.greps}"]
+    t = tally.tokens
+    if t is None:
+        lines.append("TOKENS: not logged")
+    else:
+        lines.append(f"TOKENS: gen {kilo(t.generated)} | fresh-in {kilo(t.fresh)} | cached-in {kilo(t.cached)} "
+                     f"| billable≈ {kilo(t.billable)}")
+    lines += ["", render_sufficiency(sufficiency).rstrip("\n"), "", render_text(score).rstrip("\n")]
+    return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")
