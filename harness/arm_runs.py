@@ -113,7 +113,9 @@ def run_figures(name: str, run, occupancy, score, sufficiency) -> RunFigures:
     """A run's figures from its `run` and `occupancy` metric records, its score and its sufficiency."""
     counts = run.by_name()
     return RunFigures(
-        name=name, ok=run.ok, raced=run.raced, duration_s=run.duration_s, tools=run.tools,
+        name=name, ok=run.ok, raced=run.raced, tools=run.tools,
+        # The harness sums `duration_ms || 0`: a run that logs result events but no duration is 0s.
+        duration_s=run.duration_s if run.duration_s is not None or run.segments is None else 0,
         reads=counts.get("Read", 0), search=counts.get("Grep", 0) + counts.get("Glob", 0),
         bash=counts.get("Bash", 0), codegraph_calls=run.codegraph_calls,
         cli_attempts=run.cli.attempts, cli_returned=run.cli.returned,

@@ -154,11 +154,17 @@ def run_basics(transcript) -> RunBasics:
                      returned=None if outputs is None else sum(1 for o in outputs if o.key in cli_keys and not o.error)),
         calls=tuple(calls),
         segments=None if results is None else tuple(r.subtype for r in results),
-        duration_s=None if results is None else _total(r.duration_ms for r in results) / 1000,
-        cost_usd=None if results is None else _total(r.cost_usd for r in results),
+        duration_s=None if not _logged(results, "duration_ms") else _total(r.duration_ms for r in results) / 1000,
+        cost_usd=None if not _logged(results, "cost_usd") else _total(r.cost_usd for r in results),
         turns=None if requests is None else len(requests),
         tokens_processed=processed,
     )
+
+
+def _logged(results, field: str) -> bool:
+    """The format logs the figure: no result event (a killed run) sums to 0, as the harness's;
+    result events none of which logs it (a Gemini run's cost) are absent, not 0."""
+    return results is not None and (not results or any(getattr(r, field) is not None for r in results))
 
 
 def _total(values) -> float:

@@ -67,9 +67,10 @@ def result_lines(run) -> list[str]:
         names = ",".join("" if s is None else s for s in run.segments)  # Array#join: a missing one is empty
         segments = f" | {len(run.segments)} segments ({names})"
     turns = "undefined" if run.turns is None else str(run.turns)
-    lines = ["", f"Result: {subtype} | duration {to_fixed(run.duration_s, 0)}s | turns {turns}{segments}"]
+    # A figure no segment logged is the script's `|| 0` sum: 0.
+    lines = ["", f"Result: {subtype} | duration {to_fixed(run.duration_s or 0, 0)}s | turns {turns}{segments}"]
     processed = "undefined" if run.tokens_processed is None else thousands(run.tokens_processed)
-    lines.append(f"  tokens processed: {processed} | cost ${to_fixed(run.cost_usd, 3)}")
+    lines.append(f"  tokens processed: {processed} | cost ${to_fixed(run.cost_usd or 0, 3)}")
     return lines
 
 
