@@ -175,8 +175,28 @@ def _total(values) -> float:
     return total
 
 
+# The sweep's scalar columns (docs/sweep.md "Run and occupancy columns").
+RUN_COLUMNS = (
+    "run_tools_exposed", "run_raced", "run_ok", "run_subtype", "run_segments", "run_turns", "run_duration_s",
+    "run_tokens_processed", "run_cost_usd", "run_tool_calls", "run_tools", "run_codegraph_calls",
+    *(f"run_calls_{family}" for family in FAMILIES), "run_cli_attempts", "run_cli_returned",
+)
+
+
 class RunMetric:
     name = "run"
+    columns = RUN_COLUMNS
+
+    def row(self, r: RunBasics) -> dict:
+        values = {
+            "run_tools_exposed": r.tools_exposed, "run_raced": r.raced, "run_ok": r.ok, "run_subtype": r.subtype,
+            "run_segments": None if r.segments is None else len(r.segments), "run_turns": r.turns,
+            "run_duration_s": r.duration_s, "run_tokens_processed": r.tokens_processed, "run_cost_usd": r.cost_usd,
+            "run_tool_calls": len(r.calls), "run_tools": r.tools, "run_codegraph_calls": r.codegraph_calls,
+            "run_cli_attempts": r.cli.attempts, "run_cli_returned": r.cli.returned,
+        }
+        values.update({f"run_calls_{family}": n for family, n in r.by_family().items()})
+        return values
 
     def measure(self, transcript, options: MetricOptions) -> RunBasics:
         return run_basics(transcript)

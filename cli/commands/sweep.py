@@ -23,6 +23,9 @@ from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
+from citeledger.cli.metrics import metric_columns
+from citeledger.core.metric import Measured, MetricOptions, split_measured
+from citeledger.cli.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
@@ -82,6 +85,9 @@ def add_parser(sub) -> None:
                    "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
     p.add_argument("--parquet", action="store_true",
                    help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
+    p.add_argument("--window-tokens", type=int_text, metavar="N",
+                   help="the context window the occupancy columns' shares are of, an integer from 1,000 to "
+                   "10,000,000 (default: CG_WINDOW_TOKENS if set, else 200,000)")
     p.set_defaults(run=run)
 
 
@@ -141,10 +147,15 @@ class Rows:
         self.sufficiency = sufficiency
         self.csv_rows = csv_rows
         self.pages = pages
+        self.metric_columns = metric_columns()
+        self.columns = SESSION_COLUMNS + self.metric_columns
 
     def __call__(self, outcome) -> SweepSession:
         outcome, counted = split(outcome, self.sufficiency)
+        outcome, figures = split_measured(outcome)
         rows = session_rows(outcome, self.rulesets)
+        for row in rows:  # the run and occupancy columns (none when the session was not read)
+            row.update(figures if figures is not None else dict.fromkeys(self.metric_columns))
         if self.sufficiency:
             SlicePool.mark(rows, counted)
         _, inputs = outcome_inputs(outcome)
@@ -161,7 +172,7 @@ class Rows:
             tallies=tuple(tally(row) for row in rows),
             unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
                            for row in rows if row["status"] != "scored"),
-            csv_rows=tuple(tuple(csv_value(row[c]) for c in SESSION_COLUMNS) for row in rows) if self.csv_rows else (),
+            csv_rows=tuple(tuple(csv_value(row[c]) for c in self.columns) for row in rows) if self.csv_rows else (),
             call_rows=calls,
             file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
@@ -193,7 +204,8 @@ class Outputs:
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
             self.sessions_csv = CsvWriter(fh)
-            self.sessions_csv.writerow(SESSION_COLUMNS)
+            self.columns = SESSION_COLUMNS + metric_columns()
+            self.sessions_csv.writerow(self.columns)
             self.long = LongTables(self._stack, self.out, self.parquet)
         return self
 
@@ -205,7 +217,7 @@ class Outputs:
             with _spooling():
                 self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
-            self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
+            self.sessions_csv.writerow([csv_value(record.get(c)) for c in self.columns])
 
     def session(self, one: SweepSession) -> None:
         """One session's records, as its worker made them (the same bytes `record` writes)."""
@@ -291,7 +303,8 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape,
+        extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency)
+        with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
                      engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
