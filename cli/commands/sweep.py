@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from citeledger.cli.commands import SUMMARY
 
 import contextlib
@@ -24,6 +26,8 @@ from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
 from citeledger.cli.metrics import metric_columns
+from citeledger.report.occupancy_pool import OccupancyPool
+from citeledger.report.tables import slice_of
 from citeledger.core.metric import Measured, MetricOptions, split_measured
 from citeledger.cli.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
@@ -132,6 +136,7 @@ class SweepSession:
     call_rows: tuple[tuple, ...]  # its calls.csv rows (report/long_rows.py, with --out), else ()
     file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
+    figures: Optional[dict] = None  # its run and occupancy columns (None: not read)
 
 
 class Rows:
@@ -176,6 +181,7 @@ class Rows:
             call_rows=calls,
             file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
+            figures=figures,
         )
 
 
@@ -323,6 +329,7 @@ class _Tally:
     added: list = attrs.field(factory=list)  # files read with a file given by name (the partial-session rule)
     internal: bool = False
     sessions: list = attrs.field(factory=list)
+    occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
 
     def add(self, one: SweepSession, args, diagnosed, outputs) -> None:
         self.internal |= one.internal
@@ -333,6 +340,7 @@ class _Tally:
         diagnosed.add_joined(one.ref, one.scored, one.diag)
         if args.sufficiency:
             self.pooled.add_session(one.ref.turns, one.counted, [])
+        self.occupancy.add(slice_of(one.ref.turns), one.ref.arm, one.figures)
         outputs.session(one)
         for table, row in zip(self.tables, one.tallies):
             table.add(row)
@@ -393,6 +401,9 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     for rows in slice_rows:
         for row in rows:
             outputs.record(row)
+    occupancy = tally.occupancy.records()
+    for record in occupancy:
+        outputs.record(record)
     tally.warnings.extend(diagnosed.warnings())
     for w in tally.warnings[found:]:
         outputs.record({"record": "warning", **w.as_dict()})
@@ -407,5 +418,5 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
         unscored=tuple(tally.unscored), warnings=tally.warnings,
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
         diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),
-        sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency),
+        sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency), occupancy=tuple(occupancy),
     )
