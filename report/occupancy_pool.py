@@ -13,6 +13,7 @@ from __future__ import annotations
 from citeledger.report.arm_table import median, pct1, span, tokens
 
 ALL_ARMS = "(all)"
+POOLED_RECORD = "pooled-occupancy"  # the JSON record's type
 FIGURES = (("final_context", "occupancy_final_context"), ("retrieval", "occupancy_retrieval"),
            ("retrieval_share", "occupancy_retrieval_share"))
 HEADINGS = ("slice", "arm", "n", "final context (tok)", "retrieval residual (tok)", "retrieval share")
@@ -34,13 +35,13 @@ class OccupancyPool:
                 pool[name].append(figures[column])
 
     def records(self) -> list[dict]:
-        """One `occupancy` record per slice and arm with sessions: all first, then each slice; (all) first."""
+        """One `pooled-occupancy` record per slice and arm with sessions: all first, then each slice; (all) first."""
         order = {"all": 0, "single-question": 1, "multi-turn": 2}
         keys = sorted(self.pools, key=lambda k: (order[k[0]], k[1] != ALL_ARMS, k[1]))
         out = []
         for slice_label, arm in keys:
             pool = self.pools[(slice_label, arm)]
-            record = {"record": "occupancy", "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
+            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
             for name, _ in FIGURES:
                 xs = pool[name]
                 record[name] = {"median": median(xs), "min": min(xs), "max": max(xs)}
