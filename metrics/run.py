@@ -33,13 +33,22 @@ UNCOUNTED_PREFIX = "ToolSearch"
 
 @attrs.frozen
 class ToolCall:
-    """One tool call as the numbered list shows it: its name, then `detail` when not None."""
+    """One tool call as the numbered list shows it: its name, then `detail` when not None.
+
+    The detail is made from the call's `use` when read (the numbered list, `score --json`):
+    a sweep's rows count calls and never pay for it."""
 
     name: str
-    detail: Optional[str]
+    text: Optional[str] = None  # the detail given as it is (a record built by hand)
+    use: object = attrs.field(default=None, eq=False, repr=False)  # core.ToolUse: the detail made from it
+
+    @property
+    def detail(self) -> Optional[str]:
+        return self.text if self.use is None else detail(self.use)
 
     def line(self) -> str:
-        return self.name if self.detail is None else f"{self.name} {self.detail}"
+        shown = self.detail
+        return self.name if shown is None else f"{self.name} {shown}"
 
 
 @attrs.frozen
@@ -82,7 +91,8 @@ class RunBasics:
     @property
     def tools(self) -> int:
         """Calls, less the ToolSearch ones."""
-        return sum(1 for call in self.calls if not call.line().startswith(UNCOUNTED_PREFIX))
+        # `line()` starts with the name, and no detail comes before it: the name says.
+        return sum(1 for call in self.calls if not call.name.startswith(UNCOUNTED_PREFIX))
 
     @property
     def codegraph_calls(self) -> int:
@@ -125,7 +135,7 @@ def _calls(transcript) -> tuple[list, set, int]:
     for use in transcript.tool_uses:
         if not use.assistant or (skipped and use.origin in skipped):
             continue
-        calls.append(ToolCall(name=use.name, detail=detail(use)))
+        calls.append(ToolCall(name=use.name, use=use))
         if use.name == "Bash" and runs_codegraph_cli(use.command or ""):
             attempts += 1
             if use.key is not None:  # an id that is an object or a list matches no result

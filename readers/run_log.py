@@ -163,9 +163,12 @@ class RunLogReader:
         """parse-session.mjs's sums: `u.output_tokens || 0`, ... for every usage logged."""
         if type(usage) is not dict:  # a usage that is no object adds 0 to every sum
             return
-        self.generated += js_number(usage.get("output_tokens"))
-        self.fresh += js_number(usage.get("input_tokens")) + js_number(usage.get("cache_creation_input_tokens"))
-        self.cached += js_number(usage.get("cache_read_input_tokens"))
+        out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
+                                  usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
+        # js_number, its int case inline: this runs for every event of a corpus.
+        self.generated += out if type(out) is int else js_number(out)
+        self.fresh += (given if type(given) is int else js_number(given)) + (made if type(made) is int else js_number(made))
+        self.cached += read if type(read) is int else js_number(read)
 
     def _assistant(self, message, origin: Origin, key) -> None:
         if not self.truthy(message) or type(message) is not dict:
