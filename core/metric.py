@@ -72,10 +72,10 @@ class Measured:
         self.inner = inner
         self.options = options
 
-    def __call__(self, ref, transcript, score, memo=None):
+    def __call__(self, ref, transcript, score):
         from citeledger.core.plugins import metrics
 
-        made = self.inner(ref, transcript, score, memo) if self.inner is not None else None
+        made = self.inner(ref, transcript, score) if self.inner is not None else None
         known = metrics()
         return made, row_of(measure_all(transcript, self.options, known), known)
 
