@@ -38,6 +38,10 @@ def test_the_readme_score_blocks_and_the_generated_tables_are_marked():
         'citeledger score --sufficiency tests/fixtures/real/stream/express-sendfile-2calls.jsonl | from "Explore sufficiency"',
     ]
     assert any(s.startswith("citeledger compare tests/fixtures/pass --arms baseline new") for s in specs)
+    # The harness's three blocks of one real run, and one arm table (issue 30).
+    assert ("citeledger score --harness --brief tests/fixtures/real/stream/express-sendfile-2calls.jsonl"
+            ' | from "Residual context occupancy"') in specs
+    assert "citeledger compare tests/fixtures/pass/cg22/ab-express --arms new baseline --harness" in specs
     for doc, script in (("rulesets.md", "make_ruleset_table.py"), ("line-level.md", "make_line_table.py")):
         assert f"<!-- output: python docs/{script} | raw -->" in (REPO / "docs" / doc).read_text(encoding="utf-8")
 

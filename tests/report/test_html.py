@@ -213,7 +213,8 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert slices == [{"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys}} for r in expected]
     # The cells read as the text table's columns, row by row.
     _, text, _ = cli(capsys, "sweep", BASE, "--ruleset", "default", "--ruleset", "lines", "-q", "-j1")
-    text_rows = [line.split() for line in text.splitlines() if line.split()[:1] in (["all"], ["single-question"], ["multi-turn"])]
+    tables = text.split("Residual context occupancy (CG-7)")[0]  # the slice tables, not the occupancy block after them
+    text_rows = [line.split() for line in tables.splitlines() if line.split()[:1] in (["all"], ["single-question"], ["multi-turn"])]
     cells = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
         return Array.from(tr.cells).slice(0, 11).map(function (c) { return c.textContent; }); })""")
     assert cells == text_rows
