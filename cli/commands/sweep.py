@@ -13,6 +13,7 @@ from citeledger.rules.compiled import load_many
 
 import attrs
 
+from citeledger.core import fs
 from citeledger.core.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
@@ -265,7 +266,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
 def no_sessions(paths, warnings) -> None:
     """Nothing to score: one error line. The warnings too unless every path is missing (then
     the error says all they would: no second line for one mistake)."""
-    missing = [p for p in paths if not os.path.lexists(p)]
+    missing = [p for p in paths if not fs.lexists(p)]
     if len(missing) == len(paths):
         raise UserError(f"{', '.join(missing)}: no such file or directory")
     report_warnings(warnings)
