@@ -485,8 +485,9 @@ class Workers:
         self.pool.close(failed)
 
     def claims(self, paths: list[str], order) -> list[Optional[str]]:
-        """`claim` of every path, in order: in the workers when there are many."""
-        if self.jobs <= 1 or self.remote or len(paths) < CLAIMS_IN_WORKERS:
+        """`claim` of every path, in order: in the workers when there are many (a cluster's
+        workers only for URLs: each claim is then a read of the object's head over the network)."""
+        if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS or self.remote and not fs.is_url(paths[0]):
             return [claim(path, order) for path in paths]
         parts = self.pool.map(self.jobs, _claim_chunk,
                               [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])

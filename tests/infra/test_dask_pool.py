@@ -13,6 +13,7 @@ import pytest
 
 import citeledger
 from citeledger.cli import main
+from citeledger.core import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PATHS = [str(FIXTURES / "real"), str(FIXTURES / "pass")]
@@ -39,9 +40,10 @@ def test_dask_at_an_address_writes_the_bytes_of_one_job(cluster, capsys):
     assert one.count(b'"record":"session"') == 60
 
 
-def test_dask_workers_open_urls_themselves_and_write_the_bytes_of_local_paths(cluster, capsys):
+def test_dask_workers_open_urls_themselves_and_write_the_bytes_of_local_paths(cluster, capsys, monkeypatch):
     local, _ = cluster
     one = sweep_bytes(capsys, "-j1")
+    monkeypatch.setattr(corpus, "CLAIMS_IN_WORKERS", 1)  # the claims' sniffs of URLs go to the workers too
     main(["sweep", *(f"file://{p}" for p in PATHS), "--json", "-q", "--engine", f"dask={local.scheduler_address}"])
     assert capsys.readouterr().out.encode() == one.replace(str(FIXTURES).encode(), f"file://{FIXTURES}".encode())
 
