@@ -59,7 +59,7 @@ _LAZY = {
     "explore_queries": "citeledger.core.transcript",
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",
-    "calls_of": "citeledger.core.accountant",
+    "calls_of": "citeledger.core.accountant", "readable_responses": "citeledger.core.accountant",
     "discover": "citeledger.core.corpus",
     "score_corpus": "citeledger.core.corpus",
     "SessionRef": "citeledger.core.corpus",

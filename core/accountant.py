@@ -196,6 +196,12 @@ class Shared:
         return found
 
 
+def readable_responses(transcript: Transcript, ruleset) -> tuple:
+    """The explore responses as `ruleset`'s reader reads them (a line starting with a byte
+    order mark is unreadable under `reader.bom: unreadable`, as JSON.parse fails on it)."""
+    return _readable(transcript, ruleset.reader)[0]
+
+
 def _readable(transcript: Transcript, reader):
     """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings, tool results)."""
     responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
@@ -257,7 +263,7 @@ def _envelope(pulled, rules, channel_memo: dict, *context, answers=None) -> Enve
         cut = one.cut
         sections = cut.sections(trailing_block, unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source))
+            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     # context: the tool uses, the responses
     return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
@@ -496,6 +502,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         queries=memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
         sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
         unit=ruleset.splitter.unit,
+        cut=calls,
     )
 
 

@@ -357,10 +357,10 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...], object], ...]:
 def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcome:
     """Read one session once per reading option set and score it under every ruleset.
 
-    `extra(ref, transcript, score, memo)`, when given, is called with the
-    transcript as the first ruleset read it, its score and the scoring call's
-    memo of cut results (calls_of's `memo`): work a command needs from the
-    transcript itself is done here, where it was read and cut, not again.
+    `extra(ref, transcript, score)`, when given, is called with the transcript
+    as the first ruleset read it and its score (which carries its cut calls):
+    work a command needs from the transcript itself is done here, where it was
+    read and cut, not again.
     """
     from citeledger.core.accountant import score_many
 
@@ -386,7 +386,7 @@ def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcom
             # could not read (a byte order mark, say); each is listed once.
             warnings.update(dict.fromkeys(result.warnings))
         if extra is not None and 0 in indexes:
-            made = extra(ref, transcript, scores[0], keys.sources)
+            made = extra(ref, transcript, scores[0])
         del transcript  # released before the next option set is read
     return SessionOutcome(ref, tuple(scores), None, tuple(warnings), made)
 

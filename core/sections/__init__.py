@@ -99,4 +99,5 @@ class Call:
     # equal sections), so their sizes are tallied once; 0: not known.
     text_key: int = 0
     source: str = ""  # the name of the source that made it (core/source.py)
+    response: int = -1  # its index among the responses the ruleset read (core.readable_responses), else -1
 
