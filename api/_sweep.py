@@ -59,7 +59,7 @@ def load_all(rulesets: Rulesets) -> list["Ruleset"]:
 def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
                     engine: str = "local") -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
-    from citeledger.core import UserError
+    from citeledger.core import UserError, fs
     from citeledger.corpus import Workers, discover
 
     given = as_paths(paths)
@@ -72,7 +72,7 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
     measured = Measured(None, MetricOptions())  # the default window, as `sweep` without --window-tokens
     with Workers(count, rules, measured, SessionRecords(rules, long), None if engine == "local" else engine) as pool:
         refs, _ = discover(given, list(exclude), pool)
-        if not refs and not any(os.path.lexists(p) for p in given):
+        if not refs and not any(fs.lexists(p) for p in given):
             raise UserError(f"{', '.join(given)}: no such file or directory")
         yield from pool.score(refs, max(1, min(pool.jobs, len(refs))))
 

@@ -113,7 +113,8 @@ _LAZY = {
     "spent": "citeledger.harness.spend", "starved_paths": "citeledger.harness.spend",
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
-_MODULES = {"cache": "citeledger.infra.cache"}
+# fs: paths on disk or behind a URL (fsspec), asked as os asks: `fs.isdir(path)`, `fs.listdir(folder)`.
+_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs"}
 
 
 def __getattr__(name):

@@ -15,6 +15,7 @@ from citeledger.rules.compiled import load_many
 
 import attrs
 
+from citeledger.core import fs
 from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
@@ -123,7 +124,7 @@ class SweepSession:
     as the bytes and rows they are written as, and the few numbers the tables pool."""
 
     ref: SessionRef
-    inputs: tuple[str, ...]  # every file read (core.corpus: the rest of a session given by name too)
+    inputs: tuple[str, ...]  # every file read (citeledger.corpus: the rest of a session given by name too)
     warnings: tuple[InputWarning, ...]
     internal: bool  # scoring it met a bug (listed as not scored; exit status 3)
     scored: bool  # read and scored under the first ruleset (the diagnostic join's)
@@ -283,7 +284,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
 def no_sessions(paths, warnings) -> None:
     """Nothing to score: one error line. The warnings too unless every path is missing (then
     the error says all they would: no second line for one mistake)."""
-    missing = [p for p in paths if not os.path.lexists(p)]
+    missing = [p for p in paths if not fs.lexists(p)]
     if len(missing) == len(paths):
         raise UserError(f"{', '.join(missing)}: no such file or directory")
     report_warnings(warnings)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builders import write_jsonl
-from citeledger.core.corpus import claim, reader_order
+from citeledger.corpus import claim, reader_order
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROLLOUT = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
