@@ -13,7 +13,7 @@ import pytest
 
 import citeledger
 from citeledger.cli import main
-from citeledger.core import corpus
+from citeledger import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PATHS = [str(FIXTURES / "real"), str(FIXTURES / "pass")]
