@@ -91,12 +91,14 @@ def _reply(sock: socket.socket, kind: str):
     return value
 
 
-def run(args, *, stdin=None, stdout=None, stderr=None, cwd=None, env=None, memory: int | None = None,
-        timeout: float | None = None, text: bool = False, encoding: str | None = None,
-        errors: str | None = None, check: bool = False) -> subprocess.CompletedProcess:
+def run(args, *, stdin=None, stdout=None, stderr=None, capture_output: bool = False, cwd=None, env=None,
+        memory: int | None = None, timeout: float | None = None, text: bool = False,
+        encoding: str | None = None, errors: str | None = None, check: bool = False) -> subprocess.CompletedProcess:
     """subprocess.run(args, ...) for args = [sys.executable, "-m" MODULE | "-c" CODE | SCRIPT, ...],
     in a forked process. stdin/stdout/stderr: None (here: /dev/null), DEVNULL, PIPE, STDOUT
     (stderr), a descriptor or a file object; `memory` caps the run's address space."""
+    if capture_output:
+        stdout = stderr = subprocess.PIPE
     args = [os.fspath(a) for a in args]
     if args[0] != sys.executable or len(args) < 2:
         raise ValueError(f"not a run of this interpreter: {args[:2]}")
