@@ -18,12 +18,11 @@ CLI = [sys.executable, "-m", "citeledger.cli"]
 
 @pytest.mark.parametrize("argv", [
     ["score", "--json", FIXTURES / "real" / "stream" / "express-res-send.jsonl"],  # exit 0, JSON
-    ["explain", FIXTURES / "real" / "stream" / "express-debug-3owners.jsonl"],  # text for a terminal
     ["score", FIXTURES / "malformed" / "invalid-utf8.jsonl"],  # warnings on stderr
     ["score", FIXTURES / "malformed" / "empty.jsonl"],  # exit 2: an input error
     ["score", "--no-such-option"],  # argparse's SystemExit(2) and usage
     ["sweep", "-q", "--json", "--jobs", "2", FIXTURES / "real" / "stream"],  # pool workers write nothing to stdout
-], ids=["json", "text", "warnings", "input-error", "usage", "sweep-jobs-2"])
+], ids=["json", "warnings", "input-error", "usage", "sweep-jobs-2"])
 def test_a_forked_run_prints_and_exits_as_a_fresh_interpreters_run(argv, tmp_path):
     args = [*CLI, *map(str, argv)]
     fresh = subprocess.run(args, capture_output=True, cwd=tmp_path, timeout=120)
