@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 
-from citeledger.core import __version__
+from citeledger.core import ENDING_SIGNALS, HELD_SIGNALS, __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
 from citeledger.cli.limits import check_options
 from citeledger.cli.commands import SUMMARY
@@ -155,7 +155,7 @@ def _redeliver(unraisable) -> None:
 def _signals_unwind():
     """SIGTERM and SIGHUP raise Terminated in the main thread for the run's duration."""
     previous = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in ENDING_SIGNALS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal
             previous[signum] = signal.signal(signum, _terminate)
     hook, sys.unraisablehook = sys.unraisablehook, _redeliver
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
 
 
 # Exit statuses of a run ended by a signal (128 + SIGHUP, SIGINT, SIGTERM).
-_SIGNALLED = frozenset(128 + s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM))
+_SIGNALLED = frozenset(128 + s for s in HELD_SIGNALS)
 
 
 def _exit_now(status: int) -> None:

@@ -11,10 +11,3 @@ def measured(transcript, args) -> dict:
 
     return measure_all(transcript, MetricOptions(window_tokens=window_tokens(args)), metrics())
 
-
-def metric_json(records: dict) -> dict:
-    """Each record as its metric writes it in JSON, under the metric's name."""
-    from citeledger.core import metrics
-
-    known = metrics()
-    return {name: known[name]().as_json(record) for name, record in records.items()}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import io
 import os
 import select
@@ -29,7 +28,10 @@ import sys
 import tempfile
 from typing import IO, Iterator, Union
 
-from citeledger.core import TEMPORARY, UserError, discard, printable, replacing
+from citeledger.core import (
+    HELD_SIGNALS, LOCKED_ERRNOS, REMOVES_OPEN_FILES, TEMPORARY, UserError, discard, lock_nowait, printable,
+    replacing,
+)
 
 LOCK = ".citeledger.lock"
 STAGING = ".citeledger.new."  # a run's files until they are all written
@@ -230,10 +232,10 @@ def _take_lock(path: str) -> int:
         except OSError as exc:
             raise _failed(path, exc) from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock_nowait(fd)
         except OSError as exc:
             os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            if exc.errno in LOCKED_ERRNOS:
                 raise UserError(f"{path}: another citeledger run is writing into this directory") from None
             raise _failed(lock, exc) from None
         try:
@@ -259,9 +261,12 @@ def _take_lock(path: str) -> int:
 
 
 def _release(path: str, fd: int) -> None:
-    discard(os.path.join(path, LOCK))  # removed while still held, so no one takes a stale file
+    if REMOVES_OPEN_FILES:
+        discard(os.path.join(path, LOCK))  # removed while still held, so no one takes a stale file
     with contextlib.suppress(OSError):
         os.close(fd)
+    if not REMOVES_OPEN_FILES:  # Windows: removable once closed (a run taking it between is noted, not harmed)
+        discard(os.path.join(path, LOCK))
 
 
 def _clean_leftovers(path: str) -> None:
@@ -305,7 +310,7 @@ def _restore(path: str, backup: str) -> None:
 @contextlib.contextmanager
 def _signals_held():
     """SIGTERM, SIGHUP and SIGINT wait until the block ends (then are delivered)."""
-    held = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+    held = set(HELD_SIGNALS)
     try:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     except (AttributeError, ValueError, OSError):  # no pthread_sigmask here

@@ -109,7 +109,7 @@ def session_extras(args, transcript, result, ruleset):
 
     sidecars = Sidecars(args, automatic=False)
     text, data = "", {}
-    placed = call_reads(transcript, ruleset)
+    placed = call_reads(transcript, result, ruleset)
     # Explore responses but not one tool use recorded (a Claude reader records the explore calls'
     # own): the reader keeps none, e.g. a Codex rollout's.
     if placed is not None and transcript.responses and not transcript.tool_uses:
@@ -174,7 +174,7 @@ class SidecarJoin:
         labels = {n[len("explore-"):-len(".jsonl")] for n in names if n.startswith("explore-") and n.endswith(".jsonl")}
         return labels.pop() if len(labels) == 1 and len(names) == 1 else ""
 
-    def __call__(self, ref, transcript, score, memo=None):
+    def __call__(self, ref, transcript, score):
         from citeledger.harness.diagnostics import read_diagnostics
         from citeledger.report.diagnostics import diagnose
 
@@ -187,7 +187,7 @@ class SidecarJoin:
         while len(self._reports) > max(self.KEPT, len(paths)):
             del self._reports[next(iter(self._reports))]
         reports = [r for p in paths for r in self._reports[p][0]]
-        diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths), memo)
+        diag = diagnose(transcript, score, self.ruleset, reports, paths, self.arm(ref, paths))
         # Named as the corpus names it, rows too: diagnostics.csv joins sessions.csv on `session`.
         # The joins go back without the reports they matched: nothing after the join reads them,
         # and each would be pickled to the parent with every session that matched it.

@@ -33,8 +33,8 @@ class Judged:
     def __init__(self, inner=None):
         self.inner = inner
 
-    def __call__(self, ref, transcript, score, memo=None):
-        made = self.inner(ref, transcript, score, memo) if self.inner is not None else None
+    def __call__(self, ref, transcript, score):
+        made = self.inner(ref, transcript, score) if self.inner is not None else None
         return made, sufficiency(transcript).counted()
 
 

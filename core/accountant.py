@@ -196,6 +196,12 @@ class Shared:
         return found
 
 
+def readable_responses(transcript: Transcript, ruleset) -> tuple:
+    """The explore responses as `ruleset`'s reader reads them (a line starting with a byte
+    order mark is unreadable under `reader.bom: unreadable`, as JSON.parse fails on it)."""
+    return _readable(transcript, ruleset.reader)[0]
+
+
 def _readable(transcript: Transcript, reader):
     """The transcript as a ruleset's reader reads it: (responses, results, texts, warnings, tool results)."""
     responses, results, texts = transcript.responses, transcript.results, transcript.assistant_texts
@@ -257,7 +263,7 @@ def _envelope(pulled, rules, channel_memo: dict, *context, answers=None) -> Enve
         cut = one.cut
         sections = cut.sections(trailing_block, unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source))
+            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     # context: the tool uses, the responses
     return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
@@ -467,40 +473,12 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     if envelope is None:
         envelope = results[keys["envelope"]] = _envelope(
             pulled, rules, channel_memo, transcript.tool_uses, responses, answers=memo.answers)
-    calls, paths = envelope.calls, envelope.paths
+    calls = envelope.calls
     channels = mine.channels
-    judged = []
-    for key, channel in zip(mine.findings, channels):
-        findings = results.get(key)
-        if findings is None:
-            findings = results[key] = check_findings(channel, channel.judge(answer, envelope), paths)
-        judged.append(findings)
-    # The verdicts are a function of the findings (each findings number names
-    # one channel's rule and what it judged): rulesets that judge alike share them.
-    verdicts_key = ("verdicts", keys["sections"], *mine.findings)
-    found = results.get(verdicts_key)
-    if found is None:
-        found = results[verdicts_key] = _verdicts(paths, judged, channels)
-    rank, verdicts = found
+    verdicts_key, (rank, verdicts) = _judged(results, keys, mine, answer, envelope)
     n = len(channels)
     lines = _LineLedger(channels, verdicts, ruleset) if mine.line_level else _NO_LINES
-    layout = results.get(keys["layout"])
-    if layout is None:
-        layout = results[keys["layout"]] = _Layout(calls)
-    if lines.on:  # line credit depends on findings, not only on ranks
-        charges = _Charges(calls, layout, rank, n, lines)
-        files = _file_scores(charges, verdicts)
-    else:
-        # Rulesets that split alike and rank every file alike charge alike.
-        key = (keys["charges"], n, tuple(rank.values()))
-        charges = results.get(key)
-        if charges is None:
-            charges = results[key] = _Charges(calls, layout, rank, n, lines)
-        # and those that also judge alike list the same files.
-        files_key = ("files", key, verdicts_key)
-        files = results.get(files_key)
-        if files is None:
-            files = results[files_key] = _file_scores(charges, verdicts)
+    charges, files = _charged(results, keys, calls, rank, n, lines, verdicts, verdicts_key)
     return SessionScore(
         name=transcript.name,
         ruleset=ruleset.name,
@@ -524,7 +502,48 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         queries=memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
         sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
         unit=ruleset.splitter.unit,
+        cut=calls,
     )
+
+
+def _judged(results: dict, keys: dict, mine, answer: str, envelope) -> tuple:
+    """(the verdicts' key, (path -> crediting rank, path -> Verdict)): each ranked channel's findings
+    and the verdicts, shared with the rulesets that judge alike."""
+    judged = []
+    for key, channel in zip(mine.findings, mine.channels):
+        findings = results.get(key)
+        if findings is None:
+            findings = results[key] = check_findings(channel, channel.judge(answer, envelope), envelope.paths)
+        judged.append(findings)
+    # The verdicts are a function of the findings (each findings number names
+    # one channel's rule and what it judged): rulesets that judge alike share them.
+    verdicts_key = ("verdicts", keys["sections"], *mine.findings)
+    found = results.get(verdicts_key)
+    if found is None:
+        found = results[verdicts_key] = _verdicts(envelope.paths, judged, mine.channels)
+    return verdicts_key, found
+
+
+def _charged(results: dict, keys: dict, calls, rank, n: int, lines, verdicts, verdicts_key) -> tuple:
+    """The session's charges and its FileScores, shared with the rulesets that split and rank alike."""
+    layout = results.get(keys["layout"])
+    if layout is None:
+        layout = results[keys["layout"]] = _Layout(calls)
+    if lines.on:  # line credit depends on findings, not only on ranks
+        charges = _Charges(calls, layout, rank, n, lines)
+        files = _file_scores(charges, verdicts)
+    else:
+        # Rulesets that split alike and rank every file alike charge alike.
+        key = (keys["charges"], n, tuple(rank.values()))
+        charges = results.get(key)
+        if charges is None:
+            charges = results[key] = _Charges(calls, layout, rank, n, lines)
+        # and those that also judge alike list the same files.
+        files_key = ("files", key, verdicts_key)
+        files = results.get(files_key)
+        if files is None:
+            files = results[files_key] = _file_scores(charges, verdicts)
+    return charges, files
 
 
 def _file_scores(charges, verdicts) -> tuple:

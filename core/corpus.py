@@ -219,27 +219,9 @@ def discover(
     claims, paths matching an `exclude` glob) is skipped without a warning; a
     file given by name is read with the rest of its session, or warned about.
     """
-    order = reader_order()
-    excluded = path_matcher(exclude) if exclude else None
+    walk = _Discovery(reader_order(), path_matcher(exclude) if exclude else None, workers)
     refs: list[SessionRef] = []
-    warnings: list[InputWarning] = []
-    seen: set[str] = set()
-    completed: set[str] = set()  # files read with the session of a file given by name
-    cwd = os.getcwd()
-
-    folders: dict[str, str] = {}  # a directory's real path, resolved once
-
-    def real(path: str) -> str:
-        # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
-        # linked directory given as another root) is one session, not two.
-        full = os.path.join(cwd, path)
-        if os.path.islink(full):
-            return os.path.realpath(full)
-        folder, name = os.path.split(os.path.normpath(full))
-        if folder not in folders:
-            folders[folder] = os.path.realpath(folder)
-        return os.path.join(folders[folder], name)
-
+    warnings = walk.warnings
     for root in paths:
         if not os.path.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
@@ -248,51 +230,86 @@ def discover(
         if not root_is_file and not os.path.isdir(root):
             warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_kind(os.stat(root).st_mode)}), not read"))
             continue
-        found: list[SessionRef] = []
-        if root_is_file:
-            if real(root) in seen:
-                if real(root) not in completed:  # a segment already read with its session is no overlap
-                    warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
-                continue
-            if is_sidecar(root):
-                warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
-                continue
-            name = claim(root, order)
-            if name is None:
-                warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
-                continue
-            whole = session_of(dict(order)[name](), root)
-            seen.update(real(f) for f in whole.files)
-            completed.update(real(f) for f in whole.files if f != root)
-            warnings.extend(whole.warnings)
-            found.append(_ref(root, True, whole, name))
-        else:
-            def keep_dir(dirpath, dirnames, filenames, parent_files):
-                if excluded and excluded(_rel(dirpath, root, False)):
-                    return False
-                return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
-
-            # The walk first, the claims after: paths under one root are distinct, so
-            # `seen` (earlier roots' files) says the same before and after claiming.
-            walked = _one_name_each(
-                [path for path in _walk(root, keep_dir, warnings)
-                 if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], real, seen, warnings)
-            claimed: dict[str, list[str]] = {}
-            names = workers.claims(walked, order) if workers else [claim(path, order) for path in walked]
-            for path, name in zip(walked, names):
-                if name is None:
-                    continue
-                seen.add(real(path))
-                claimed.setdefault(name, []).append(path)
-            for name, files in claimed.items():
-                for whole in sessions_of(dict(order)[name](), files):
-                    warnings.extend(whole.warnings)
-                    found.append(_ref(root, False, whole, name))
+        found = walk.file(root) if root_is_file else walk.directory(root)
+        if found is None:  # skipped, and said why (or already read with its session)
+            continue
         found.sort(key=lambda ref: ref.key)
         refs.extend(found)
         if not found and not any(w.file == root for w in warnings):
             warnings.append(InputWarning(root, 0, "no sessions found here"))
     return refs, warnings
+
+
+class _Discovery:
+    """One discover() call: the files seen so far (by real path) and the warnings."""
+
+    def __init__(self, order, excluded, workers):
+        self.order, self.excluded, self.workers = order, excluded, workers
+        self.warnings: list[InputWarning] = []
+        self.seen: set[str] = set()
+        self.completed: set[str] = set()  # files read with the session of a file given by name
+        self.cwd = os.getcwd()
+        self.folders: dict[str, str] = {}  # a directory's real path, resolved once
+
+    def real(self, path: str) -> str:
+        # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
+        # linked directory given as another root) is one session, not two.
+        full = os.path.join(self.cwd, path)
+        if os.path.islink(full):
+            return os.path.realpath(full)
+        folder, name = os.path.split(os.path.normpath(full))
+        if folder not in self.folders:
+            self.folders[folder] = os.path.realpath(folder)
+        return os.path.join(self.folders[folder], name)
+
+    def file(self, root: str) -> Optional[list[SessionRef]]:
+        """A file given by name: its whole session, or None (a warning says why, unless it was
+        read already with its session)."""
+        warnings, real = self.warnings, self.real
+        if real(root) in self.seen:
+            if real(root) not in self.completed:  # a segment already read with its session is no overlap
+                warnings.append(InputWarning(root, 0, "found twice (overlapping paths), counted once"))
+            return None
+        if is_sidecar(root):
+            warnings.append(InputWarning(root, 0, "a codegraph explore diagnostics sidecar, not a transcript: skipped"))
+            return None
+        name = claim(root, self.order)
+        if name is None:
+            warnings.append(InputWarning(root, 0, "no reader claims this file, skipped"))
+            return None
+        whole = session_of(dict(self.order)[name](), root)
+        self.seen.update(real(f) for f in whole.files)
+        self.completed.update(real(f) for f in whole.files if f != root)
+        warnings.extend(whole.warnings)
+        return [_ref(root, True, whole, name)]
+
+    def directory(self, root: str) -> list[SessionRef]:
+        """Every session of the files readers claim under a directory."""
+        order, excluded, warnings = self.order, self.excluded, self.warnings
+
+        def keep_dir(dirpath, dirnames, filenames, parent_files):
+            if excluded and excluded(_rel(dirpath, root, False)):
+                return False
+            return not (skipped_dir(dirpath, dirnames, filenames, parent_files) or _part_of_session(dirpath, order))
+
+        # The walk first, the claims after: paths under one root are distinct, so
+        # `seen` (earlier roots' files) says the same before and after claiming.
+        walked = _one_name_each(
+            [path for path in _walk(root, keep_dir, warnings)
+             if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], self.real, self.seen, warnings)
+        claimed: dict[str, list[str]] = {}
+        names = self.workers.claims(walked, order) if self.workers else [claim(path, order) for path in walked]
+        for path, name in zip(walked, names):
+            if name is None:
+                continue
+            self.seen.add(self.real(path))
+            claimed.setdefault(name, []).append(path)
+        found = []
+        for name, files in claimed.items():
+            for whole in sessions_of(dict(order)[name](), files):
+                warnings.extend(whole.warnings)
+                found.append(_ref(root, False, whole, name))
+        return found
 
 
 def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[str]:
@@ -353,10 +370,10 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...], object], ...]:
 def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcome:
     """Read one session once per reading option set and score it under every ruleset.
 
-    `extra(ref, transcript, score, memo)`, when given, is called with the
-    transcript as the first ruleset read it, its score and the scoring call's
-    memo of cut results (calls_of's `memo`): work a command needs from the
-    transcript itself is done here, where it was read and cut, not again.
+    `extra(ref, transcript, score)`, when given, is called with the transcript
+    as the first ruleset read it and its score (which carries its cut calls):
+    work a command needs from the transcript itself is done here, where it was
+    read and cut, not again.
     """
     from citeledger.core.accountant import score_many
 
@@ -382,7 +399,7 @@ def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcom
             # could not read (a byte order mark, say); each is listed once.
             warnings.update(dict.fromkeys(result.warnings))
         if extra is not None and 0 in indexes:
-            made = extra(ref, transcript, scores[0], keys.sources)
+            made = extra(ref, transcript, scores[0])
         del transcript  # released before the next option set is read
     return SessionOutcome(ref, tuple(scores), None, tuple(warnings), made)
 
@@ -456,12 +473,20 @@ class Workers:
     """
 
     def __init__(self, jobs: int, rulesets: Sequence, extra: Optional[Callable] = None,
-                 shape: Optional[Callable] = None):
+                 shape: Optional[Callable] = None, engine: Optional[str] = None):
         self.jobs = jobs if jobs > 0 else default_jobs()
         self.rulesets = tuple(rulesets)
         self.extra = extra
         self.shape = shape or _as_is
-        self.pool = Pool(_init_worker, (self.rulesets, self.extra, self.shape))
+        initargs = (self.rulesets, self.extra, self.shape)
+        self.remote = engine is not None  # a cluster's workers: claims are asked here, one job runs there too
+        if engine is None:
+            self.pool = Pool(_init_worker, initargs)
+        else:  # "dask" or "dask=ADDRESS" (infra/dask_pool.py; Dask is imported only here)
+            from citeledger.infra.dask_pool import DaskPool
+
+            self.pool = DaskPool(_init_worker, initargs, address=engine.partition("=")[2] or None, jobs=self.jobs)
+            self.jobs = self.pool.workers()
 
     def __enter__(self) -> "Workers":
         return self
@@ -474,7 +499,7 @@ class Workers:
 
     def claims(self, paths: list[str], order) -> list[Optional[str]]:
         """`claim` of every path, in order: in the workers when there are many."""
-        if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS:
+        if self.jobs <= 1 or self.remote or len(paths) < CLAIMS_IN_WORKERS:
             return [claim(path, order) for path in paths]
         parts = self.pool.map(self.jobs, _claim_chunk,
                               [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])
@@ -490,7 +515,7 @@ class Workers:
         corpus 10% slower; 32 starts to leave a worker idle at the end).
         """
         jobs = min(jobs, self.jobs) if jobs > 0 else self.jobs
-        if jobs == 1:
+        if jobs == 1 and not self.remote:
             self.close()  # started for the claims, not needed for one session
             plan = _plan(self.rulesets)
             for ref in refs:

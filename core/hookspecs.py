@@ -2,7 +2,7 @@
 
 A plugin is a module with functions marked `@hookimpl`, named after the hooks
 below, registered under the `citeledger` entry-point group (the hooks it
-implements say whether it adds channels, readers, sources or metrics). See docs/write-a-channel.md for a worked example.
+implements say whether it adds channels, readers, sources, metrics or report formats). See docs/write-a-channel.md for a worked example.
 """
 
 import pluggy
@@ -52,4 +52,16 @@ def citeledger_register_metrics(register):
     frozen attrs record, None where the transcript's format logs nothing to
     measure; `options` a citeledger.core.metric.MetricOptions) and
     `as_json(record) -> dict`; see citeledger.core.metric.
+    """
+
+
+@hookspec
+def citeledger_register_formats(register):
+    """Add report formats: call `register(FormatClass)` once per format.
+
+    A format class has a `name` (what `--format NAME` selects), `renders` (the
+    `kind`s of the result records it renders: "score", "explain", "sweep",
+    "compare", "sensitivity") and `render(result) -> str | bytes` (a format
+    that makes several files, as plot does, returns {suffix: bytes}); it
+    never prints. See docs/architecture.md, "Where to add".
     """

@@ -1,10 +1,10 @@
-"""The plugin registry: installed channels, readers and sources, built-in or not.
+"""The plugin registry: installed channels, readers, sources and formats, built-in or not.
 
 Every plugin, citeledger's own included, is a module named under the
 `citeledger` entry-point group of an installed distribution (as pytest's
 `pytest11` and llm's `llm`): citeledger's own are in its pyproject.toml, so a
 built-in registers exactly as a third party's does, and core names none.
-What a plugin adds (channels, readers, sources) is said by the hooks it
+What a plugin adds (channels, readers, sources, formats) is said by the hooks it
 implements, not by its group; an entry point's name is its plugin's name in
 the registry, one namespace for every kind.
 """
@@ -113,6 +113,20 @@ def readers() -> dict[str, type]:
     """
     found = _collect(manager().hook.citeledger_register_readers)
     return dict(sorted(found.items(), key=lambda item: (-priority(item[1]), item[0])))
+
+
+@functools.lru_cache(maxsize=1)
+def formats() -> dict[str, type]:
+    """Report format classes by name (text, json, csv, html, plot and any installed)."""
+    return _collect(manager().hook.citeledger_register_formats, check_format)
+
+
+def check_format(cls) -> None:
+    renders = getattr(cls, "renders", None)
+    if not isinstance(renders, (frozenset, set, tuple)) or not all(isinstance(k, str) for k in renders):
+        raise PluginError(f"format plugin {cls.name!r}: renders must be a set of result kinds (str)")
+    if not callable(getattr(cls, "render", None)):
+        raise PluginError(f"format plugin {cls.name!r}: has no render(result) method")
 
 
 # ------------------------------------------------------ evidence, as the channel renders it

@@ -98,10 +98,6 @@ class Ruleset:
     # The envelope sources counted, in the order `sources.use` lists them.
     sources: tuple[SourceRule, ...] = ()
 
-    @property
-    def source_names(self) -> tuple[str, ...]:
-        return tuple(s.name for s in self.sources)
-
     def read_options(self) -> ReadOptions:
         """How a transcript is read for this ruleset: its reader's options, keeping
         the results of the tools its sources read."""

@@ -109,6 +109,9 @@ class SessionScore:
     # Per source, in the ruleset's order, when it counts more than one (else empty).
     sources: tuple[SourceScore, ...] = ()
     unit: str = "utf16"  # what a section's size counts (the ruleset's splitter.unit; core/sections/units.py)
+    # The calls as cut (core.Call: their Sections), calls[i] scoring cut[i]: what a report lays
+    # beside the scores (the diagnostic join, the reads after calls) without cutting again.
+    cut: tuple = attrs.field(default=(), eq=False, repr=False)
 
     @property
     def line_efficiency(self) -> float:

@@ -182,29 +182,6 @@ def _runs(read: Callable[[int], bytes], max_line_bytes: int, size: Optional[int]
         yield pending, 0, len(pending)
 
 
-def _raw_lines(stream, max_line_bytes: int, size: Optional[int] = None) -> Iterator[tuple[int, bytes | None]]:
-    """Yield (line number, bytes) per "\\n"-separated line; None for a line over the limit.
-
-    `size`, when given, bounds the bytes read (see _runs).
-    """
-    number = 0
-    for run in _runs(stream.read, max_line_bytes, size):
-        if run is None:
-            number += 1
-            yield number, None
-            continue
-        buffer, start, end = run
-        if type(buffer) is bytearray:  # a chunk-crossing line: _runs reuses its bytearray
-            buffer = bytes(buffer)
-        while start < end:
-            nl = buffer.find(b"\n", start, end)
-            if nl == -1:  # a run's last line without its newline
-                nl = end
-            number += 1
-            yield number, None if nl - start > max_line_bytes else buffer[start:nl]
-            start = nl + 1
-
-
 # The largest transcript file read (its size when opened). Real logs are at most a few
 # hundred MB; a file past this (say one growing without end) is refused unread.
 MAX_TRANSCRIPT_BYTES = 4 << 30
@@ -230,7 +207,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
     try:
         typed = keys.decoder() if keys is not None else None
         number = 0
-        # _raw_lines and _decoded, inline: this loop runs for every line of a corpus.
+        # The runs split into lines and _decoded, inline: this loop runs for every line of a corpus.
         # A line opening with "{" is neither blank nor BOM-led, so its memoryview
         # goes to the decoder as is (no copy); any other line, and any line the
         # typed decoder refuses, takes _decoded's whole path.

@@ -141,7 +141,9 @@ def end_with_parent() -> None:
     plainly, and on Linux the worker is sent SIGTERM should its parent die."""
     import signal
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    from citeledger.infra.signals import ENDING_SIGNALS
+
+    for signum in ENDING_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)
     # Ctrl-C reaches the whole process group: the parent ends the workers; a worker's own
     # KeyboardInterrupt would print a stray "Process ForkProcess-N:" traceback.

@@ -197,14 +197,7 @@ class EventWalker:
         if type(cwd) is str and cwd:
             self.cwd = cwd
         if kind == "result":
-            result = event.get("result", _MISSING)
-            if isinstance(result, str):
-                self.results.append(ResultText(result, origin))
-            elif event.get("subtype") == "error_max_turns":  # a run cut by --max-turns writes no result text
-                self.warn(origin, "the run ended at max turns (result subtype error_max_turns) with no result text: "
-                                  "the answer scored is its last main-thread assistant text (a progress note)")
-            else:  # the reference ignores it silently: no answer from this event
-                self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
+            self._result(event, origin)
         message = event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         parent = event.get("parent_tool_use_id")
@@ -215,14 +208,7 @@ class EventWalker:
         if parent_override is None and not line.bom:  # a subagent file has its own window; JSON.parse refuses a BOM
             self.log.feed(kind, event, origin, message_key)
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
-            if kind == "user" and main_thread and _is_prompt(content):
-                self._prompt(event, content)
-            # Skipped as the reference skips them, but never silently.
-            if kind in ("assistant", "user"):
-                if not isinstance(message, dict):
-                    self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
-                elif not (kind == "user" and isinstance(content, str)):
-                    self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+            self._unwalked(event, kind, message, content, main_thread, origin)
             return kind
         if kind == "user" and main_thread:  # _is_prompt of a list, inline
             for b in content:
@@ -232,10 +218,42 @@ class EventWalker:
                 self._prompt(event, content)
         elif kind == "assistant":
             self._command = False
-        texts = []
-        called = False
         if kind == "assistant":
             self._threads.setdefault(parent if type(parent) is str else None)
+        texts, called = self._blocks(content, kind, parent, origin, message_key)
+        if kind == "assistant" and main_thread:
+            if texts:
+                self._texts.append(("".join(texts), self.turn, origin))
+            if called:
+                # Marked after this event's own text: a message's text precedes its tool_use.
+                self._last_tool_use[self.turn] = len(self._texts)
+        return kind
+
+    def _result(self, event: dict, origin: Origin) -> None:
+        result = event.get("result", _MISSING)
+        if isinstance(result, str):
+            self.results.append(ResultText(result, origin))
+        elif event.get("subtype") == "error_max_turns":  # a run cut by --max-turns writes no result text
+            self.warn(origin, "the run ended at max turns (result subtype error_max_turns) with no result text: "
+                              "the answer scored is its last main-thread assistant text (a progress note)")
+        else:  # the reference ignores it silently: no answer from this event
+            self.warn(origin, f"result event's result is {js_type(result)}, not a string: not an answer")
+
+    def _unwalked(self, event: dict, kind, message, content, main_thread: bool, origin: Origin) -> None:
+        """An event whose content is no list of blocks: a user's string prompt, or skipped."""
+        if kind == "user" and main_thread and _is_prompt(content):
+            self._prompt(event, content)
+        # Skipped as the reference skips them, but never silently.
+        if kind in ("assistant", "user"):
+            if not isinstance(message, dict):
+                self.warn(origin, f"{kind} event without a message object ({js_type(event.get('message', _MISSING))}), skipped")
+            elif not (kind == "user" and isinstance(content, str)):
+                self.warn(origin, f"{kind} event's message.content is {js_type(message.get('content', _MISSING))}, not a list of blocks, skipped")
+
+    def _blocks(self, content: list, kind, parent, origin: Origin, message_key) -> tuple[list, bool]:
+        """Each content block of a walked event: (its text blocks' texts, whether it called a tool)."""
+        texts = []
+        called = False
         # The headless reader's event rules (see the class docstring).
         takes_uses = not self.headless or kind == "assistant"
         takes_results = not self.headless or kind == "user"
@@ -267,13 +285,7 @@ class EventWalker:
             elif btype == "text":
                 text = block.get("text")
                 texts.append(text if type(text) is str else answer_block_text(block))
-        if kind == "assistant" and main_thread:
-            if texts:
-                self._texts.append(("".join(texts), self.turn, origin))
-            if called:
-                # Marked after this event's own text: a message's text precedes its tool_use.
-                self._last_tool_use[self.turn] = len(self._texts)
-        return kind
+        return texts, called
 
     def _record_tool_use(self, block: dict, name, tool_id, parent, origin: Origin, key, message_key, assistant: bool) -> None:
         """One ToolUse (`tool_id` is block["id"], _ABSENT when missing)."""

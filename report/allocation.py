@@ -64,31 +64,6 @@ def _rank_rates(out: dict) -> list[dict]:
     return slots
 
 
-def by_render(rows) -> list[dict]:
-    """Per render mode: files, chars, uncited chars, and the uncited share."""
-    out: dict = {}
-    for r in rendered(rows):
-        _uncited_slot(out, "render", r.render, r)
-    return _sorted_by_render(out)
-
-
-def by_flag(rows) -> list[dict]:
-    """Per ranking flag (a file counts under every flag it has; `(none)` when it has none)."""
-    out: dict = {}
-    for r in rendered(rows):
-        for flag in r.flags or ("(none)",):
-            _uncited_slot(out, "flag", flag, r)
-    return _sorted_by_flag(out)
-
-
-def by_rank(rows) -> list[dict]:
-    """Per rank: files ranked, rendered, cited among the rendered, the rate; never-rendered cited anyway."""
-    out: dict = {}
-    for r in rows:
-        _rank_slot(out, r)
-    return _rank_rates(out)
-
-
 def _ranks(values: Sequence[float]) -> list[float]:
     order = sorted(range(len(values)), key=lambda i: values[i])
     ranks = [0.0] * len(values)
@@ -119,18 +94,6 @@ def _mean(values: list) -> Optional[float]:
     # sum() itself, over the values in row order: its float rounding differs by Python version (3.12
     # compensates), so the same call gives the same number as before on every version.
     return sum(values) / len(values) if values else None
-
-
-def relevance(rows) -> dict:
-    """Does relevance drive allocation? Envelope share against score share of the rendered files."""
-    pool = Pooled()
-    for r in rows:
-        pool.add_row(r)
-    return pool.relevance()
-
-
-def never_rendered_cited(rows) -> list[FileRow]:
-    return [r for r in rows if not _shown(r) and r.cited]
 
 
 class Pooled:

@@ -79,15 +79,6 @@ class SessionDiagnostics:
     rows: tuple[FileRow, ...]
 
 
-def _responses(transcript, ruleset):
-    """The explore responses as the ruleset reads them (a BOM line may be unreadable)."""
-    responses = transcript.responses
-    if ruleset.reader.bom == "unreadable" and transcript.bom_lines:
-        lost = set(transcript.bom_lines)
-        responses = tuple(r for r in responses if r.origin not in lost and r.tool_use_origin not in lost)
-    return responses
-
-
 def _fits(report: ExploreReport, lengths: tuple[int, ...], paths: frozenset) -> bool:
     if not report.files and report.note is not None:  # nothing found: envelope.chars is 0
         return not paths
@@ -97,12 +88,13 @@ def _fits(report: ExploreReport, lengths: tuple[int, ...], paths: frozenset) -> 
     return report.chars in lengths and kept <= paths <= report.rendered
 
 
-def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str],
-               memo: dict | None = None) -> tuple[CallJoin, ...]:
-    """Each explore response joined to its report; `memo` is calls_of's (cut responses reused)."""
-    from citeledger.core import calls_of
+def join_calls(transcript, score, ruleset, reports: Sequence[ExploreReport],
+               sidecars: Sequence[str]) -> tuple[CallJoin, ...]:
+    """Each explore response joined to its report, its sections those `score` (the transcript's
+    under `ruleset`) cut: `call` counts the responses that had a section, as the harness does."""
+    from citeledger.core import readable_responses
 
-    memo = {} if memo is None else memo
+    cut = cut_by_response(score)
 
     by_query: dict[str, list[ExploreReport]] = {}
     for r in reports:
@@ -111,16 +103,15 @@ def join_calls(transcript, ruleset, reports: Sequence[ExploreReport], sidecars: 
     joins = []
     number = 0
     where = ", ".join(sidecars) or "no sidecar"
-    responses = _responses(transcript, ruleset)
+    responses = readable_responses(transcript, ruleset)
     queries = explore_queries(transcript.tool_uses, responses)
     for index, (response, query) in enumerate(zip(responses, queries), 1):
-        cut = calls_of((response,), ruleset, memo=memo)
         call = None
         paths: frozenset = frozenset()
-        if cut:
+        if index - 1 in cut:
             number += 1
             call = number
-            paths = frozenset(s.path for s in cut[0].sections if not s.meta)
+            paths = frozenset(s.path for s in cut[index - 1].sections if not s.meta)
         text = "".join(response.blocks)
         chars = utf16_len(text)
         # `codegraph explore` (the CLI) prints the response and one newline;
@@ -172,18 +163,17 @@ def _cited_anyway(ruleset, answer: str, never_rendered: Iterable[str], returned:
     return found
 
 
+def cut_by_response(score) -> dict:
+    """The score's explore calls by their response's index (core.Call.response)."""
+    return {c.response: c for c in score.cut if c.response >= 0}
+
+
 def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidecars: Sequence[str],
-             arm: str = "", memo: dict | None = None) -> SessionDiagnostics:
-    """Join one session's calls to the reports and lay each ranked file beside its verdict.
-
-    `memo`: calls_of's, the scoring call's when there is one (the responses are
-    cut once: by the scoring, the join and the calls here alike)."""
-    from citeledger.core import calls_of
-
-    memo = {} if memo is None else memo
-    joins = join_calls(transcript, ruleset, reports, sidecars, memo)
+             arm: str = "") -> SessionDiagnostics:
+    """Join one session's calls to the reports and lay each ranked file beside its verdict."""
+    joins = join_calls(transcript, score, ruleset, reports, sidecars)
     verdicts = {f.path: f.verdict for f in score.files}
-    calls = {c.number: c for c in calls_of(_responses(transcript, ruleset), ruleset, memo=memo)}
+    cut = cut_by_response(score)
     skipped_paths = [f.path for j in joins if j.report for f in j.report.files
                      if f.render is None and f.path not in verdicts]
     anyway = _cited_anyway(ruleset, score.answer if score.has_answer else "", skipped_paths, tuple(verdicts))
@@ -191,7 +181,7 @@ def diagnose(transcript, score, ruleset, reports: Sequence[ExploreReport], sidec
     for j in joins:
         if j.report is None:
             continue
-        call = calls.get(j.call) if j.call is not None else None
+        call = cut.get(j.response - 1) if j.call is not None else None
         envelope = sum(s.chars for s in call.sections) if call else 0
         charged: dict[str, int] = {}
         for s in (call.sections if call else ()):

@@ -67,7 +67,7 @@ class EnvelopeFile:
 
 @attrs.frozen
 class EnvelopeView:
-    chars: int  # the envelope: every section of every explore response
+    chars: int  # the envelope: every section of every call (whatever its source)
     responses: int  # explore responses, with a section or not
     files: tuple[EnvelopeFile, ...]  # pooled chars descending, stable
     globs: tuple[str, ...]

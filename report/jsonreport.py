@@ -86,10 +86,18 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             for s in score.sources
         ]
         via = {n: s.name for s in score.sources for n in s.calls}
+    out["calls"] = _calls(score, via)
+    out["files"] = _files(score, explain)
+    return out
+
+
+def _calls(score: SessionScore, via: dict) -> list[dict]:
+    """Each call's record; `via`: call number -> its source (a ruleset counting several)."""
     verdicts = {f.path: f.verdict for f in score.files}
     queries = score.queries or (None,) * len(score.calls)
+    calls = []
     for call, query in zip(score.calls, queries):
-        out["calls"].append(
+        calls.append(
             {
                 "call": call.number,
                 "query": query,
@@ -104,16 +112,20 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             }
         )
         if via:
-            out["calls"][-1]["via"] = via[call.number]
+            calls[-1]["via"] = via[call.number]
         if score.line_level:
-            out["calls"][-1].update(
-                line_used=call.line_used, line_efficiency=call.line_efficiency, line_pinned=call.line_pinned
-            )
+            calls[-1].update(line_used=call.line_used, line_efficiency=call.line_efficiency,
+                             line_pinned=call.line_pinned)
+    return calls
+
+
+def _files(score: SessionScore, explain: bool) -> list[dict]:
+    files = []
     for f in score.files:
         row = {
             "path": f.path,
             "chars": f.chars,
-            "share": ratio(f.chars, env),
+            "share": ratio(f.chars, score.envelope),
             "calls": f.calls,
             "channel": f.verdict.channel,
             "evidence": f.verdict.evidence,
@@ -122,5 +134,5 @@ def session_dict(score: SessionScore, explain: bool = False) -> dict:
             row["line_used"] = f.line_used
         if explain:
             row["findings"] = [finding_dict(x) for x in f.verdict.findings]
-        out["files"].append(row)
-    return out
+        files.append(row)
+    return files

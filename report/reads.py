@@ -13,7 +13,7 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core import Envelope, calls_of, channels
+from citeledger.core import Envelope, channels, readable_responses
 
 
 @attrs.frozen
@@ -24,17 +24,15 @@ class PlacedReads:
     calls: tuple
 
 
-def call_reads(transcript, ruleset) -> Optional[PlacedReads]:
-    """The first ranked channel's reads per call, or None when no ranked channel places reads."""
+def call_reads(transcript, score, ruleset) -> Optional[PlacedReads]:
+    """The first ranked channel's reads per call of `score` (the transcript's under `ruleset`), or
+    None when no ranked channel places reads."""
     installed = channels()
     rule = next((r for r in ruleset.channels if hasattr(installed.get(r.name), "call_reads")), None)
     if rule is None:
         return None
-    responses = transcript.responses
-    if ruleset.reader.bom == "unreadable" and transcript.bom_lines:
-        lost = set(transcript.bom_lines)
-        responses = tuple(r for r in responses if r.origin not in lost and r.tool_use_origin not in lost)
-    calls = calls_of(responses, ruleset)
+    responses = readable_responses(transcript, ruleset)
+    calls = score.cut
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     envelope = Envelope(calls, paths, tool_uses=transcript.tool_uses, responses=responses)
     return PlacedReads(rule.name, tuple(installed[rule.name](rule.options).call_reads(envelope)))

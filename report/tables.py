@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import csv
+import io
 import json
 from typing import Iterable, Optional, Sequence
 
@@ -229,3 +230,13 @@ class CsvWriter:
     def writerows(self, rows) -> None:
         for row in rows:
             self.writerow(row)
+
+
+def csv_text(columns, rows) -> str:
+    """The CSV table of dicts `rows` under `columns`, through CsvWriter."""
+    buffer = io.StringIO(newline="")
+    w = CsvWriter(buffer)
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([csv_value(r[c]) for c in columns])
+    return buffer.getvalue()

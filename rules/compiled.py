@@ -82,3 +82,20 @@ def load(name_or_path: str) -> Ruleset:
     ruleset = load_ruleset(name_or_path)
     cache.write(path, pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL))
     return ruleset
+
+
+def load_many(names) -> list[Ruleset]:
+    """`load` of each name or path (none: default; a Ruleset is taken as it is), refused when
+    two rulesets share a name: a sweep's rows and tables are keyed by ruleset name."""
+    names = list(names or ["default"])
+    rulesets = [n if isinstance(n, Ruleset) else load(n) for n in names]
+    names = [n.source if isinstance(n, Ruleset) else n for n in names]
+    seen: dict[str, str] = {}
+    for name, ruleset in zip(names, rulesets):
+        if ruleset.name in seen:
+            from citeledger.core import UserError
+
+            raise UserError(f"{name}: ruleset name {ruleset.name!r} is also the name of {seen[ruleset.name]}; "
+                            "names must differ")
+        seen[ruleset.name] = name
+    return rulesets

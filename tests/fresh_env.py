@@ -17,8 +17,8 @@ import venv
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "core", "infra", "harness", "readers", "channels", "sources", "metrics",
-                 "rules", "rulesets", "report", "cli")
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "api", "core", "infra", "harness", "readers", "channels", "sources",
+                 "metrics", "rules", "rulesets", "report", "cli")
 
 
 def fresh_env(root: Path) -> Path:

@@ -120,13 +120,13 @@ def _session(args):
     return transcript, score(transcript, ruleset), ruleset
 
 
-def _responses_of(transcript, ruleset, reports, sidecars) -> tuple[list, list]:
+def _responses_of(transcript, score, ruleset, reports, sidecars) -> tuple[list, list]:
     """(report, response text, origin) of every explore call joined to a report; the join's warnings."""
     if transcript is None or not reports:
         return [], []
     from citeledger.report.diagnostics import MATCHED, SessionDiagnostics, join_calls, join_warnings
 
-    joins = join_calls(transcript, ruleset, reports, sidecars)
+    joins = join_calls(transcript, score, ruleset, reports, sidecars)
     by_origin = {r.origin: r for r in transcript.responses}
     texts = [(j.report, "".join(by_origin[j.origin].blocks), j.origin) for j in joins if j.status == MATCHED]
     said = join_warnings(SessionDiagnostics(session=transcript.files[0] if transcript.files else "", arm="",
@@ -193,7 +193,7 @@ def run(args) -> int:
             raise UserError(f"--arms: {path}: not a directory")
     reports, warnings = _sidecars(args.diagnostics)
     transcript, score, ruleset = _session(args)
-    texts, said = _responses_of(transcript, ruleset, reports, args.diagnostics)
+    texts, said = _responses_of(transcript, score, ruleset, reports, args.diagnostics)
     warnings += said
     if score is not None:
         warnings += score.warnings

@@ -28,13 +28,27 @@ def add_session_inputs(parser) -> None:
     add_ruleset_option(parser)
 
 
-def add_format_options(parser, json_help: str) -> None:
+def add_format_options(parser, json_help: str, kind: str) -> None:
+    from citeledger.cli.formats import add_format_option
+
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
+    add_format_option(fmt, kind)
     parser.add_argument("--csv-raw", action="store_true",
                         help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
                         "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
+
+
+def judged_acts(args, transcript) -> tuple:
+    """(the sufficiency block's judgement with --sufficiency, the page's next acts with --html), each
+    None when not asked (here: a plain score starts without the sufficiency modules)."""
+    if not (args.sufficiency or args.html):
+        return None, None
+    from citeledger.harness.sufficiency import sufficiency
+
+    judged = sufficiency(transcript) if args.sufficiency else None
+    return judged, (judged or sufficiency(transcript)) if args.html else None
 
 
 def add_html_option(parser) -> None:

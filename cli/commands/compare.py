@@ -8,7 +8,6 @@ from citeledger.cli.commands import SUMMARY
 import contextlib
 import os
 import re
-import sys
 from typing import Iterator, Optional
 
 import orjson
@@ -21,16 +20,20 @@ from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
 from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, workers
-from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
+import attrs
+
+from citeledger.cli.formats import check, chosen, out_path, render, write
+from citeledger.cli.formats import write_pages
+from citeledger.cli.output import output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged, split
 from citeledger.report.sufficiency import counted_dict
-from citeledger.report.html import compare_page
+from citeledger.report.results import CompareResult
 from citeledger.cli.commands.common import completed_files, one_ruleset, outcome_inputs, report_warnings
-from citeledger.report.compare import FILE_COLUMNS, GROUP_COLUMNS, SIDES, Comparison, render_text
+from citeledger.report.compare import SIDES, Comparison
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
-from citeledger.cli.commands.sweep import add_corpus_options, jsonl, load_rulesets, write_csv
+from citeledger.cli.commands.sweep import add_corpus_options, load_rulesets
 from citeledger.report.sweep import QUANTILE_NOTE
 
 def add_parser(sub) -> None:
@@ -250,10 +253,9 @@ def arm_groups(args, names, passes, warnings: list) -> list[dict]:
 
 
 def run(args) -> int:
-    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise InputError(args.out, "--out names a file, not a directory")
-    if not args.arms and len(args.passes) != 2:
-        raise UserError("compare takes BASELINE NEW (two passes), or PASS... --arms LABEL_A LABEL_B")
+    fmt = chosen(args)
+    check(fmt, "compare")
+    _check_passes(args)
     rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
     comparison = Comparison(key_function(args.key))
     pooled = GroupPool()
@@ -261,9 +263,6 @@ def run(args) -> int:
     warnings: list = []
     used: set = set()
     added: list = []  # files read with a file given by name
-    for path in args.passes:
-        if not os.path.exists(path):
-            raise InputError(path, "no such file or directory")
     if args.arms:
         add_arms(args, args.arms, args.passes, rulesets, comparison, warnings, used, added, diagnosed, pooled)
     else:
@@ -274,7 +273,32 @@ def run(args) -> int:
                 if args.sufficiency:
                     pooled.add(side, row, comparison.key)
     warnings.extend(diagnosed.warnings())
-    ruleset_name = " vs ".join(sorted(used)) or rulesets[0].name
+    result = _result(args, comparison, pooled, diagnosed, warnings, " vs ".join(sorted(used)) or rulesets[0].name, added)
+    with contextlib.ExitStack() as stack:
+        if args.out:
+            stack.enter_context(output_dir(args.out))
+        result, wrote = _write_files(args, result, diagnosed)
+    report_warnings(warnings)
+    write(result, fmt)
+    if fmt == "text":
+        write_stdout(wrote)
+    if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK
+
+
+def _check_passes(args) -> None:
+    """Refuses passes that cannot be compared, before anything is read."""
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError(args.out, "--out names a file, not a directory")
+    if not args.arms and len(args.passes) != 2:
+        raise UserError("compare takes BASELINE NEW (two passes), or PASS... --arms LABEL_A LABEL_B")
+    for path in args.passes:
+        if not os.path.exists(path):
+            raise InputError(path, "no such file or directory")
+
+
+def _result(args, comparison, pooled, diagnosed, warnings, ruleset_name: str, added) -> CompareResult:
     groups = comparison.group_rows(args)
     files = comparison.file_rows(args.top)
     if args.sufficiency:
@@ -290,59 +314,43 @@ def run(args) -> int:
         header.update(arms=list(args.arms), passes=list(args.passes))
     if added:  # read with a file given by name (the partial-session rule)
         header["added_inputs"] = added
-    records = [header] + groups + files + [{"record": "unscored", **u} for u in comparison.unscored]
-    records += [{"record": "other-arm", **o} for o in comparison.other_arms]
-    diag_records = diagnosed.records()
-    records += diag_records
-    records += [{"record": "warning", **w.as_dict()} for w in warnings]
-    labels = tuple(args.arms) if args.arms else ("baseline", "new")
-    with contextlib.ExitStack() as stack:
-        if args.out:
-            stack.enter_context(output_dir(args.out))
-        plot_paths = []
-        targets = [p for p in (args.plot, os.path.join(args.out, "compare") if args.out else None) if p]
-        images = {}
-        if targets or args.html:
-            from citeledger.report.plot import strip_plot
+    plotted = [g for g in groups if g["group"] != "(all)"]
+    return CompareResult(
+        header=header, added=tuple(added), groups=tuple(groups), files=tuple(files),
+        unscored=tuple(comparison.unscored), other_arms=tuple(comparison.other_arms), warnings=warnings,
+        diagnostics=tuple(diagnosed.records()), diagnostics_text=diagnosed.text("Diagnostics"),
+        sufficiency=pooled, with_sufficiency=bool(args.sufficiency),
+        labels=tuple(args.arms) if args.arms else ("baseline", "new"),
+        plot_groups=tuple((plot_label(g["group"], args), [g["base_runs"], g["new_runs"]]) for g in plotted),
+        intervals=tuple((g["ci_low"], g["ci_high"]) for g in plotted),
+    )
 
-            series_groups = [(plot_label(g["group"], args), [g["base_runs"], g["new_runs"]])
-                             for g in groups if g["group"] != "(all)"]
-            intervals = [(g["ci_low"], g["ci_high"]) for g in groups if g["group"] != "(all)"]
-            images = strip_plot(series_groups, labels, intervals=intervals, confidence=args.confidence,
-                                title=f"explore allocation efficiency per run (ruleset {ruleset_name})")
-            for target in targets:
-                plot_paths += write_images(target, images)
-        diag_paths = diagnosed.write(args.out)
-        text = render_text(dict(header, added=added), groups, files, comparison.unscored, plot_paths,
-                           comparison.other_arms, pooled.text(groups, labels) if args.sufficiency else "")
-        text += diagnosed.text("Diagnostics")
-        wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
-        if args.out:
-            inside = [p for p in plot_paths + diag_paths if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)]
-            names = ["compare.jsonl", "groups.csv", "files.csv", "summary.txt", "report.html"]
-            wrote = wrote_line(args.out, names + [os.path.basename(p) for p in inside])
-        if args.html or args.out:
-            page = compare_page(header, groups, files, comparison.unscored, [w.as_dict() for w in warnings],
-                                images.get("svg"), comparison.other_arms,
-                                pooled.section(groups, labels) if args.sufficiency else "", diag_records)
-            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
-                if target:
-                    write_file(target, page)
-        if args.out:
-            write_file(os.path.join(args.out, "compare.jsonl"), b"".join(jsonl(r) for r in records))
-            write_csv(os.path.join(args.out, "groups.csv"), *pooled.csv(groups, args.sufficiency))
-            write_csv(os.path.join(args.out, "files.csv"), FILE_COLUMNS, files)
-            write_file(os.path.join(args.out, "summary.txt"), text)
-    report_warnings(warnings)
-    if args.json:
-        write_stdout(b"".join(jsonl(r) for r in records))
-    elif args.csv:
-        write_csv(sys.stdout, *pooled.csv(groups, args.sufficiency))
-    else:
-        write_stdout(text + wrote)
-    if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
-        return EXIT_INTERNAL
-    return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK
+
+OUT_FILES = (("compare.jsonl", "json", None), ("groups.csv", "csv", "groups"), ("files.csv", "csv", "files"),
+             ("summary.txt", "text", None))
+
+
+def _write_files(args, result, diagnosed) -> tuple[CompareResult, str]:
+    """The plot, the page, the diagnostics and the --out files: the result naming the images
+    written, and the line naming what --out holds."""
+    targets = [p for p in (args.plot, out_path(args.out, "compare")) if p]
+    plot_paths: list[str] = []
+    if targets or args.html:  # drawn once, for the files and the page
+        result = attrs.evolve(result, images=render(result, "plot"))
+        for target in targets:
+            plot_paths += write(result, "plot", target)
+    result = attrs.evolve(result, plot_paths=tuple(plot_paths))
+    diag_paths = diagnosed.write(args.out)
+    write_pages(result, args.html, out_path(args.out, "report.html"))
+    if not args.out:
+        return result, ""
+    for name, fmt, table in OUT_FILES:
+        data = render(result, fmt, table=table) if table else render(result, fmt)
+        write_file(os.path.join(args.out, name), data)
+    inside = [p for p in plot_paths + diag_paths if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)]
+    names = ["compare.jsonl", "groups.csv", "files.csv", "summary.txt", "report.html"]
+    # on stdout only: summary.txt stays the same wherever it is written
+    return result, wrote_line(args.out, names + [os.path.basename(p) for p in inside])
 
 
 def plot_label(group: str, args) -> str:

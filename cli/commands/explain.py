@@ -5,15 +5,11 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 from citeledger.core import score
-from citeledger.report.explain import render_explain
-from citeledger.report.text import added_line
-from citeledger.report.jsonreport import json_bytes, session_dict
-from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
-from citeledger.harness.sufficiency import sufficiency
-from citeledger.cli.output import write_file, write_stdout
+from citeledger.report.results import SessionResult
+from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, finish, read_session, ruleset_from,
+    add_html_option, add_session_inputs, files_added, finish, judged_acts, read_session, ruleset_from,
     session_note,
 )
 
@@ -31,7 +27,9 @@ def add_parser(sub) -> None:
     )
     add_session_inputs(p)
     add_diagnostics_options(p, automatic=False)
-    p.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print one JSON object (score's, with each file's findings)")
+    add_format_option(fmt, "explain")
     p.add_argument(
         "--sufficiency", action="store_true",
         help="add the reference's explore sufficiency block after the allocation block: each answered "
@@ -42,27 +40,17 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    fmt = chosen(args)
+    check(fmt, "explain")
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
-    added = files_added(transcript, args.files)
-    result = score(transcript, ruleset)
-    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
-    judged = sufficiency(transcript) if args.sufficiency else None
-    if args.html:
-        page = with_next_acts(session_dict(result, explain=True), transcript, judged or sufficiency(transcript))
-        from citeledger.report.html import session_page  # here: a run without --html draws no page
-
-        write_file(args.html, session_page(page, result.answer))
-    if args.json:
-        data = session_dict(result, explain=True)
-        if added:  # the partial-session rule read these too; `inputs` lists every file read
-            data["added_inputs"] = added
-        if judged is not None:
-            data["sufficiency"] = sufficiency_dict(judged)
-        data.update(extra_data)
-        write_stdout(json_bytes(data, indent=True) + b"\n")
-    else:
-        block = "\n" + render_sufficiency(judged) if judged is not None else ""
-        write_stdout(render_explain(result) + added_line(added) + block + extra_text)
-    return finish(result, extra_warnings)
+    added = tuple(files_added(transcript, args.files))
+    scored = score(transcript, ruleset)
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
+    judged, acts = judged_acts(args, transcript)
+    result = SessionResult(kind="explain", score=scored, added=added, json_added=added, sufficiency=judged,
+                           next_acts=acts, transcript=transcript, extra_text=extra_text, extra_data=extra_data)
+    write_pages(result, args.html)
+    write(result, fmt)
+    return finish(scored, extra_warnings)

@@ -7,16 +7,19 @@ from citeledger.cli.commands import SUMMARY
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
 from citeledger.cli.limits import int_text
-from citeledger.report.text import added_line, render_text
-from citeledger.cli.output import write_file, write_stdout
+from citeledger.cli.metrics import measured
+from citeledger.report.results import SessionResult
+from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
+from citeledger.cli.output import write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, finish, read_session, report_warnings, ruleset_from,
+    add_html_option, add_session_inputs, files_added, finish, judged_acts, read_session, report_warnings,
+    ruleset_from,
     session_note,
 )
 
-# What only an option needs (the envelope view, --json, sufficiency, the page) is
-# imported in `run` when the option is given: a plain one-run `score` loads none of it.
+# What only an option needs (the envelope view, sufficiency, a format) is imported
+# when the option is given: a plain one-run `score` loads none of it.
 
 
 def add_parser(sub) -> None:
@@ -34,7 +37,9 @@ def add_parser(sub) -> None:
     )
     add_session_inputs(p)
     add_diagnostics_options(p, automatic=False)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print one JSON object instead of the text block")
+    add_format_option(fmt, "score")
     p.add_argument(
         "--envelope", action="store_true",
         help="add the envelope view after the block: every returned file's share of the envelope",
@@ -70,61 +75,33 @@ def run(args) -> int:
         return run_harness(args)
     if args.brief:
         raise UserError("--brief: only with --harness (it shortens the harness report)")
-    if args.sufficiency or args.html:  # here: a plain score starts without them
-        from citeledger.harness.sufficiency import sufficiency
-        from citeledger.report.sufficiency import render_sufficiency, sufficiency_dict, with_next_acts
+    fmt = chosen(args)
+    check(fmt, "score")  # an unknown format is a usage error before anything is read
     if args.envelope or args.answer:
-        from citeledger.report.envelope import (
-            answer_set_dict, compile_globs, envelope_dict, envelope_view, render_envelope, unmatched_warnings,
-        )
+        from citeledger.report.envelope import compile_globs, envelope_view, unmatched_warnings
 
         matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
-    if args.json or args.html:
-        from citeledger.report.jsonreport import json_bytes, session_dict
-    if args.json:
-        from citeledger.cli.metrics import measured, metric_json
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
     added = files_added(transcript, args.files)
-    result = score(transcript, ruleset)
-    view = envelope_view(result, args.answer, matchers) if args.envelope or args.answer else None
-    views = {}  # the envelope view and answer set, in --json and on the page alike
+    scored = score(transcript, ruleset)
+    view = envelope_view(scored, args.answer, matchers) if args.envelope or args.answer else None
+    judged, acts = judged_acts(args, transcript)
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
+    result = SessionResult(
+        kind="score", score=scored, added=tuple(added),
+        json_added=tuple(transcript.files[1:]) if args.session else tuple(added),
+        session_path=transcript.files[0] if args.session else None,
+        view=view, sufficiency=judged, next_acts=acts, transcript=transcript,
+        extra_text=extra_text, extra_data=extra_data,
+        metrics=measured(transcript, args) if fmt != "text" else {},  # the text block shows none of them
+    )
+    write_pages(result, args.html)
+    write(result, fmt)
     if view:
-        views["envelope_view"] = envelope_dict(view)
-        if view.globs:
-            views["answer_set"] = answer_set_dict(view)
-    judged = sufficiency(transcript) if args.sufficiency else None
-    if args.html:  # the page also says why, as explain does, and each call's next act
-        page = with_next_acts({**session_dict(result, explain=True), **views}, transcript, judged or sufficiency(transcript))
-        from citeledger.report.html import session_page  # here: a run without --html draws no page
-
-        write_file(args.html, session_page(page, result.answer))
-    extra_text, extra_data, extra_warnings = session_extras(args, transcript, result, ruleset)
-    if args.json:
-        data = session_dict(result)
-        if args.session:
-            data["session_path"] = transcript.files[0]
-            added = list(transcript.files[1:])  # its subagent logs
-        if added:  # the partial-session rule read these too; `inputs` lists every file read
-            data["added_inputs"] = added
-        data.update(views)
-        data.update(metric_json(measured(transcript, args)))
-        if judged is not None:
-            data["sufficiency"] = sufficiency_dict(judged)
-        data.update(extra_data)
-        write_stdout(json_bytes(data, indent=True) + b"\n")
-    else:
-        write_stdout(render_text(result) + added_line(added))
-        if judged is not None:  # beside allocation: the two are read together
-            write_stdout("\n" + render_sufficiency(judged))
-        if view:
-            write_stdout("\n" + render_envelope(view))
-        if extra_text:
-            write_stdout(extra_text)
-    if view:
-        extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else result.name))
-    return finish(result, extra_warnings)
+        extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else scored.name))
+    return finish(scored, extra_warnings)
 
 
 def run_harness(args) -> int:
@@ -134,10 +111,10 @@ def run_harness(args) -> int:
     stderr): the harness's script exits 0, and a harness script that runs
     under `set -e` swaps one for the other.
     """
-    if args.json or args.html:
-        raise UserError("--harness prints the harness's text report: not with --json or --html (--json carries occupancy and run)")
+    if args.json or args.html or args.format:
+        raise UserError("--harness prints the harness's text report: not with --json, --format or --html "
+                        "(--json carries occupancy and run)")
     from citeledger.harness.sufficiency import sufficiency
-    from citeledger.cli.metrics import measured
     from citeledger.report.harness import render_harness
 
     view = None

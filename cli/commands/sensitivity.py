@@ -14,19 +14,20 @@ from citeledger.cli.commands.common import shipped_list
 
 from citeledger.core.corpus import discover, score_corpus
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.report.plot import delta_plot
-from citeledger.cli.output import output_dir, write_file, write_images, write_stdout
-from citeledger.report.html import sensitivity_page
+import attrs
+
+from citeledger.cli.formats import check, chosen, out_path, render, write, write_pages
+from citeledger.cli.output import output_dir
+from citeledger.report.results import SensitivityResult
 from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
-from citeledger.report.sensitivity import COLUMNS, Sensitivity, render_text
+from citeledger.report.sensitivity import Sensitivity
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
 )
-from citeledger.cli.commands.sweep import add_exclude_option, no_sessions, write_csv
+from citeledger.cli.commands.sweep import add_exclude_option, no_sessions
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
-from citeledger.report.jsonreport import json_bytes
 
 FORMAT = "citeledger-sensitivity/1"
 
@@ -55,7 +56,7 @@ def add_parser(sub) -> None:
     p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
                    help="a dotted ruleset key and values (YAML; quote regular expressions), "
                    "e.g. channels.symbol.ambiguity_limit=0,2,5; repeatable")
-    add_format_options(p, "print JSON lines (a header, then one object per row)")
+    add_format_options(p, "print JSON lines (a header, then one object per row)", "sensitivity")
     p.add_argument("--plot", metavar="PATH", help="write the plot of the deltas to PATH.png and PATH.svg")
     p.add_argument("--out", metavar="DIR", help="also write sensitivity.jsonl, rows.csv, summary.txt, "
                    "report.html and the plot (sensitivity.png, .svg) into DIR (created if missing)")
@@ -85,12 +86,37 @@ def rulesets_from(args) -> list:
 
 
 def run(args) -> int:
+    fmt = chosen(args)
+    check(fmt, "sensitivity")
     rulesets = rulesets_from(args)
-    names = [r.name for r in rulesets]
     refs, warnings = discover(args.paths, args.exclude)
     if not refs:
         no_sessions(args.paths, warnings)
-    result = Sensitivity(names, base=0)
+    result, internal = _measure(args, rulesets, refs, warnings)
+    with contextlib.ExitStack() as stack:
+        if args.out:
+            stack.enter_context(output_dir(args.out))
+        if args.plot or args.out or args.html:  # drawn once, for the files and the page
+            result = attrs.evolve(result, images=render(result, "plot"))
+        plot = write(result, "plot", args.plot) if args.plot else []
+        plot += write(result, "plot", out_path(args.out, "sensitivity")) if args.out else []
+        result = attrs.evolve(result, plot_paths=tuple(plot))
+        write_pages(result, args.html, out_path(args.out, "report.html"))
+        for name, fmt_name in (("sensitivity.jsonl", "json"), ("rows.csv", "csv"), ("summary.txt", "text")):
+            if args.out:
+                write(result, fmt_name, out_path(args.out, name))
+    report_warnings(warnings)
+    write(result, fmt)
+    if internal:
+        print("citeledger: internal error while scoring some sessions", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if result.header["unreadable"] or warnings else EXIT_OK
+
+
+def _measure(args, rulesets, refs, warnings: list) -> tuple[SensitivityResult, int]:
+    """Score the corpus under every ruleset: the result record and how many sessions met a bug."""
+    names = [r.name for r in rulesets]
+    measured = Sensitivity(names, base=0)
     internal = unreadable = 0
     turns: list[int] = []
     read: list[tuple] = []  # (root, files read) per session
@@ -101,8 +127,7 @@ def run(args) -> int:
             warnings.extend(outcome.warnings)
             turns.append(outcome.ref.turns)
             read.append(outcome_inputs(outcome))
-            result.add(outcome.ref.turns, outcome.scores)
-    rows = result.rows()
+            measured.add(outcome.ref.turns, outcome.scores)
     header = {
         "record": "sensitivity", "format": FORMAT, "paths": list(args.paths), "base": names[0],
         "rulesets": names, "sessions": len(refs), **turn_counts(turns),
@@ -111,33 +136,6 @@ def run(args) -> int:
     added = completed_files(read, args.paths)
     if added:  # read with a file given by name (the partial-session rule)
         header["added_inputs"] = added
-    with contextlib.ExitStack() as stack:
-        if args.out:
-            stack.enter_context(output_dir(args.out))
-        images = delta_plot(names, rows, result.deltas(), names[0]) if args.plot or args.out or args.html else None
-        plot = write_images(args.plot, images) if args.plot else []
-        if args.out:
-            plot += write_images(os.path.join(args.out, "sensitivity"), images)
-        if args.html or args.out:
-            page = sensitivity_page(header, rows, [w.as_dict() for w in warnings], images["svg"])
-            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
-                if target:
-                    write_file(target, page)
-        records = [{**header, "plot": plot}] + [{"record": "row", **r} for r in rows]
-        records += [{"record": "warning", **w.as_dict()} for w in warnings]
-        text = render_text(dict(header, added=added), rows, plot)
-        if args.out:
-            write_file(os.path.join(args.out, "sensitivity.jsonl"), b"".join(json_bytes(r) + b"\n" for r in records))
-            write_csv(os.path.join(args.out, "rows.csv"), COLUMNS, rows)
-            write_file(os.path.join(args.out, "summary.txt"), text)
-    report_warnings(warnings)
-    if args.json:
-        write_stdout(b"".join(json_bytes(r) + b"\n" for r in records))
-    elif args.csv:
-        write_csv(sys.stdout, COLUMNS, rows)
-    else:
-        write_stdout(text)
-    if internal:
-        print("citeledger: internal error while scoring some sessions", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_WARNINGS if unreadable or warnings else EXIT_OK
+    result = SensitivityResult(header=header, added=tuple(added), rows=tuple(measured.rows()),
+                               deltas=tuple(measured.deltas()), warnings=warnings)
+    return result, internal

@@ -5,20 +5,21 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 
 import contextlib
-import io
 import os
 import sys
 import tempfile
 
-from citeledger.rules.loader import load_ruleset
+from citeledger.rules.compiled import load_many
 
 import attrs
 
 from citeledger.core.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.cli.output import atomic_open, output_dir, write_file, write_stdout
+from citeledger.cli.formats import check, chosen, write, write_pages
+from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.cli.limits import max_jobs, workers
+from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
@@ -26,12 +27,14 @@ from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
 )
-from citeledger.report.html import sweep_page, sweep_session
+from citeledger.report.html import sweep_session
+from citeledger.report.results import SweepResult
 from citeledger.report.jsonreport import json_bytes
+from citeledger.report.long_rows import long_rows
 from citeledger.report.tables import (
-    SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_value, session_rows, tally, wrote_line,
+    SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_text, csv_value, session_rows, tally, wrote_line,
 )
-from citeledger.report.sweep import QUANTILE_NOTE, render_text, turn_counts
+from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 
 def add_corpus_options(p, what: str, once: bool = False) -> None:
     """--ruleset (repeatable, or `once`), --json, --csv, --out, --jobs, --quiet: shared with compare."""
@@ -42,7 +45,7 @@ def add_corpus_options(p, what: str, once: bool = False) -> None:
             "--ruleset", action="append", default=None, metavar="NAME|PATH",
             help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
         )
-    add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text")
+    add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text", "compare" if once else "sweep")
     p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
     add_exclude_option(p)
     add_html_option(p)
@@ -74,17 +77,29 @@ def add_parser(sub) -> None:
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
+    p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
+                   help="where sessions are scored: local processes (default), or a Dask cluster "
+                   "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
+    p.add_argument("--parquet", action="store_true",
+                   help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
     p.set_defaults(run=run)
 
 
 def load_rulesets(names) -> list:
-    rulesets = [load_ruleset(n) for n in (names or ["default"])]
-    seen = {}
-    for name, rs in zip(names or ["default"], rulesets):
-        if rs.name in seen:
-            raise UserError(f"{name}: ruleset name {rs.name!r} is also the name of {seen[rs.name]}; names must differ")
-        seen[rs.name] = name
-    return rulesets
+    return load_many(names)
+
+
+def dask_engine(engine: str):
+    """--engine's value for core.corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
+    if engine == "local":
+        return None
+    if engine != "dask" and not engine.startswith("dask="):
+        raise UserError(f"--engine {engine}: expected local, dask or dask=SCHEDULER_ADDRESS")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UserError("--engine dask needs dask and distributed: pip install 'citeledger[dask]'") from None
+    return engine
 
 
 def jsonl(record: dict) -> bytes:
@@ -108,6 +123,8 @@ class SweepSession:
     tallies: tuple[dict, ...]  # per ruleset, what its slice table adds (report.tables.tally)
     unscored: tuple[dict, ...]  # per ruleset it was not scored under: session, ruleset, status, reason
     csv_rows: tuple[tuple[str, ...], ...]  # its sessions.csv rows (with --out), else ()
+    call_rows: tuple[tuple, ...]  # its calls.csv rows (report/long_rows.py, with --out), else ()
+    file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
 
 
@@ -131,6 +148,7 @@ class Rows:
         if self.sufficiency:
             SlicePool.mark(rows, counted)
         _, inputs = outcome_inputs(outcome)
+        calls, files = long_rows(outcome, self.rulesets) if self.csv_rows else ((), ())
         return SweepSession(
             ref=outcome.ref,
             inputs=inputs,
@@ -144,6 +162,8 @@ class Rows:
             unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
                            for row in rows if row["status"] != "scored"),
             csv_rows=tuple(tuple(csv_value(row[c]) for c in SESSION_COLUMNS) for row in rows) if self.csv_rows else (),
+            call_rows=calls,
+            file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
         )
 
@@ -161,7 +181,8 @@ class Outputs:
         self.stdout_json = args.json
         self.out = args.out
         self._stack = contextlib.ExitStack()
-        self.jsonl_file = self.sessions_csv = self.spool = None
+        self.parquet = getattr(args, "parquet", False)
+        self.jsonl_file = self.sessions_csv = self.spool = self.long = None
 
     def __enter__(self):
         if self.stdout_json or self.out:
@@ -173,6 +194,7 @@ class Outputs:
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
             self.sessions_csv = CsvWriter(fh)
             self.sessions_csv.writerow(SESSION_COLUMNS)
+            self.long = LongTables(self._stack, self.out, self.parquet)
         return self
 
     def __exit__(self, *exc):
@@ -192,6 +214,8 @@ class Outputs:
                 self.spool.write(one.lines)
         if self.sessions_csv is not None:
             self.sessions_csv.writerows(one.csv_rows)
+        if self.long is not None:
+            self.long.add(one.call_rows, one.file_rows)
 
     def copy(self, blocks) -> None:
         """Records already made as JSON lines (the bytes `record` writes), in blocks."""
@@ -228,19 +252,14 @@ def _spooling():
 
 def write_csv(path_or_stream, columns, rows) -> None:
     """CSV of `rows` to a path (atomically) or to a stream such as stdout."""
+    text = csv_text(columns, rows)
     if isinstance(path_or_stream, str):
         with atomic_open(path_or_stream, "w") as fh:
-            write_csv(fh, columns, rows)
-        return
-    if path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
-        buffer = io.StringIO(newline="")
-        write_csv(buffer, columns, rows)
-        write_stdout(buffer.getvalue(), raw=True)  # CSV: its CR LF rows and cells as written
-        return
-    w = CsvWriter(path_or_stream)
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([csv_value(r[c]) for c in columns])
+            fh.write(text)
+    elif path_or_stream is sys.stdout:  # through write_stdout: its errors and surrogates handled there
+        write_stdout(text, raw=True)  # CSV: its CR LF rows and cells as written
+    else:
+        path_or_stream.write(text)
 
 
 def no_sessions(paths, warnings) -> None:
@@ -254,6 +273,16 @@ def no_sessions(paths, warnings) -> None:
 
 
 def run(args) -> int:
+    fmt = chosen(args)
+    if fmt == "json":  # streamed by Outputs as the sessions come, not rendered whole
+        args.json = True
+    else:
+        check(fmt, "sweep")
+    if args.parquet:
+        if not args.out:
+            raise UserError("--parquet writes into the --out directory: give --out DIR")
+        require_pyarrow()
+    engine = dask_engine(args.engine)
     rulesets = load_rulesets(args.ruleset)
     # The diagnostic join, under the first ruleset: its session records spooled as they come when a
     # JSON stream is written, every join kept only for the --out files made from them all.
@@ -262,92 +291,108 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape) as pool:
+        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency), shape,
+                     engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
         diagnosed.close()
 
 
+@attrs.define
+class _Tally:
+    """What the parent adds up as the sessions come back from the workers."""
+
+    tables: list
+    pooled: SlicePool = attrs.field(factory=SlicePool)
+    unscored: list = attrs.field(factory=list)
+    warnings: list = attrs.field(factory=list)
+    turns: dict = attrs.field(factory=lambda: turn_counts([]))  # single-question and multi-turn sessions
+    added: list = attrs.field(factory=list)  # files read with a file given by name (the partial-session rule)
+    internal: bool = False
+    sessions: list = attrs.field(factory=list)
+
+    def add(self, one: SweepSession, args, diagnosed, outputs) -> None:
+        self.internal |= one.internal
+        self.warnings.extend(one.warnings)
+        for kind, n in turn_counts([one.ref.turns]).items():
+            self.turns[kind] += n
+        self.added += completed_files([(one.ref.root, one.inputs)], args.paths)
+        diagnosed.add_joined(one.ref, one.scored, one.diag)
+        if args.sufficiency:
+            self.pooled.add_session(one.ref.turns, one.counted, [])
+        outputs.session(one)
+        for table, row in zip(self.tables, one.tallies):
+            table.add(row)
+        self.sessions.extend(one.pages)
+        self.unscored.extend(one.unscored)
+
+
 def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
+    fmt = chosen(args)
     refs, found_warnings = discover(args.paths, args.exclude, pool)
     if not refs:
         no_sessions(args.paths, found_warnings)
-    tables = [SliceTable(r.name) for r in rulesets]
-    pooled = SlicePool()
-    unscored: list[dict] = []
-    warnings = list(found_warnings)
-    turns = turn_counts([])  # single-question and multi-turn sessions, counted as they come
-    added: list[str] = []  # files read with a file given by name (the partial-session rule)
-    internal = False
-    sessions: list[dict] = []
+    tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings))
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
         with progress_bar(len(refs), "sweep", args.quiet) as advance:
             for one in pool.score(refs, workers(args.jobs, len(refs)), advance):
-                internal |= one.internal
-                warnings.extend(one.warnings)
-                for kind, n in turn_counts([one.ref.turns]).items():
-                    turns[kind] += n
-                added += completed_files([(one.ref.root, one.inputs)], args.paths)
-                diagnosed.add_joined(one.ref, one.scored, one.diag)
-                if args.sufficiency:
-                    pooled.add_session(one.ref.turns, one.counted, [])
-                outputs.session(one)
-                for table, row in zip(tables, one.tallies):
-                    table.add(row)
-                sessions.extend(one.pages)
-                unscored.extend(one.unscored)
-        header = {
-            "record": "sweep",
-            "format": SWEEP_FORMAT,
-            "paths": list(args.paths),
-            "rulesets": [r.name for r in rulesets],
-            "sessions": len(refs),
-            **turns,
-            "quantiles": "type 7",
-        }
-        if added:
-            header["added_inputs"] = added
-        slice_rows = [t.rows() for t in tables]
-        if args.sufficiency:
-            pooled.add_to(slice_rows)
-        for rows in slice_rows:
-            for row in rows:
-                outputs.record(row)
-        warnings.extend(diagnosed.warnings())
-        for w in warnings[len(found_warnings):]:
-            outputs.record({"record": "warning", **w.as_dict()})
-        if outputs.spool is not None:
-            outputs.copy(diagnosed.spooled())
-        for record in diagnosed.summary_records():
-            outputs.record(record)
-        report_warnings(warnings)  # before stdout: a reader that stops early still sees them
-        outputs.finish(header)
-        flat = [r for rows in slice_rows for r in rows]
-        floors = {r.name: r.channel_names[0] for r in rulesets}  # first-ranked channel (the loader requires one)
-        text = render_text(dict(header, added=added), slice_rows, unscored, len(warnings), floors,
-                           pooled.text() if args.sufficiency else "")
-        text += diagnosed.text("Diagnostics, pooled over the sweep")
+                tally.add(one, args, diagnosed, outputs)
+        result = _result(args, rulesets, refs, tally, diagnosed, outputs, len(found_warnings))
         diag_paths = diagnosed.write(args.out)
         wrote = ""  # on stdout only: summary.txt stays the same wherever it is written
         if args.out:
-            names = ["sweep.jsonl", "sessions.csv", "slices.csv", "summary.txt", "report.html"]
+            names = ["sweep.jsonl", "sessions.csv", "calls.csv", "files.csv", "slices.csv", "summary.txt", "report.html"]
+            names[4:4] = ["calls.parquet", "files.parquet"] if args.parquet else []
             wrote = wrote_line(args.out, names + [os.path.basename(p) for p in diag_paths
                                                   if os.path.normpath(os.path.dirname(p)) == os.path.normpath(args.out)])
-            write_csv(os.path.join(args.out, "slices.csv"), *pooled.csv(flat, args.sufficiency))
-            write_file(os.path.join(args.out, "summary.txt"), text)
+            write(result, "csv", os.path.join(args.out, "slices.csv"))
+            write(result, "text", os.path.join(args.out, "summary.txt"))
         if pages:
-            page = sweep_page(header, slice_rows, sessions, unscored, [w.as_dict() for w in warnings], floors,
-                              pooled.section() if args.sufficiency else "")
-            for target in (args.html, args.out and os.path.join(args.out, "report.html")):
-                if target:
-                    write_file(target, page)
-    if args.csv:
-        write_csv(sys.stdout, *pooled.csv(flat, args.sufficiency))
-    elif not args.json:
-        write_stdout(text + wrote)
-    if internal:
+            write_pages(result, args.html, args.out and os.path.join(args.out, "report.html"))
+    if fmt != "json":  # the JSON lines are streamed as the sessions come (Outputs)
+        write(result, fmt)
+    if fmt == "text":
+        write_stdout(wrote)
+    if tally.internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
         return EXIT_INTERNAL
-    return EXIT_WARNINGS if unscored or warnings else EXIT_OK
+    return EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK
+
+
+def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int) -> SweepResult:
+    """The slice tables and the records after the sessions' (written to the JSON stream)."""
+    header = {
+        "record": "sweep",
+        "format": SWEEP_FORMAT,
+        "paths": list(args.paths),
+        "rulesets": [r.name for r in rulesets],
+        "sessions": len(refs),
+        **tally.turns,
+        "quantiles": "type 7",
+    }
+    if tally.added:
+        header["added_inputs"] = tally.added
+    slice_rows = [t.rows() for t in tally.tables]
+    if args.sufficiency:
+        tally.pooled.add_to(slice_rows)
+    for rows in slice_rows:
+        for row in rows:
+            outputs.record(row)
+    tally.warnings.extend(diagnosed.warnings())
+    for w in tally.warnings[found:]:
+        outputs.record({"record": "warning", **w.as_dict()})
+    if outputs.spool is not None:
+        outputs.copy(diagnosed.spooled())
+    for record in diagnosed.summary_records():
+        outputs.record(record)
+    report_warnings(tally.warnings)  # before stdout: a reader that stops early still sees them
+    outputs.finish(header)
+    return SweepResult(
+        header=header, added=tuple(tally.added), slices=tuple(slice_rows), sessions=tuple(tally.sessions),
+        unscored=tuple(tally.unscored), warnings=tally.warnings,
+        floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
+        diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),
+        sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency),
+    )

@@ -1,4 +1,5 @@
-"""Sections: an explore response cut into one piece per returned file.
+"""Sections: a tool result (an explore response, a Read, Grep or Bash result) cut into one piece
+per returned file.
 
 The records here (`Section`, `Header`, `Call`) are what a source (a plugin,
 core/source.py) makes of a tool result: the codegraph_explore source's
@@ -74,7 +75,7 @@ class RenderTag:
 
 @frozen
 class Section:
-    """One file's section of an explore response.
+    """One file's section of a tool result (an explore response, a Read, Grep, shell result ...).
 
     `chars` is measured in the ruleset's unit; `text` (header line included)
     is kept for channels that look inside the source (line ranges, quotes).
@@ -89,7 +90,7 @@ class Section:
 
 @frozen
 class Call:
-    """One explore response that had at least one section."""
+    """One tool result that had at least one section (its source: codegraph_explore, read, grep, ...)."""
 
     number: int  # 1-based, after responses without sections are dropped
     sections: tuple[Section, ...]
@@ -98,4 +99,5 @@ class Call:
     # equal sections), so their sizes are tallied once; 0: not known.
     text_key: int = 0
     source: str = ""  # the name of the source that made it (core/source.py)
+    response: int = -1  # its index among the responses the ruleset read (core.readable_responses), else -1
 

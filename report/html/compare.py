@@ -24,23 +24,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
     conf = int(round(header["confidence"] * 100))
     labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
     passes = "".join(f"<code>{esc(p)}</code><br>" for p in header.get("passes") or ())
-    rows = []
-    for g in groups:
-        ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
-        rows.append(
-            f'<tr data-group="{esc(g["group"])}"><th scope="row">{esc(g["group"])}</th>'
-            + cell("base_n", g["base_n"], str(g["base_n"]))
-            + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
-            + cell("new_n", g["new_n"], str(g["new_n"]))
-            + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
-            + cell("base_median", g["base_median"], pct(g["base_median"]))
-            + cell("new_median", g["new_median"], pct(g["new_median"]))
-            + cell("difference", g["difference"], points(g["difference"]))
-            + f'<td class="num" data-field="ci" data-value="{value_attr(None if g["ci_low"] is None else [g["ci_low"], g["ci_high"]])}">{esc(ci)}</td>'
-            + cell("base_not_scored", g["base_not_scored"], str(g["base_not_scored"]))
-            + cell("new_not_scored", g["new_not_scored"], str(g["new_not_scored"]))
-            + "</tr>"
-        )
+    rows = [_group_row(g) for g in groups]
     body = [
         f"<h1>{esc(title)}</h1>",
         '<dl class="summary">'
@@ -68,24 +52,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
                     "<figcaption>explore allocation efficiency per run: baseline beside new, bars at the medians"
                     "</figcaption></figure></section>")
     if files:
-        frows = [
-            f'<tr data-group="{esc(f["group"])}" data-path="{esc(f["path"])}"><td>{esc(f["group"])}</td>'
-            f"<td><code>{esc(f['path'])}</code></td>"
-            + cell("base_share", f["base_share"], percent(f["base_share"]))
-            + cell("new_share", f["new_share"], percent(f["new_share"]))
-            + cell("delta", f["delta"], points(f["delta"]))
-            + cell("base_chars", f["base_chars"], f"{f['base_chars']:,}")
-            + cell("new_chars", f["new_chars"], f"{f['new_chars']:,}")
-            + "</tr>"
-            for f in files
-        ]
-        body.append(
-            '<section id="files"><h2>Files whose envelope share moved most</h2>'
-            "<p class=\"muted\">Pooled over the group's scored runs.</p>"
-            + table(("group", "file", labels[0], labels[1], "moved (pp)", f"{labels[0]} chars", f"{labels[1]} chars"), frows,
-                    cls="sortable", numeric=(2, 3, 4, 5, 6))
-            + "</section>"
-        )
+        body.append(_files_section(files, labels))
     if unscored:
         side_label = dict(zip(("base", "new"), labels))  # the JSON's side, named as the headings name it
         items = "".join(
@@ -102,6 +69,45 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
     body.append(diagnostics_section(list(diagnostics), lambda arm: f"Diagnostics — arm {arm}"))
     body.append(warnings_list(warnings))
     return document(title, "".join(body), "compare")
+
+
+def _group_row(g: dict) -> str:
+    ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
+    return (
+        f'<tr data-group="{esc(g["group"])}"><th scope="row">{esc(g["group"])}</th>'
+        + cell("base_n", g["base_n"], str(g["base_n"]))
+        + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
+        + cell("new_n", g["new_n"], str(g["new_n"]))
+        + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
+        + cell("base_median", g["base_median"], pct(g["base_median"]))
+        + cell("new_median", g["new_median"], pct(g["new_median"]))
+        + cell("difference", g["difference"], points(g["difference"]))
+        + f'<td class="num" data-field="ci" data-value="{value_attr(None if g["ci_low"] is None else [g["ci_low"], g["ci_high"]])}">{esc(ci)}</td>'
+        + cell("base_not_scored", g["base_not_scored"], str(g["base_not_scored"]))
+        + cell("new_not_scored", g["new_not_scored"], str(g["new_not_scored"]))
+        + "</tr>"
+    )
+
+
+def _files_section(files: list[dict], labels) -> str:
+    frows = [
+        f'<tr data-group="{esc(f["group"])}" data-path="{esc(f["path"])}"><td>{esc(f["group"])}</td>'
+        f"<td><code>{esc(f['path'])}</code></td>"
+        + cell("base_share", f["base_share"], percent(f["base_share"]))
+        + cell("new_share", f["new_share"], percent(f["new_share"]))
+        + cell("delta", f["delta"], points(f["delta"]))
+        + cell("base_chars", f["base_chars"], f"{f['base_chars']:,}")
+        + cell("new_chars", f["new_chars"], f"{f['new_chars']:,}")
+        + "</tr>"
+        for f in files
+    ]
+    return (
+        '<section id="files"><h2>Files whose envelope share moved most</h2>'
+        "<p class=\"muted\">Pooled over the group's scored runs.</p>"
+        + table(("group", "file", labels[0], labels[1], "moved (pp)", f"{labels[0]} chars", f"{labels[1]} chars"), frows,
+                cls="sortable", numeric=(2, 3, 4, 5, 6))
+        + "</section>"
+    )
 
 
 def _arm(label) -> str:

@@ -45,6 +45,44 @@ def diagnostics_section(records: list[dict], title_of: Callable[[str], str]) -> 
     return "".join(parts)
 
 
+def _rank_table(by_rank: list) -> str:
+    if not by_rank:
+        return ""
+    rows = [
+        f'<tr data-rank="{r["rank"]}">' + cell("rank", r["rank"], str(r["rank"]))
+        + cell("cited", r["cited"], str(r["cited"]))
+        + cell("rendered", r["rendered"], str(r["rendered"]))
+        + cell("citation_rate", r["citation_rate"], pct(r["citation_rate"]))
+        + cell("ranked", r["ranked"], str(r["ranked"]))
+        + cell("not_rendered_cited", r["not_rendered_cited"], str(r["not_rendered_cited"]))
+        + "</tr>"
+        for r in by_rank
+    ]
+    return table(("rank", "cited", "rendered", "citation rate", "ranked", "never rendered but cited"), rows,
+                 caption="citation rate by rank (rendered files)", cls="diag by_rank", numeric=(0, 1, 2, 3, 4, 5))
+
+
+def _relevance(rel: dict) -> str:
+    if not rel["files"]:
+        return ""
+    rows = [
+        f'<tr data-cited="{side}"><th scope="row">{side}</th>'
+        + cell(f"{side}_files", rel[f"{side}_files"], str(rel[f"{side}_files"]))
+        + cell(f"{side}_mean_score_share", rel[f"{side}_mean_score_share"], pct(rel[f"{side}_mean_score_share"]))
+        + cell(f"{side}_mean_envelope_share", rel[f"{side}_mean_envelope_share"],
+               pct(rel[f"{side}_mean_envelope_share"]))
+        + "</tr>"
+        for side in ("cited", "uncited")
+    ]
+    return (
+        '<p class="relevance">Does relevance drive allocation? Spearman(score share, envelope share) = '
+        + field("spearman", rel["spearman"], _fixed(rel["spearman"]))
+        + f' over {field("files", rel["files"], str(rel["files"]))} rendered files</p>'
+        + table(("files", "count", "mean score share", "mean envelope share"), rows, cls="diag relevance",
+                numeric=(1, 2, 3))
+    )
+
+
 def _summary(s: dict, title: str) -> str:
     arm = esc(s["arm"])
     out = [
@@ -67,37 +105,8 @@ def _summary(s: dict, title: str) -> str:
             ]
             out.append(table((name, "uncited files", "files", "uncited chars", "chars", "uncited share"), rows,
                              caption=caption, cls=f"diag {key}", numeric=(1, 2, 3, 4, 5)))
-    if s["by_rank"]:
-        rows = [
-            f'<tr data-rank="{r["rank"]}">' + cell("rank", r["rank"], str(r["rank"]))
-            + cell("cited", r["cited"], str(r["cited"]))
-            + cell("rendered", r["rendered"], str(r["rendered"]))
-            + cell("citation_rate", r["citation_rate"], pct(r["citation_rate"]))
-            + cell("ranked", r["ranked"], str(r["ranked"]))
-            + cell("not_rendered_cited", r["not_rendered_cited"], str(r["not_rendered_cited"]))
-            + "</tr>"
-            for r in s["by_rank"]
-        ]
-        out.append(table(("rank", "cited", "rendered", "citation rate", "ranked", "never rendered but cited"), rows,
-                         caption="citation rate by rank (rendered files)", cls="diag by_rank", numeric=(0, 1, 2, 3, 4, 5)))
-    rel = s["relevance"]
-    if rel["files"]:
-        rows = [
-            f'<tr data-cited="{side}"><th scope="row">{side}</th>'
-            + cell(f"{side}_files", rel[f"{side}_files"], str(rel[f"{side}_files"]))
-            + cell(f"{side}_mean_score_share", rel[f"{side}_mean_score_share"], pct(rel[f"{side}_mean_score_share"]))
-            + cell(f"{side}_mean_envelope_share", rel[f"{side}_mean_envelope_share"],
-                   pct(rel[f"{side}_mean_envelope_share"]))
-            + "</tr>"
-            for side in ("cited", "uncited")
-        ]
-        out.append(
-            '<p class="relevance">Does relevance drive allocation? Spearman(score share, envelope share) = '
-            + field("spearman", rel["spearman"], _fixed(rel["spearman"]))
-            + f' over {field("files", rel["files"], str(rel["files"]))} rendered files</p>'
-            + table(("files", "count", "mean score share", "mean envelope share"), rows, cls="diag relevance",
-                    numeric=(1, 2, 3))
-        )
+    out.append(_rank_table(s["by_rank"]))
+    out.append(_relevance(s["relevance"]))
     cited = s["never_rendered_cited"]
     items = "".join(
         f'<li data-session="{esc(r["session"])}" data-call="{esc(r["call"])}" data-path="{esc(r["path"])}">'

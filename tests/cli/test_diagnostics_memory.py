@@ -41,8 +41,8 @@ class Recording(SidecarJoin):
 
     held: list
 
-    def __call__(self, ref, transcript, score, memo=None):
-        made = super().__call__(ref, transcript, score, memo)
+    def __call__(self, ref, transcript, score):
+        made = super().__call__(ref, transcript, score)
         self.held.append(len(self._reports))
         return made
 
@@ -138,9 +138,9 @@ def test_the_means_are_sum_over_the_shares_in_row_order():
 
 
 def test_the_join_cuts_no_response_the_scoring_cut(tmp_path, monkeypatch):
-    """The join's calls come from the scoring call's memo of cut responses: each distinct
-    response text is cut once per session, by the scoring, and the join gives what a join
-    cutting afresh gives."""
+    """The join's calls are the score's own (SessionScore.cut): each distinct response text
+    is cut once per session, by the scoring, and the join in a sweep gives what a join of a
+    score made alone gives."""
     from citeledger.sources.codegraph_explore import splitter
 
     refs, _ = discover([str(copies(tmp_path, 2))])
@@ -162,5 +162,5 @@ def test_the_join_cuts_no_response_the_scoring_cut(tmp_path, monkeypatch):
         join = SidecarJoin((), True, DEFAULT)
         (outcome,) = score_corpus([ref], [DEFAULT], 1)
         transcript = readers()[ref.reader]().read(list(ref.files), DEFAULT.read_options())
-        alone.append(join(ref, transcript, outcome.scores[0]))  # no memo: it cuts afresh
+        alone.append(join(ref, transcript, outcome.scores[0]))
     assert shared == alone

@@ -83,7 +83,7 @@ def test_csv_and_out_dir(capsys, tmp_path):
     assert [r["slice"] for r in rows] == ["all", "single-question", "multi-turn"]
     assert rows[0]["n"] == "5" and float(rows[0]["median"]) == 0.6
     written = sorted(p.name for p in (tmp_path / "o").iterdir())
-    assert written == ["report.html", "sessions.csv", "slices.csv", "summary.txt", "sweep.jsonl"]
+    assert written == ["calls.csv", "files.csv", "report.html", "sessions.csv", "slices.csv", "summary.txt", "sweep.jsonl"]
     sessions = list(csv.DictReader((tmp_path / "o" / "sessions.csv").open()))
     assert len(sessions) == 7 and sessions[0]["session"] == "alpha/r1.jsonl"
     assert json.loads(sessions[0]["call_efficiencies"]) == [0.6]  # a JSON array, for pandas

@@ -121,7 +121,7 @@ def test_a_real_run_joins_to_its_report_and_each_file_gets_its_verdict():
         (3, "lib/router/index.js", "clusters", False), (4, "lib/application.js", "clusters", False)]
     # score shares: 78.5, 20, 40.9, 19.8 over their sum 159.2
     assert abs(diag.rows[0].score_share - 78.5 / 159.2) < 1e-12
-    rates = {r["rank"]: (r["cited"], r["rendered"]) for r in a.by_rank(diag.rows)}
+    rates = {r["rank"]: (r["cited"], r["rendered"]) for r in a.summary([diag])["by_rank"]}
     assert rates == {1: (1, 1), 2: (1, 1), 3: (0, 1), 4: (0, 1)}
 
 
@@ -188,12 +188,13 @@ def test_a_join_by_query_length_and_files_and_the_analyses(tmp_path):
     # The envelope is the two sections (100 + 60; the trailer is charged to the last file, b.js).
     assert rows["lib/b.js"].envelope_share == 60 / 160
     assert (rows["lib/c.js"].render, rows["lib/c.js"].cited, rows["lib/c.js"].evidence) == (None, True, "lib/c.js")
-    assert [r.path for r in a.never_rendered_cited(diag.rows)] == ["lib/c.js"]
-    assert a.by_render(diag.rows) == [
+    pooled = a.summary([diag])
+    assert [r["path"] for r in pooled["never_rendered_cited"]] == ["lib/c.js"]
+    assert pooled["by_render"] == [
         {"render": "whole", "files": 1, "chars": 60, "uncited_files": 1, "uncited_chars": 60, "uncited_share": 1.0},
         {"render": "clusters", "files": 1, "chars": 100, "uncited_files": 0, "uncited_chars": 0, "uncited_share": 0.0},
     ]
-    flags = {f["flag"]: (f["files"], f["uncited_chars"]) for f in a.by_flag(diag.rows)}
+    flags = {f["flag"]: (f["files"], f["uncited_chars"]) for f in pooled["by_flag"]}
     assert flags == {"entry": (1, 0), "(none)": (1, 60)}  # only rank 1 carries `entry` in report()
 
 
@@ -286,7 +287,7 @@ def test_a_file_another_call_returned_keeps_its_verdict_where_it_was_cut(tmp_pat
     diag, _ = join(run, side)
     row = next(r for r in diag.rows if r.call == 2 and r.path == "lib/a.js")
     assert (row.render, row.chars, row.cited, row.channel) == (None, 0, True, "path")
-    assert [(r.call, r.path) for r in a.never_rendered_cited(diag.rows)] == [(2, "lib/a.js")]
+    assert [(r["call"], r["path"]) for r in a.summary([diag])["never_rendered_cited"]] == [(2, "lib/a.js")]
 
 
 def test_a_file_dropped_by_the_hard_ceiling_may_lack_its_section(tmp_path):

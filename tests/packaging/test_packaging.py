@@ -19,18 +19,21 @@ FIXTURE = REPO / "tests" / "fixtures" / "real" / "stream" / "express-res-send.js
 
 
 def check_install(env_dir: Path, cwd: Path) -> str:
-    """`citeledger score --json` runs from the environment; where its citeledger.core lives."""
+    """`citeledger score --json` and `citeledger.score` run from the environment; where its citeledger.core lives."""
     done = subprocess.run(
         [str(env_dir / "bin" / "citeledger"), "score", str(FIXTURE), "--json"],
         capture_output=True, text=True, cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
     assert '"ruleset": "default"' in done.stdout
-    return subprocess.run(
+    status, where = subprocess.run(
         [str(env_dir / "bin" / "python"), "-c",
-         "import citeledger.core, citeledger.rules, citeledger.channels; print(citeledger.core.__file__)"],
+         "import sys, citeledger, citeledger.core, citeledger.rules, citeledger.channels, citeledger.report; "
+         "print(citeledger.score(sys.argv[1]).status); print(citeledger.core.__file__)", str(FIXTURE)],
         capture_output=True, text=True, cwd=cwd, check=True,
-    ).stdout.strip()
+    ).stdout.split()
+    assert status == "scored"  # the Python API at the package's top, as installed
+    return where
 
 
 def test_plain_install_in_fresh_venv(installed_env, tmp_path):

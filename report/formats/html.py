@@ -1,0 +1,61 @@
+"""The html format: one self-contained page per result (report/html/ draws them)."""
+
+from __future__ import annotations
+
+from citeledger.core import hookimpl
+
+
+class Html:
+    name = "html"
+    renders = frozenset({"score", "explain", "sweep", "compare", "sensitivity"})
+
+    def render(self, result) -> str:
+        return PAGES[result.kind](result)
+
+
+def _session(result) -> str:
+    """The page also says why, as explain does, and each call's next act."""
+    from citeledger.report.html import session_page
+    from citeledger.report.jsonreport import session_dict
+    from citeledger.report.sufficiency import with_next_acts
+
+    data = {**session_dict(result.score, explain=True), **result.views()}
+    return session_page(with_next_acts(data, result.transcript, result.next_acts), result.score.answer)
+
+
+def _svg(result) -> str:
+    from citeledger.report.formats.plot import Plot
+
+    return Plot().render(result)["svg"]
+
+
+def _compare(result) -> str:
+    from citeledger.report.html import compare_page
+
+    groups = list(result.groups)
+    pooled = result.sufficiency.section(groups, result.labels) if result.with_sufficiency else ""
+    return compare_page(result.header, groups, list(result.files), list(result.unscored),
+                        [w.as_dict() for w in result.warnings], _svg(result), list(result.other_arms),
+                        pooled, list(result.diagnostics))
+
+
+def _sensitivity(result) -> str:
+    from citeledger.report.html import sensitivity_page
+
+    return sensitivity_page(result.header, list(result.rows), [w.as_dict() for w in result.warnings], _svg(result))
+
+
+def _sweep(result) -> str:
+    from citeledger.report.html import sweep_page
+
+    pooled = result.sufficiency.section() if result.with_sufficiency else ""
+    return sweep_page(result.header, list(result.slices), list(result.sessions), list(result.unscored),
+                      [w.as_dict() for w in result.warnings], result.floors, pooled)
+
+
+PAGES = {"score": _session, "explain": _session, "compare": _compare, "sensitivity": _sensitivity, "sweep": _sweep}
+
+
+@hookimpl
+def citeledger_register_formats(register):
+    register(Html)

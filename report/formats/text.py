@@ -1,0 +1,71 @@
+"""The text format: the reference's blocks and every command's summary, as str."""
+
+from __future__ import annotations
+
+from citeledger.core import hookimpl
+
+
+class Text:
+    name = "text"
+    renders = frozenset({"score", "explain", "sweep", "compare", "sensitivity"})
+
+    def render(self, result) -> str:
+        return RENDER[result.kind](result)
+
+
+def _score(result) -> str:
+    from citeledger.report.text import added_line, render_text
+
+    out = render_text(result.score) + added_line(result.added)
+    if result.sufficiency is not None:  # beside allocation: the two are read together
+        from citeledger.report.sufficiency import render_sufficiency
+
+        out += "\n" + render_sufficiency(result.sufficiency)
+    if result.view:
+        from citeledger.report.envelope import render_envelope
+
+        out += "\n" + render_envelope(result.view)
+    return out + result.extra_text
+
+
+def _explain(result) -> str:
+    from citeledger.report.explain import render_explain
+    from citeledger.report.text import added_line
+
+    block = ""
+    if result.sufficiency is not None:
+        from citeledger.report.sufficiency import render_sufficiency
+
+        block = "\n" + render_sufficiency(result.sufficiency)
+    return render_explain(result.score) + added_line(result.added) + block + result.extra_text
+
+
+def _compare(result) -> str:
+    from citeledger.report.compare import render_text
+
+    pooled = result.sufficiency.text(list(result.groups), result.labels) if result.with_sufficiency else ""
+    return render_text(dict(result.header, added=list(result.added)), list(result.groups), list(result.files),
+                       list(result.unscored), list(result.plot_paths), list(result.other_arms),
+                       pooled) + result.diagnostics_text
+
+
+def _sensitivity(result) -> str:
+    from citeledger.report.sensitivity import render_text
+
+    return render_text(dict(result.header, added=list(result.added)), list(result.rows), list(result.plot_paths))
+
+
+def _sweep(result) -> str:
+    from citeledger.report.sweep import render_text
+
+    pooled = result.sufficiency.text() if result.with_sufficiency else ""
+    return render_text(dict(result.header, added=list(result.added)), list(result.slices), list(result.unscored),
+                       len(result.warnings), result.floors, pooled) + result.diagnostics_text
+
+
+RENDER = {"score": _score, "explain": _explain, "sweep": _sweep, "compare": _compare, "sensitivity": _sensitivity}
+
+
+@hookimpl
+def citeledger_register_formats(register):
+    register(Text)

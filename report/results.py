@@ -1,0 +1,123 @@
+"""The one result record of each command: what every format of it renders.
+
+A command parses its options, computes one of these (frozen, built by
+keyword) and hands it to the chosen formats (report/formats/, registered
+through `citeledger_register_formats`); the formats render it and the
+command writes what they return with cli/output.py. `kind` says which
+command made it: a format's `renders` names the kinds it can render.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+
+@attrs.frozen
+class SessionResult:
+    """One session scored (`score`, `explain`)."""
+
+    kind: str  # "score" or "explain"
+    score: object  # core.SessionScore
+    added: tuple[str, ...] = ()  # files read beside those given (the text's "also read" line)
+    json_added: tuple[str, ...] = ()  # the JSON's `added_inputs` (--session: its subagent logs)
+    session_path: Optional[str] = None  # --session: the log scored (score's JSON `session_path`)
+    view: object = None  # report.envelope.EnvelopeView (--envelope, --answer), else None
+    sufficiency: object = None  # harness.Sufficiency (--sufficiency), else None
+    next_acts: object = None  # harness.Sufficiency for the page's next acts (--html), else None
+    transcript: object = None  # core.Transcript (the page's next acts are placed in it), else None
+    extra_text: str = ""  # the reads after calls and the diagnostic join, as text (cli/sidecars.py)
+    extra_data: dict = attrs.field(factory=dict)  # the same, as JSON fields
+    metrics: dict = attrs.field(factory=dict)  # the metric plugins' records by name (score's JSON), else empty
+
+    def views(self) -> dict:
+        """The envelope view and answer set as JSON and the page show them."""
+        from citeledger.report.envelope import answer_set_dict, envelope_dict
+
+        if not self.view:
+            return {}
+        out = {"envelope_view": envelope_dict(self.view)}
+        if self.view.globs:
+            out["answer_set"] = answer_set_dict(self.view)
+        return out
+
+
+@attrs.frozen
+class CompareResult:
+    """`compare`: per group, both builds' runs and their difference, and the files that moved."""
+
+    header: dict  # the compare record (docs/compare.md)
+    added: tuple[str, ...]  # files read with a file given by name
+    groups: tuple[dict, ...]
+    files: tuple[dict, ...]
+    unscored: tuple[dict, ...]
+    other_arms: tuple[dict, ...]
+    warnings: tuple  # InputWarning
+    diagnostics: tuple[dict, ...]  # the diagnostic join's records
+    diagnostics_text: str  # its text block (cli/sidecars.Diagnosed)
+    sufficiency: object  # the pooled numbers per group (cli/sufficiency.GroupPool)
+    with_sufficiency: bool
+    labels: tuple[str, str]  # the two sides as the user named them
+    plot_groups: tuple  # (label, [baseline runs, new runs]) per group but (all)
+    intervals: tuple  # (ci_low, ci_high) per plotted group
+    plot_paths: tuple[str, ...] = ()  # the images written, once they are (the text names them)
+    images: Optional[dict] = None  # the plot's images by suffix, once drawn (the page shows its SVG)
+    kind: str = "compare"
+
+    def records(self) -> list[dict]:
+        records = [self.header, *self.groups, *self.files, *({"record": "unscored", **u} for u in self.unscored)]
+        records += [{"record": "other-arm", **o} for o in self.other_arms]
+        return records + list(self.diagnostics) + [{"record": "warning", **w.as_dict()} for w in self.warnings]
+
+    def tables(self) -> dict:
+        """CSV tables by name (the first is what `--csv` prints)."""
+        from citeledger.report.compare import FILE_COLUMNS
+
+        return {"groups": self.sufficiency.csv(list(self.groups), self.with_sufficiency),
+                "files": (FILE_COLUMNS, list(self.files))}
+
+
+@attrs.frozen
+class SensitivityResult:
+    """`sensitivity`: per ruleset and slice, the numbers and their deltas from the base."""
+
+    header: dict  # the sensitivity record (its `plot` added when written)
+    added: tuple[str, ...]
+    rows: tuple[dict, ...]
+    deltas: tuple  # per ruleset, per slice (report.sensitivity.Sensitivity.deltas)
+    warnings: tuple
+    plot_paths: tuple[str, ...] = ()
+    images: Optional[dict] = None
+    kind: str = "sensitivity"
+
+    def records(self) -> list[dict]:
+        records = [{**self.header, "plot": list(self.plot_paths)}] + [{"record": "row", **r} for r in self.rows]
+        return records + [{"record": "warning", **w.as_dict()} for w in self.warnings]
+
+    def tables(self) -> dict:
+        from citeledger.report.sensitivity import COLUMNS
+
+        return {"rows": (COLUMNS, list(self.rows))}
+
+
+@attrs.frozen
+class SweepResult:
+    """`sweep`: per ruleset, the slice table; the sessions not scored. Its JSON lines are made
+    where each session is scored (cli/commands/sweep.Rows) and streamed, never held whole."""
+
+    header: dict
+    added: tuple[str, ...]
+    slices: tuple  # per ruleset, its slice rows
+    sessions: tuple[dict, ...]  # what the page keeps of each session (--html, --out)
+    unscored: tuple[dict, ...]
+    warnings: tuple
+    floors: dict  # ruleset name -> its first-ranked channel
+    diagnostics_text: str
+    sufficiency: object  # cli/sufficiency.SlicePool
+    with_sufficiency: bool
+    kind: str = "sweep"
+
+    def tables(self) -> dict:
+        flat = [r for rows in self.slices for r in rows]
+        return {"slices": self.sufficiency.csv(flat, self.with_sufficiency)}
