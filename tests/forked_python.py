@@ -174,17 +174,23 @@ def _text(data: bytes | None, encoding, errors):
 # ------------------------------------------------------------------ the server's side
 
 def _preload() -> None:
-    """Import every citeledger module (each defers numpy and matplotlib to the call that needs
-    them) and importlib.metadata (plugins are found through entry points): what a run imports,
-    run nothing. No thread starts, so forking is safe."""
+    """Import every citeledger module (each defers numpy, matplotlib, pandas and dask to the call
+    that needs them) and importlib.metadata (plugins are found through entry points): what a run
+    imports, run nothing. No thread starts, so forking is safe."""
     from fresh_env import PACKAGE_PARTS, REPO
 
-    for part in PACKAGE_PARTS:
-        if (REPO / part / "__init__.py").is_file():
-            package = importlib.import_module(f"citeledger.{part}")
-            for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-                if not module.name.endswith(".__main__"):
-                    importlib.import_module(module.name)
+    packages = ["citeledger"]  # the api/ folder; the others are citeledger.FOLDER
+    packages += [f"citeledger.{part}" for part in PACKAGE_PARTS if (REPO / part / "__init__.py").is_file()]
+    for name in packages:
+        try:
+            package = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # a folder installed under another name (api/ is citeledger itself)
+        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
+            if not module.name.endswith(".__main__"):
+                importlib.import_module(module.name)
     importlib.import_module("importlib.metadata")
     import threading
 
