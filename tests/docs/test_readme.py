@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import forked_python
+
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
@@ -22,12 +24,13 @@ def _make_outputs():
     return module
 
 
-# One test per document, so parallel workers share the commands' run time.
+# One test per document, so parallel workers share the commands' run time. Each command runs
+# in a process forked from a warm interpreter (tests/forked_python.py): no start-up each.
 @pytest.mark.parametrize("doc", _make_outputs().documents(), ids=lambda p: p.name)
 def test_every_marked_block_in_the_docs_is_what_its_command_prints(doc, monkeypatch):
     module = _make_outputs()
     monkeypatch.setattr(module, "documents", lambda: [doc])
-    assert module.regenerate(check=True) == []
+    assert module.regenerate(check=True, launch=forked_python.run) == []
 
 
 def test_the_readme_score_blocks_and_the_generated_tables_are_marked():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import INSTALL, Browser, chromium_path
+from browser import chromium_path
 from builders import response, section, session
 from test_real_fixtures import REAL
 
@@ -25,17 +25,6 @@ from citeledger.cli import main
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 BASE, NEW = str(CORPUS / "base"), str(CORPUS / "new")
 SENDFILE = REAL / "stream" / "express-sendfile-2calls.jsonl"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        chromium_path()
-    except RuntimeError:
-        pytest.fail(INSTALL, pytrace=False)
-    b = Browser()
-    yield b
-    b.close()
 
 
 def cli(capsys, *args):
