@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import os
+import resource
 import pickle
 import pkgutil
 import selectors
@@ -104,8 +105,10 @@ def run(args, *, stdin=None, stdout=None, stderr=None, capture_output: bool = Fa
         raise ValueError(f"not a run of this interpreter: {args[:2]}")
     env = dict(os.environ if env is None else env)
     sock = _connection()
-    if _read_at_start_only(env) != _server["env"]:
-        raise ValueError("environment variables read at start-up differ from the server's: use subprocess.run")
+    if _read_at_start_only(env) != _server["env"]:  # the server could not start as this run would: a real one
+        return subprocess.run(args, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, env=env, timeout=timeout,
+                              text=text, encoding=encoding, errors=errors, check=check,
+                              preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))) if memory else None)
     opened: list[int] = []
     try:
         in_fd, _ = _fd(stdin, os.O_RDONLY, opened)
