@@ -59,7 +59,9 @@ def frames(
         sessions += [{k: v for k, v in r.items() if k not in DROPPED} for r in rows]
         calls += call_rows
         files += file_rows
-    columns = [c for c in SESSION_COLUMNS if c not in DROPPED]
+    from citeledger.core import columns_of, metrics
+
+    columns = [c for c in SESSION_COLUMNS if c not in DROPPED] + list(columns_of(metrics()))  # run_*, occupancy_*
     return {
         "sessions": _typed(pd.DataFrame(sessions, columns=columns)),
         "calls": _typed(pd.DataFrame(calls, columns=[*CALL_COLUMNS, "credited_files"])),

@@ -28,7 +28,12 @@ class SessionRecords:
         from citeledger.report.long_rows import call_rows, credited_paths, file_rows
         from citeledger.report.tables import session_rows
 
+        from citeledger.core import columns_of, metrics, split_measured
+
+        outcome, figures = split_measured(outcome)
         rows = session_rows(outcome, self.rulesets)
+        for row in rows:  # the run and occupancy columns, as `sweep --json` writes them
+            row.update(figures if figures is not None else dict.fromkeys(columns_of(metrics())))
         calls: list[dict] = []
         files: list[dict] = []
         if self.long:
@@ -54,7 +59,7 @@ def load_all(rulesets: Rulesets) -> list["Ruleset"]:
 def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
                     engine: str = "local") -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
-    from citeledger.core import UserError
+    from citeledger.core import UserError, fs
     from citeledger.corpus import Workers, discover
 
     given = as_paths(paths)
@@ -62,9 +67,12 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
     count = jobs if jobs and jobs > 0 else 0
     if engine != "local" and engine != "dask" and not engine.startswith("dask="):
         raise UserError(f"engine {engine!r}: expected 'local', 'dask' or 'dask=SCHEDULER_ADDRESS'")
-    with Workers(count, rules, None, SessionRecords(rules, long), None if engine == "local" else engine) as pool:
+    from citeledger.core import Measured, MetricOptions
+
+    measured = Measured(None, MetricOptions())  # the default window, as `sweep` without --window-tokens
+    with Workers(count, rules, measured, SessionRecords(rules, long), None if engine == "local" else engine) as pool:
         refs, _ = discover(given, list(exclude), pool)
-        if not refs and not any(os.path.lexists(p) for p in given):
+        if not refs and not any(fs.lexists(p) for p in given):
             raise UserError(f"{', '.join(given)}: no such file or directory")
         yield from pool.score(refs, max(1, min(pool.jobs, len(refs))))
 

@@ -37,7 +37,7 @@ def main() -> None:
     feed, finish = run_log.RunLogReader.feed, run_log.RunLogReader.run_log
 
     def one(collect: bool, measure: bool) -> float:
-        run_log.RunLogReader.feed = feed if collect else (lambda self, *a: None)
+        run_log.RunLogReader.feed = feed if collect else (lambda self, *a, **k: None)
         run_log.RunLogReader.run_log = finish if collect else (lambda self: None)
         start = time.process_time()
         for path in files:

@@ -100,9 +100,27 @@ def window_tokens(args) -> int:
 
 
 def check_options(args) -> None:
-    """Refuse, before anything is read, a number given to an option out of its range."""
+    """Refuse, before anything is read, a number given to an option out of its range,
+    and a URL given where a command writes."""
     for rng in option_ranges():
         rng.check(getattr(args, rng.dest, None))
+    local_outputs(args)
+
+
+# The options naming where a command writes. Their files are written atomically and an --out
+# directory swapped in whole under a lock (cli/output.py): local paths only (docs/decisions.md).
+OUTPUT_OPTIONS = ("out", "html", "plot", "diagnostics_out")
+
+
+def local_outputs(args) -> None:
+    """A UserError if an output option names a URL (`--out s3://...`): one line, before any work."""
+    from citeledger.core import fs
+
+    for dest in OUTPUT_OPTIONS:
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and fs.is_url(value):
+            raise UserError(f"--{dest.replace('_', '-')} {value}: outputs are written to a local path only "
+                            "(write them here, then copy them to the bucket)")
 
 
 def workers(jobs: int, sessions: int) -> int:

@@ -11,3 +11,10 @@ def measured(transcript, args) -> dict:
 
     return measure_all(transcript, MetricOptions(window_tokens=window_tokens(args)), metrics())
 
+
+
+
+def metric_columns() -> tuple[str, ...]:
+    from citeledger.core import columns_of, metrics
+
+    return columns_of(metrics())

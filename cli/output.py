@@ -173,6 +173,12 @@ def _reader_left(fd: int) -> bool:
         return False
 
 
+def write_stderr(text: str) -> None:
+    """A line the reference's script writes to stderr, as it writes it (no `citeledger:` prefix)."""
+    sys.stderr.write(printable(text, lines=True))
+    sys.stderr.flush()
+
+
 def note(message: str) -> None:
     print(f"citeledger: note: {message}", file=sys.stderr)
 

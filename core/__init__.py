@@ -67,11 +67,12 @@ _LAZY = {
     "metrics": "citeledger.core.plugins",
     "Metric": "citeledger.core.metric", "MetricOptions": "citeledger.core.metric",
     "DEFAULT_WINDOW_TOKENS": "citeledger.core.metric", "WINDOW_TOKENS_RANGE": "citeledger.core.metric",
-    "measure_all": "citeledger.core.metric",
+    "measure_all": "citeledger.core.metric", "columns_of": "citeledger.core.metric", "row_of": "citeledger.core.metric",
+    "Measured": "citeledger.core.metric", "split_measured": "citeledger.core.metric",
     "Appended": "citeledger.core.run_log", "Compaction": "citeledger.core.run_log",
     "Request": "citeledger.core.run_log", "ResultEvent": "citeledger.core.run_log",
     "RunLog": "citeledger.core.run_log", "ToolOutput": "citeledger.core.run_log",
-    "Usage": "citeledger.core.run_log",
+    "Usage": "citeledger.core.run_log", "LoggedTokens": "citeledger.core.run_log",
     "formats": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
     "BadPattern": "citeledger.infra.re2text",
@@ -113,7 +114,8 @@ _LAZY = {
     "spent": "citeledger.harness.spend", "starved_paths": "citeledger.harness.spend",
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
-_MODULES = {"cache": "citeledger.infra.cache"}
+# fs: paths on disk or behind a URL (fsspec), asked as os asks: `fs.isdir(path)`, `fs.listdir(folder)`.
+_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs"}
 
 
 def __getattr__(name):

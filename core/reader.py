@@ -10,6 +10,7 @@ import attrs
 
 from citeledger.core.errors import InputError
 from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.infra.fs import NoBackend
 
 
 @attrs.frozen
@@ -66,6 +67,8 @@ def reading(path: str, what: str):
         raise InputError(path, "no such file")
     except PermissionError:
         raise InputError(path, "permission denied")
+    except NoBackend as exc:  # a URL and no fsspec (or no backend for its scheme): say what to install
+        raise InputError(path, exc.strerror)
     except OSError as exc:
         if exc.errno == errno.EINVAL and exc.strerror and exc.strerror.startswith("not a regular file"):
             raise InputError(path, exc.strerror)

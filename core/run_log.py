@@ -105,6 +105,24 @@ class ResultEvent:
 
 
 @frozen
+class LoggedTokens:
+    """Every logged usage summed as parse-session.mjs sums it: each event whose message
+    carries a usage, every file of the session (subagents' too), not once per message
+    id (Claude Code repeats a request's usage on each of its content blocks).
+
+    `generated` is output tokens, `fresh` input + cache creation, `cached` cache reads.
+    """
+
+    generated: float = 0
+    fresh: float = 0
+    cached: float = 0
+
+    @property
+    def billable(self) -> float:
+        return self.generated + self.fresh
+
+
+@frozen
 class RunLog:
     """What a reader read of the run beyond the tool traffic (module docstring).
 
@@ -118,6 +136,7 @@ class RunLog:
     # The requests of a format that logs their usage but not what each appended
     # (a Codex rollout's token counts); with a context, its Request steps are the requests.
     usage_only: Optional[tuple[Request, ...]] = None
+    logged_tokens: Optional[LoggedTokens] = None  # every event's usage summed (LoggedTokens)
 
     def requests(self) -> Optional[tuple[Request, ...]]:
         if self.context is None:

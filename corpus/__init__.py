@@ -24,7 +24,6 @@ sessions is in flight, so memory does not grow with the corpus.
 from __future__ import annotations
 
 import os
-import stat
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import attrs
@@ -33,6 +32,7 @@ from citeledger.core.errors import InputError, UserError
 from citeledger.core.plugins import readers
 from citeledger.core.reader import SessionFiles, part_of_session, session_of, sessions_of
 from citeledger.harness.layout import arm_and_run, is_sidecar, segment, skipped_dir
+from citeledger.infra import fs
 from citeledger.infra.files import sniffing
 from citeledger.infra.globs import path_matcher
 from citeledger.infra.pool import Pool, chunks, default_jobs
@@ -116,57 +116,42 @@ def _walk(root: str, keep_dir, warnings: list) -> Iterator[str]:
         entries = _list_directory(dirpath, walked, warnings)
         if entries is None:
             continue
-        kinds = [(entry.name, _entry_kind(entry)) for entry in entries]
+        kinds = entries
         dirnames = [name for name, kind in kinds if kind == "directory"]
         filenames = [name for name, kind in kinds if kind != "directory"]
         if dirpath != root and not keep_dir(dirpath, dirnames, filenames, parent_files):
             continue
         for name, kind in kinds:
-            path = os.path.join(dirpath, name)
+            path = fs.join(dirpath, name)
             if kind == "file":
                 yield path
             elif kind != "directory":
                 warnings.append(InputWarning(path, 0, f"not a regular file ({kind}), not read"))
-        stack.extend((os.path.join(dirpath, d), filenames) for d in reversed(dirnames))
+        stack.extend((fs.join(dirpath, d), filenames) for d in reversed(dirnames))
 
 
 def _list_directory(dirpath: str, walked: dict, warnings: list):
-    """A directory's entries sorted by name, or None (with a warning) if it cannot be or was already read."""
+    """A directory's (name, kind) entries sorted by name (infra/fs.py: on disk or behind a URL),
+    or None (with a warning) if it cannot be or was already read."""
     try:
-        st = os.stat(dirpath)
-        first = walked.get((st.st_dev, st.st_ino))
+        key = fs.identity(dirpath)
+        first = walked.get(key)
         if first is not None:
             # Through a symlink (or a loop of them): read once, where first met.
             warnings.append(InputWarning(dirpath, 0, f"the same directory as {first} (a symlink), not read again"))
             return None
-        walked[(st.st_dev, st.st_ino)] = dirpath
-        with os.scandir(dirpath) as it:
-            return sorted(it, key=lambda e: e.name)
+        walked[key] = dirpath
+        return fs.entries(dirpath)
+    except fs.NoBackend:
+        raise  # not this directory's fault: the command cannot read URLs at all
     except OSError as exc:
         warnings.append(InputWarning(dirpath, 0, f"cannot read directory: {exc.strerror or exc}"))
         return None
 
 
-def _entry_kind(entry) -> str:
-    """"directory", "file" (regular, or a dangling symlink), or what else it is."""
-    try:
-        mode = entry.stat().st_mode  # follows symlinks
-    except OSError:
-        return "file"  # a dangling or looping symlink: its reader says why it cannot be read
-    return _kind(mode)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISREG(mode):
-        return "file"
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-
-
 def _rel(path: str, root: str, root_is_file: bool) -> str:
     if root_is_file:
-        return os.path.normpath(path)
+        return path if fs.is_url(path) else os.path.normpath(path)
     prefix = os.path.join(root, "")
     # os.walk yields root + sep + rest: slicing is exact and far cheaper than relpath
     return path[len(prefix):] if path.startswith(prefix) else os.path.relpath(path, root)
@@ -186,7 +171,7 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
     warnings: list[InputWarning] = []
     turns = 0
     for path in paths:
-        if os.path.realpath(path) in seen:
+        if fs.realpath(path) in seen:
             continue
         # A file named but claimed by no reader goes to the last one asked
         # (the catch-all), which says in one line why it is not a transcript.
@@ -197,8 +182,8 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
             raise InputError(path, f"is a {this} transcript, but {next(iter(files))} is {name}: one format per session")
         name = this
         whole = session_of(dict(order)[name](), path)
-        new = [f for f in whole.files if os.path.realpath(f) not in seen]
-        seen.update(map(os.path.realpath, new))
+        new = [f for f in whole.files if fs.realpath(f) not in seen]
+        seen.update(map(fs.realpath, new))
         files.update(dict.fromkeys(new))
         warnings.extend(whole.warnings)
         turns += whole.turns or 0
@@ -223,12 +208,12 @@ def discover(
     refs: list[SessionRef] = []
     warnings = walk.warnings
     for root in paths:
-        if not os.path.exists(root):
+        if not fs.exists(root):
             warnings.append(InputWarning(root, 0, "no such file or directory"))
             continue
-        root_is_file = os.path.isfile(root)
-        if not root_is_file and not os.path.isdir(root):
-            warnings.append(InputWarning(root, 0, f"not a regular file or directory ({_kind(os.stat(root).st_mode)}), not read"))
+        root_is_file = fs.isfile(root)
+        if not root_is_file and not fs.isdir(root):
+            warnings.append(InputWarning(root, 0, f"not a regular file or directory ({fs.kind(root)}), not read"))
             continue
         found = walk.file(root) if root_is_file else walk.directory(root)
         if found is None:  # skipped, and said why (or already read with its session)
@@ -254,6 +239,8 @@ class _Discovery:
     def real(self, path: str) -> str:
         # By real path: a transcript reached by a second name (a symlink `latest.jsonl`, a
         # linked directory given as another root) is one session, not two.
+        if fs.is_url(path):
+            return fs.realpath(path)
         full = os.path.join(self.cwd, path)
         if os.path.islink(full):
             return os.path.realpath(full)
@@ -326,7 +313,7 @@ def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[st
             chosen[key] = path
             continue
         alias = path
-        if os.path.islink(kept) and not os.path.islink(path):
+        if fs.islink(kept) and not fs.islink(path):
             chosen[key], alias = path, kept
         warnings.append(InputWarning(alias, 0, f"the same file as {chosen[key]} (a second name), counted once"))
     keep = set(chosen.values())
@@ -498,8 +485,9 @@ class Workers:
         self.pool.close(failed)
 
     def claims(self, paths: list[str], order) -> list[Optional[str]]:
-        """`claim` of every path, in order: in the workers when there are many."""
-        if self.jobs <= 1 or self.remote or len(paths) < CLAIMS_IN_WORKERS:
+        """`claim` of every path, in order: in the workers when there are many (a cluster's
+        workers only for URLs: each claim is then a read of the object's head over the network)."""
+        if self.jobs <= 1 or len(paths) < CLAIMS_IN_WORKERS or self.remote and not fs.is_url(paths[0]):
             return [claim(path, order) for path in paths]
         parts = self.pool.map(self.jobs, _claim_chunk,
                               [paths[i:i + CLAIM_CHUNK] for i in range(0, len(paths), CLAIM_CHUNK)])

@@ -81,7 +81,9 @@ def _cut(lines: list[str], steps: list[list[str]]) -> list[str]:
     return lines
 
 
-def run(command: str, cwd: Path) -> tuple[str, str]:
+def run(command: str, cwd: Path, launch=subprocess.run) -> tuple[str, str]:
+    """(stdout, stderr) of a marker's command; `launch` runs it as subprocess.run would (the
+    docs test passes one that forks from a warm interpreter, tests/forked_python.py)."""
     argv = shlex.split(command)
     if argv[0] == "citeledger":
         argv = [sys.executable, "-m", "citeledger.cli", *argv[1:]]
@@ -89,16 +91,16 @@ def run(command: str, cwd: Path) -> tuple[str, str]:
         argv = [sys.executable, str(REPO / argv[1]), *argv[2:]]
     else:
         raise ValueError(f"not a citeledger or python command: {command}")
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, encoding="utf-8",
-                          env={**os.environ, "COLUMNS": "100"})
+    done = launch(argv, cwd=cwd, capture_output=True, text=True, encoding="utf-8",
+                  env={**os.environ, "COLUMNS": "100"})
     return done.stdout, done.stderr
 
 
-def render(spec: str, sandbox: Path) -> str:
+def render(spec: str, sandbox: Path, launch=subprocess.run) -> str:
     command, *parts = [p.strip() for p in spec.split(" | ")]
     steps = [shlex.split(p) for p in parts]
     where = next((sandbox / s[1] for s in steps if s[0] == "cwd"), sandbox)
-    out, err = run(command, where)
+    out, err = run(command, where, launch)
     text = err if ["stderr"] in steps else out
     lines = _cut(text.rstrip("\n").split("\n"), steps)
     if ["prompt"] in steps:
@@ -112,7 +114,7 @@ def render(spec: str, sandbox: Path) -> str:
     return "```" + (layout[1] if len(layout) > 1 else "") + "\n" + "\n".join(lines) + "\n```\n"
 
 
-def regenerate(check: bool) -> list[str]:
+def regenerate(check: bool, launch=subprocess.run) -> list[str]:
     """Rewrite (or, with `check`, compare) every block; the names of the blocks that differed."""
     differ = []
     with tempfile.TemporaryDirectory(prefix="citeledger-docs-") as tmp:
@@ -124,7 +126,7 @@ def regenerate(check: bool) -> list[str]:
 
             def fill(m: re.Match) -> str:
                 indent, spec, old = m.group(1), m.group(2), m.group(3)
-                new = render(spec, sandbox)
+                new = render(spec, sandbox, launch)
                 if new != old:
                     differ.append(f"{doc.relative_to(REPO)}: {spec}")
                 return f"{indent}<!-- output: {spec} -->\n{new}{indent}<!-- /output -->"

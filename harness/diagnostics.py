@@ -157,6 +157,7 @@ def sidecar_for(files) -> Optional[str]:
     or `run-headless-<label>.jsonl` (labels as harness/layout.py reads them), in the
     run's directory (or above bench-readme's `run<i>/` folder); None when there is none."""
     from citeledger.harness.layout import arm_and_run, segment
+    from citeledger.infra import fs
 
     if not files:
         return None
@@ -165,8 +166,8 @@ def sidecar_for(files) -> Optional[str]:
     if label is None:
         return None
     for where in (folder, os.path.dirname(folder) if re.match(r"^run\d+$", os.path.basename(folder)) else None):
-        if where is not None and os.path.isfile(os.path.join(where, f"explore-{label}.jsonl")):
-            return os.path.join(where, f"explore-{label}.jsonl")
+        if where is not None and fs.isfile(fs.join(where, f"explore-{label}.jsonl")):
+            return fs.join(where, f"explore-{label}.jsonl")
     return None
 
 

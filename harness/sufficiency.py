@@ -109,8 +109,9 @@ def actions_by_thread(transcript) -> dict[str, list[Action]]:
     threads: dict[str, list[Action]] = {}
     for thread in transcript.threads:
         threads.setdefault(MAIN if thread is None else thread, [])
+    lost = set(transcript.bom_lines)  # the harness's JSON.parse refuses a BOM-led line: not read
     for use in transcript.tool_uses:
-        if not use.assistant:
+        if not use.assistant or (lost and use.origin in lost):
             continue
         thread = MAIN if use.thread is None else use.thread
         acts = threads.setdefault(thread, [])
@@ -255,7 +256,9 @@ def sufficiency(transcript, tool: Optional[str]) -> Sufficiency:
     """The sufficiency of one session (sufficiency.md): its calls of the explore tool `tool`
     (a substring of the tool's name: the ruleset's explore source's option; None, no
     call is one), read as the transcript's explore answers (read with that tool)."""
-    texts = {answer.key: answer.blocks for answer in transcript.explore_answers}  # a later answer replaces
+    lost = set(transcript.bom_lines)  # lines the harness's JSON.parse refuses (a BOM-led one) are not read
+    # A later answer replaces an earlier one.
+    texts = {answer.key: answer.blocks for answer in transcript.explore_answers if not (lost and answer.origin in lost)}
     threads = actions_by_thread(transcript)
     counts = dict.fromkeys(BUCKETS, 0)
     errors = concurrent = 0

@@ -10,6 +10,8 @@ import os
 import stat
 from typing import Optional
 
+from citeledger.infra import fs
+
 
 def _regular_fd(path: str) -> tuple[int, int]:
     """(descriptor, size) of `path` opened without blocking, or an OSError saying what else it is."""
@@ -46,6 +48,8 @@ def open_regular(path: str):
     is opened without blocking, checked, and refused with an OSError whose
     message says what it is. Never waits.
     """
+    if fs.is_url(path):
+        return fs.open_url(path)[0]
     fd, _ = open_regular_fd(path)
     try:
         return os.fdopen(fd, "rb")
@@ -76,14 +80,14 @@ def sniffing():
 
 
 def is_file(path: str) -> bool:
-    """os.path.isfile, asked once per path while `sniffing`."""
+    """os.path.isfile (infra/fs.py's, so a URL too), asked once per path while `sniffing`."""
     memo = _sniff.get()
     if memo is None:
-        return os.path.isfile(path)
+        return fs.isfile(path)
     key = ("file", path)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = os.path.isfile(path)
+        found = memo[key] = fs.isfile(path)
     return found
 
 
@@ -101,11 +105,16 @@ def read_head(path: str, size: int) -> bytes:
         if kept is not None and size <= kept[1]:
             return kept[0][:size]
     asked = size if memo is None else max(size, _SNIFF_HEAD)
-    fd, _ = _regular_fd(path)
-    try:
-        head = os.read(fd, asked)
-    finally:
-        os.close(fd)
+    if fs.is_url(path):
+        fh, _ = fs.open_url(path)
+        with fh:
+            head = fh.read(asked)
+    else:
+        fd, _ = _regular_fd(path)
+        try:
+            head = os.read(fd, asked)
+        finally:
+            os.close(fd)
     if memo is not None:
         memo[("head", path)] = (head, asked)
     return head[:size]

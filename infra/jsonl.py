@@ -22,6 +22,7 @@ from typing import Annotated, Callable, Iterator, List, NamedTuple, Optional, Ty
 import msgspec
 import orjson
 
+from citeledger.infra import fs
 from citeledger.infra.files import open_regular, open_regular_fd
 from citeledger.infra.records import InputWarning
 
@@ -227,9 +228,10 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
     only once the lines before it have been handed over, so it follows any
     the caller adds for them. Raises OSError if the file cannot be opened.
     """
-    fd, size = open_regular_fd(path)  # a FIFO is refused, never waited on
+    source = _Source(path)  # a FIFO is refused, never waited on
+    size = source.size
     if size > MAX_TRANSCRIPT_BYTES:  # refused at open, before a byte is read (docs/robustness.md)
-        os.close(fd)
+        source.close()
         raise OSError(errno.EFBIG, f"larger than the transcript limit of {MAX_TRANSCRIPT_BYTES:,} bytes at open, not read")
     try:
         typed = keys.decoder() if keys is not None else None
@@ -238,7 +240,7 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
         # A line opening with "{" is neither blank nor BOM-led, so its memoryview
         # goes to the decoder as is (no copy); any other line, and any line the
         # typed decoder refuses, takes _decoded's whole path.
-        for run in _runs(functools.partial(os.read, fd), max_line_bytes, size):
+        for run in _runs(source.read, max_line_bytes, size):
             if run is None:
                 number += 1
                 _decoded(path, number, None, warnings, max_line_bytes)
@@ -265,15 +267,45 @@ def read_jsonl(path: str, warnings: list, max_line_bytes: int = 64 << 20, keys: 
                 start = nl + 1
                 if line is not None:
                     yield line
-        now = os.fstat(fd).st_size
-        if now > size:
-            # The first byte left unread opens the next line, or continues the last one read.
-            ended = size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+        grown = source.grown()
+        if grown is not None:
+            now, ended = grown
             warnings.append(InputWarning(path, number + 1 if ended else number, (
                 f"file grew while being read (from {size:,} to {now:,} bytes): "
                 f"read as it was when opened, the rest left unread")))
     finally:
-        os.close(fd)
+        source.close()
+
+
+class _Source:
+    """A transcript file opened for read_jsonl: a local descriptor (os calls, no file object:
+    this read is the sweep's hot loop), or a URL's file object (infra/fs.py, fsspec)."""
+
+    def __init__(self, path: str):
+        self.fd = self.fh = None
+        if fs.is_url(path):
+            self.fh, self.size = fs.open_url(path)
+            self.read = self.fh.read
+        else:
+            self.fd, self.size = open_regular_fd(path)
+            self.read = functools.partial(os.read, self.fd)
+
+    def grown(self) -> Optional[tuple[int, bool]]:
+        """(size now, whether the bytes read end a line) if the file grew since it was opened, else None.
+        An object behind a URL is written whole (object stores do not append): never."""
+        if self.fd is None:
+            return None
+        now = os.fstat(self.fd).st_size
+        if now <= self.size:
+            return None
+        # The first byte left unread opens the next line, or continues the last one read.
+        return now, self.size == 0 or os.pread(self.fd, 1, self.size - 1) == b"\n"
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+        else:
+            self.fh.close()
 
 
 def _decoded(path: str, number: int, raw: bytes | None, warnings: list, max_line_bytes: int,

@@ -231,8 +231,33 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole > 0 else 0.0
 
 
+# The sweep's scalar columns (docs/sweep.md "Run and occupancy columns"): tokens rounded as printed,
+# shares as ratios; the retrieval residual is codegraph's plus file access's.
+OCCUPANCY_COLUMNS = (
+    "occupancy_window_tokens", "occupancy_final_context", "occupancy_fixed", "occupancy_base",
+    "occupancy_chars_per_token", "occupancy_calibrated", "occupancy_dispersion", "occupancy_requests",
+    "occupancy_compactions", "occupancy_evicted",
+    *(f"occupancy_{family}" for family in (*FAMILIES, "file_access")),
+    "occupancy_retrieval", "occupancy_retrieval_share",
+)
+
+
 class OccupancyMetric:
     name = "occupancy"
+    columns = OCCUPANCY_COLUMNS
+
+    def row(self, o: Occupancy) -> dict:
+        retrieval = o.residual.codegraph + o.residual_file_access
+        values = {
+            "occupancy_window_tokens": o.window_tokens, "occupancy_final_context": o.final_context,
+            "occupancy_fixed": o.fixed, "occupancy_base": o.base, "occupancy_chars_per_token": o.chars_per_token,
+            "occupancy_calibrated": o.calibrated, "occupancy_dispersion": o.dispersion,
+            "occupancy_requests": o.requests, "occupancy_compactions": o.compactions, "occupancy_evicted": o.evicted,
+            "occupancy_file_access": o.residual_file_access, "occupancy_retrieval": retrieval,
+            "occupancy_retrieval_share": _share(retrieval, o.final_context),
+        }
+        values.update({f"occupancy_{family}": getattr(o.residual, family) for family in FAMILIES})
+        return values
 
     def measure(self, transcript, options: MetricOptions) -> Optional[Occupancy]:
         """None when the transcript's format logs no prompt sizes (a Codex or Gemini session)."""

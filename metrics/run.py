@@ -33,13 +33,22 @@ UNCOUNTED_PREFIX = "ToolSearch"
 
 @attrs.frozen
 class ToolCall:
-    """One tool call as the numbered list shows it: its name, then `detail` when not None."""
+    """One tool call as the numbered list shows it: its name, then `detail` when not None.
+
+    The detail is made from the call's `use` when read (the numbered list, `score --json`):
+    a sweep's rows count calls and never pay for it."""
 
     name: str
-    detail: Optional[str]
+    text: Optional[str] = None  # the detail given as it is (a record built by hand)
+    use: object = attrs.field(default=None, eq=False, repr=False)  # core.ToolUse: the detail made from it
+
+    @property
+    def detail(self) -> Optional[str]:
+        return self.text if self.use is None else detail(self.use)
 
     def line(self) -> str:
-        return self.name if self.detail is None else f"{self.name} {self.detail}"
+        shown = self.detail
+        return self.name if shown is None else f"{self.name} {shown}"
 
 
 @attrs.frozen
@@ -82,7 +91,8 @@ class RunBasics:
     @property
     def tools(self) -> int:
         """Calls, less the ToolSearch ones."""
-        return sum(1 for call in self.calls if not call.line().startswith(UNCOUNTED_PREFIX))
+        # `line()` starts with the name, and no detail comes before it: the name says.
+        return sum(1 for call in self.calls if not call.name.startswith(UNCOUNTED_PREFIX))
 
     @property
     def codegraph_calls(self) -> int:
@@ -125,7 +135,7 @@ def _calls(transcript) -> tuple[list, set, int]:
     for use in transcript.tool_uses:
         if not use.assistant or (skipped and use.origin in skipped):
             continue
-        calls.append(ToolCall(name=use.name, detail=detail(use)))
+        calls.append(ToolCall(name=use.name, use=use))
         if use.name == "Bash" and runs_codegraph_cli(use.command or ""):
             attempts += 1
             if use.key is not None:  # an id that is an object or a list matches no result
@@ -154,11 +164,17 @@ def run_basics(transcript) -> RunBasics:
                      returned=None if outputs is None else sum(1 for o in outputs if o.key in cli_keys and not o.error)),
         calls=tuple(calls),
         segments=None if results is None else tuple(r.subtype for r in results),
-        duration_s=None if results is None else _total(r.duration_ms for r in results) / 1000,
-        cost_usd=None if results is None else _total(r.cost_usd for r in results),
+        duration_s=None if not _logged(results, "duration_ms") else _total(r.duration_ms for r in results) / 1000,
+        cost_usd=None if not _logged(results, "cost_usd") else _total(r.cost_usd for r in results),
         turns=None if requests is None else len(requests),
         tokens_processed=processed,
     )
+
+
+def _logged(results, field: str) -> bool:
+    """The format logs the figure: no result event (a killed run) sums to 0, as the harness's;
+    result events none of which logs it (a Gemini run's cost) are absent, not 0."""
+    return results is not None and (not results or any(getattr(r, field) is not None for r in results))
 
 
 def _total(values) -> float:
@@ -169,8 +185,28 @@ def _total(values) -> float:
     return total
 
 
+# The sweep's scalar columns (docs/sweep.md "Run and occupancy columns").
+RUN_COLUMNS = (
+    "run_tools_exposed", "run_raced", "run_ok", "run_subtype", "run_segments", "run_turns", "run_duration_s",
+    "run_tokens_processed", "run_cost_usd", "run_tool_calls", "run_tools", "run_codegraph_calls",
+    *(f"run_calls_{family}" for family in FAMILIES), "run_cli_attempts", "run_cli_returned",
+)
+
+
 class RunMetric:
     name = "run"
+    columns = RUN_COLUMNS
+
+    def row(self, r: RunBasics) -> dict:
+        values = {
+            "run_tools_exposed": r.tools_exposed, "run_raced": r.raced, "run_ok": r.ok, "run_subtype": r.subtype,
+            "run_segments": None if r.segments is None else len(r.segments), "run_turns": r.turns,
+            "run_duration_s": r.duration_s, "run_tokens_processed": r.tokens_processed, "run_cost_usd": r.cost_usd,
+            "run_tool_calls": len(r.calls), "run_tools": r.tools, "run_codegraph_calls": r.codegraph_calls,
+            "run_cli_attempts": r.cli.attempts, "run_cli_returned": r.cli.returned,
+        }
+        values.update({f"run_calls_{family}": n for family, n in r.by_family().items()})
+        return values
 
     def measure(self, transcript, options: MetricOptions) -> RunBasics:
         return run_basics(transcript)

@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 from citeledger.core import (
     InputError, InputWarning, ReadOptions, Transcript, decode_line, hookimpl, is_file, open_regular, read_head,
 )
+from citeledger.core import fs
 from citeledger.readers.claude_stream import open_events
 from citeledger.readers.walker import EventWalker, js_truthy
 
@@ -105,16 +106,16 @@ def session_logs(folder: str, regular_only: bool = True) -> list[str]:
     reader that opens it reports it as not read instead of losing it silently.
     """
     try:
-        names = os.listdir(folder)
+        names = fs.listdir(folder)
     except OSError:
         return []
-    keep = os.path.isfile if regular_only else (lambda p: not os.path.isdir(p))
-    return [os.path.join(folder, n) for n in names if n.endswith(".jsonl") and keep(os.path.join(folder, n))]
+    keep = fs.isfile if regular_only else (lambda p: not fs.isdir(p))
+    return [fs.join(folder, n) for n in names if n.endswith(".jsonl") and keep(fs.join(folder, n))]
 
 
 def newest(logs: list[str]) -> str:
     """The newest log by modification time; equal times (restored from an archive): first name in byte order."""
-    return min(logs, key=lambda p: (-os.stat(p).st_mtime_ns, byte_order(os.path.basename(p))))
+    return min(logs, key=lambda p: (-fs.mtime_ns(p), byte_order(os.path.basename(p))))
 
 
 def resolve_session(path: str) -> str:
@@ -125,11 +126,11 @@ def resolve_session(path: str) -> str:
     exist; otherwise the directory itself must hold interactive logs (a
     project's own .jsonl fixtures are not sessions).
     """
-    if os.path.isfile(path):
+    if fs.isfile(path):
         return path
-    if not os.path.exists(path):
+    if not fs.exists(path):
         raise InputError(path, "no such file or directory")
-    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(os.path.realpath(path)))
+    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(fs.realpath(path)))
     candidates = session_logs(logs)
     if not candidates:
         candidates = [p for p in session_logs(path) if looks_interactive(p)]
@@ -150,13 +151,13 @@ def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]
     absent, unreadable or its toolUseId missing or null, and None (events
     left untagged, so on the main thread) when toolUseId is "", 0 or false.
     """
-    folder = os.path.join(session_file.removesuffix(".jsonl"), "subagents")
+    folder = fs.join(session_file.removesuffix(".jsonl"), "subagents")
     logs = sorted(session_logs(folder, regular_only=False), key=lambda p: byte_order(os.path.basename(p)))
     found = []
     for log in logs:
         meta = log.removesuffix(".jsonl") + ".meta.json"
         value = None
-        if os.path.exists(meta):
+        if fs.exists(meta):
             try:
                 with open_regular(meta) as fh:  # a FIFO is refused, never waited on
                     raw = fh.read(_META_BYTES + 1)
@@ -186,16 +187,16 @@ class ClaudeInteractiveReader:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a
         .jsonl whose first event carries `sessionId`/`parentUuid` (stream-json's never do)."""
         if path.endswith(".jsonl") and is_file(path):  # the common case first: a file is no directory
-            return os.path.isdir(path.removesuffix(".jsonl")) or looks_interactive(path)
-        if os.path.isdir(path):
+            return fs.isdir(path.removesuffix(".jsonl")) or looks_interactive(path)
+        if fs.isdir(path):
             return True
         if not path.endswith(".jsonl"):
             return False
-        return os.path.isdir(path.removesuffix(".jsonl"))
+        return fs.isdir(path.removesuffix(".jsonl"))
 
     def part_of_session(self, dirpath: str) -> bool:
         """`<session-id>/subagents` beside `<session-id>.jsonl` is read into that session."""
-        return os.path.basename(dirpath) == "subagents" and os.path.isfile(os.path.dirname(dirpath) + ".jsonl")
+        return os.path.basename(dirpath) == "subagents" and fs.isfile(os.path.dirname(dirpath) + ".jsonl")
 
     def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
         options = ReadOptions() if options is None else options  # made per call: it asks the installed sources

@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 from citeledger.core import (
     InputError, InputWarning, ReadOptions, SessionFiles, Transcript, hookimpl, is_file, read_jsonl, reading, segment,
 )
+from citeledger.core import fs
 from citeledger.readers.common import session_name
 from citeledger.readers.walker import EVENT_KEYS, EventWalker
 
@@ -86,7 +87,7 @@ class ClaudeStreamReader:
     def claims(self, path: str) -> bool:
         # A dangling symlink is claimed too, so a sweep reports it unreadable
         # instead of skipping it unseen (a FIFO is not: opening it would block).
-        return path.endswith(".jsonl") and (is_file(path) or os.path.islink(path) and not os.path.exists(path))
+        return path.endswith(".jsonl") and (is_file(path) or fs.islink(path) and not fs.exists(path))
 
     def sessions(self, paths: Sequence[str]) -> list[SessionFiles]:
         return group_segments(paths)
@@ -96,12 +97,12 @@ class ClaudeStreamReader:
         folder = os.path.dirname(path)
         base, _ = segment(path)
         try:
-            names = os.listdir(folder or ".")
+            names = fs.listdir(folder or ".")
         except OSError:
             return SessionFiles((path,), 1)
         siblings = [
-            os.path.join(folder, n) for n in sorted(names)
-            if n.endswith(".jsonl") and segment(n)[0] == base and os.path.join(folder, n) != path
+            fs.join(folder, n) for n in sorted(names)
+            if n.endswith(".jsonl") and segment(n)[0] == base and fs.join(folder, n) != path
         ]
         for session in self.sessions([path] + [p for p in siblings if self.claims(p)]):
             if path in session.files:

@@ -26,6 +26,7 @@ from citeledger.core import (
     decode_line, first_line, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, session_name
+from citeledger.readers.gemini_tokens import request_of, run_log_of
 from citeledger.readers.walker import MISSING, js_type
 
 # The CLI's file-reading tools and the input keys naming what they read, by
@@ -315,6 +316,7 @@ class GeminiReader:
         answers: list[ExploreAnswer] = []
         texts: list[tuple[int, str, Origin]] = []
         last_call: dict[int, int] = {}
+        requests: list = []  # the model messages that logged their tokens (readers/gemini_tokens.py)
         turn = order = 0
         for msg, origin in messages:
             kind = msg.get("type")
@@ -324,6 +326,9 @@ class GeminiReader:
                 continue
             if kind != "gemini":
                 continue  # info / error / warning messages are the CLI's, not the model's
+            request = request_of(msg.get("tokens"), origin)
+            if request is not None:
+                requests.append(request)
             texts.append((turn, content_text(msg.get("content")), origin))
             message_key = ("gemini-message", len(texts))  # one per message: its calls are concurrent
             calls = msg.get("toolCalls")
@@ -351,6 +356,7 @@ class GeminiReader:
             turns=max(turn, 1),
             explore_answers=tuple(answers),
             threads=(None,) if uses else (),
+            run_log=run_log_of(requests),
         )
 
 

@@ -23,6 +23,7 @@ from citeledger.core import (
 )
 from citeledger.readers.common import final_answers, quoted, session_name
 from citeledger.readers.gemini import mcp_blocks, tool_uses_of
+from citeledger.readers.gemini_tokens import result_event_of, stream_run_log
 
 _HEAD = 4096
 
@@ -79,6 +80,7 @@ class _Run:
         self.turn = 0
         self.order = 0
         self.chunk = False  # the last event was an assistant chunk (a `delta` continues it)
+        self.ended: list = []  # the run's `result` events (readers/gemini_tokens.py)
 
     def feed(self, event, origin: Origin) -> int:
         if not isinstance(event, dict):
@@ -90,7 +92,9 @@ class _Run:
             self._use(event, origin)
         elif kind == "tool_result":
             self._result(event, origin)
-        elif kind not in ("init", "result", "error"):
+        elif kind == "result":
+            self.ended.append(result_event_of(event, origin))
+        elif kind not in ("init", "error"):
             return 0
         if kind != "message":
             self.chunk = False
@@ -152,6 +156,7 @@ class _Run:
             warnings=tuple(self.warnings), reader=reader, turns=max(self.turn, 1),
             tool_uses=tuple(sorted(uses, key=lambda u: u.order)), tool_results=tuple(self.results),
             explore_answers=tuple(self.answers), threads=(None,) if uses else (),
+            run_log=stream_run_log(self.ended),
         )
 
 

@@ -8,7 +8,9 @@ other block's JSON), every `user` event's content (a tool result's text, any
 other block's text or JSON, a string prompt), `system` events (the init
 event's tools, a compaction boundary) and `result` events. Subagent events of
 a headless run are in it (one context as the harness counts it); an
-interactive log's subagent files are not (each has its own window). A line
+interactive log's subagent files are not (each has its own window), but
+for their usage: every event's logged usage is summed over every file, as
+parse-session.mjs's TOKENS line sums it (`LoggedTokens`). A line
 that begins with a byte order mark is not in it: the harness's JSON.parse
 refuses such a line.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 import orjson
 
 from citeledger.core import (
-    Appended, Compaction, Origin, Request, ResultEvent, RunLog, ToolOutput, Usage, js_string, js_stringify, utf16_len,
+    Appended, Compaction, LoggedTokens, Origin, Request, ResultEvent, RunLog, ToolOutput, Usage, js_string, js_stringify, utf16_len,
 )
 
 # Claude Code's answer to a call of a tool the MCP server has not registered yet.
@@ -126,6 +128,8 @@ class RunLogReader:
         self.seen: set = set()  # message id keys already a request
         self.init_tools = None
         self.results: list[ResultEvent] = []
+        # Every event's logged usage summed (LoggedTokens): generated, fresh, cached.
+        self.generated = self.fresh = self.cached = 0
 
     def _step(self, step) -> None:
         if self.pending:
@@ -133,9 +137,16 @@ class RunLogReader:
             self.pending = 0
         self.steps.append(step)
 
-    def feed(self, kind, event: dict, origin: Origin, message_key) -> None:
+    def feed(self, kind, event: dict, origin: Origin, message_key, own_window: bool = True) -> None:
         """One event (an object, not on a BOM-led line); `message_key` is the walker's key of
-        its message.id (None when falsy; an object's key is its own)."""
+        its message.id (None when falsy; an object's key is its own). An event of a file with
+        a window of its own (an interactive log's subagent) adds its usage to the logged
+        tokens and nothing else."""
+        message = event.get("message")
+        if type(message) is dict:
+            self._logged(message.get("usage"))
+        if not own_window:
+            return
         if kind == "assistant":
             self._assistant(event.get("message"), origin, message_key)
         elif kind == "user":
@@ -147,6 +158,17 @@ class RunLogReader:
                 subtype=event.get("subtype") if type(event.get("subtype")) is str else None,
                 duration_ms=optional_number(event.get("duration_ms")),
                 cost_usd=optional_number(event.get("total_cost_usd")), origin=origin))
+
+    def _logged(self, usage) -> None:
+        """parse-session.mjs's sums: `u.output_tokens || 0`, ... for every usage logged."""
+        if type(usage) is not dict:  # a usage that is no object adds 0 to every sum
+            return
+        out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
+                                  usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
+        # js_number, its int case inline: this runs for every event of a corpus.
+        self.generated += out if type(out) is int else js_number(out)
+        self.fresh += (given if type(given) is int else js_number(given)) + (made if type(made) is int else js_number(made))
+        self.cached += read if type(read) is int else js_number(read)
 
     def _assistant(self, message, origin: Origin, key) -> None:
         if not self.truthy(message) or type(message) is not dict:
@@ -197,4 +219,6 @@ class RunLogReader:
 
     def run_log(self) -> RunLog:
         steps = self.steps + [Appended(chars=self.pending)] if self.pending else self.steps
-        return RunLog(context=tuple(steps), init_tools=self.init_tools, result_events=tuple(self.results))
+        logged = LoggedTokens(generated=self.generated, fresh=self.fresh, cached=self.cached)
+        return RunLog(context=tuple(steps), init_tools=self.init_tools, result_events=tuple(self.results),
+                      logged_tokens=logged)

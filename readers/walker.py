@@ -219,8 +219,8 @@ class EventWalker:
         # The message key once (the run log's requests, sufficiency's messages); content is a list
         # only in a dict message, so an assistant event walked below has its key here.
         message_key = _message_key(message, self._order) if kind == "assistant" and type(message) is dict else None
-        if parent_override is None and not line.bom:  # a subagent file has its own window; JSON.parse refuses a BOM
-            self.log.feed(kind, event, origin, message_key)
+        if not line.bom:  # JSON.parse refuses a BOM; a subagent file has its own window (its usage only)
+            self.log.feed(kind, event, origin, message_key, own_window=parent_override is None)
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             self._unwalked(event, kind, message, content, main_thread, origin)
             return kind

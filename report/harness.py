@@ -13,7 +13,7 @@ import re
 from citeledger.core import js_round, js_stringify, thousands, to_fixed
 from citeledger.report.envelope import render_envelope
 from citeledger.report.sufficiency import render_sufficiency
-from citeledger.report.text import render_text
+from citeledger.report.text import TOOL_NAME, render_text
 
 INDENT = "  "
 RACE = '  [MCP COLD-START RACE — tool call hit "No such tool available"]'
@@ -67,9 +67,10 @@ def result_lines(run) -> list[str]:
         names = ",".join("" if s is None else s for s in run.segments)  # Array#join: a missing one is empty
         segments = f" | {len(run.segments)} segments ({names})"
     turns = "undefined" if run.turns is None else str(run.turns)
-    lines = ["", f"Result: {subtype} | duration {to_fixed(run.duration_s, 0)}s | turns {turns}{segments}"]
+    # A figure no segment logged is the script's `|| 0` sum: 0.
+    lines = ["", f"Result: {subtype} | duration {to_fixed(run.duration_s or 0, 0)}s | turns {turns}{segments}"]
     processed = "undefined" if run.tokens_processed is None else thousands(run.tokens_processed)
-    lines.append(f"  tokens processed: {processed} | cost ${to_fixed(run.cost_usd, 3)}")
+    lines.append(f"  tokens processed: {processed} | cost ${to_fixed(run.cost_usd or 0, 3)}")
     return lines
 
 
@@ -126,4 +127,30 @@ def render_harness(files, run, occupancy, score, sufficiency, envelope=None, bri
     lines += [""] + indented(render_text(score))
     if envelope is not None:
         lines += [""] + indented(render_envelope(envelope))
+    return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")
+
+
+def tally_lines(counts) -> str:
+    """One tally, parse-session.mjs's layout: the count right-aligned in 3, then the name."""
+    return "\n".join(f"    {count:>3}  {name}" for name, count in counts) or "    (none)"
+
+
+def kilo(n) -> str:
+    return to_fixed(n / 1000, 1) + "k"
+
+
+def render_session(tally, sufficiency, score) -> str:
+    """The interactive session's report, byte for byte as `parse-session.mjs PROJECT` prints it:
+    the `tally` (harness/session_tally.py), then the sufficiency and allocation blocks unindented."""
+    files = tally.subagent_files
+    lines = [f"session: {tally.session_id}", "", "MAIN thread tools:", tally_lines(tally.main), "",
+             f"SUBAGENT tools ({files} subagent transcript{'' if files == 1 else 's'}):", tally_lines(tally.subagents),
+             "", f"VERDICT: {TOOL_NAME} used {tally.explore}x | Read {tally.reads} | Grep/Bash {tally.greps}"]
+    t = tally.tokens
+    if t is None:
+        lines.append("TOKENS: not logged")
+    else:
+        lines.append(f"TOKENS: gen {kilo(t.generated)} | fresh-in {kilo(t.fresh)} | cached-in {kilo(t.cached)} "
+                     f"| billable≈ {kilo(t.billable)}")
+    lines += ["", render_sufficiency(sufficiency).rstrip("\n"), "", render_text(score).rstrip("\n")]
     return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")

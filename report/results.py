@@ -116,6 +116,7 @@ class SweepResult:
     diagnostics_text: str
     sufficiency: object  # cli/sufficiency.SlicePool
     with_sufficiency: bool
+    occupancy: tuple = ()  # the `occupancy` records per slice and arm (report/occupancy_pool.py)
     kind: str = "sweep"
 
     def tables(self) -> dict:

@@ -1,4 +1,5 @@
-"""Shared test setup: hypothesis profiles, and the fresh environment the install tests share.
+"""Shared test setup: hypothesis profiles, the fresh environment the install tests share, and
+the headless browser the HTML tests share.
 
 `ci` (the default) is derandomized so every run explores the same examples and
 a failure reproduces anywhere; `dev` searches wider with fresh randomness.
@@ -76,3 +77,18 @@ def installed_env(tmp_path_factory):
             pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
             (root / "complete").touch()
     return root / "env"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium (tests/browser.py) for every HTML test of this process: each test
+    opens its own page (a target of its own, whose events are its own); a start costs seconds."""
+    from browser import INSTALL, Browser, chromium_path
+
+    try:
+        chromium_path()
+    except RuntimeError:
+        pytest.fail(INSTALL, pytrace=False)
+    shared = Browser()
+    yield shared
+    shared.close()

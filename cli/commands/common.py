@@ -11,7 +11,7 @@ from citeledger.rules.compiled import shipped_names
 
 import attrs
 
-from citeledger.core import open_regular, printable
+from citeledger.core import fs, open_regular, printable
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
 
@@ -76,7 +76,7 @@ def warn(warning) -> None:
 
 def session_note(session, transcript) -> None:
     """Say which log a --session directory resolved to (a note: the exit status does not change)."""
-    if session and os.path.isdir(session) and transcript.files:
+    if session and fs.isdir(session) and transcript.files:
         print(f"citeledger: note: --session {session}: scoring {transcript.files[0]} (the newest session log)",
               file=sys.stderr)
     if session and len(transcript.files) > 1:
@@ -174,9 +174,9 @@ def read_session(files, session, ruleset, whole: bool = False):
     options = ruleset.read_options()
     if whole and files and not session:
         for f in files:
-            if os.path.isdir(f):
+            if fs.isdir(f):
                 raise InputError(f, "is a directory (use --session for a Claude Code project log)")
-            if not os.path.exists(f):
+            if not fs.exists(f):
                 raise InputError(f, "no such file")
             _regular(f)  # a FIFO among several files is refused as a lone one is, never waited on
         from citeledger.cli.one_session import check_one_session
@@ -200,7 +200,7 @@ def read_session(files, session, ruleset, whole: bool = False):
     if not files:
         raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
     for f in files:
-        if os.path.isdir(f):
+        if fs.isdir(f):
             raise InputError(f, "is a directory (use --session for a Claude Code project log)")
     # FILEs are read by the first reader in the claim order (by priority) that
     # claims them all, else by the last one (the catch-all), which says why not;
@@ -223,10 +223,9 @@ def _regular(path: str) -> None:
 
 def _listable(folder: str) -> None:
     """An InputError naming `folder` and why, if it is a directory that cannot be listed."""
-    if os.path.isdir(folder):
+    if fs.isdir(folder):
         try:
-            with os.scandir(folder) as entries:
-                next(entries, None)
+            fs.listdir(folder)
         except OSError as exc:
             raise InputError(folder, f"cannot read directory: {exc.strerror or exc}") from None
 

@@ -40,7 +40,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "compare",
         help=SUMMARY["compare"],
-        usage="%(prog)s BASELINE NEW [options]\n       %(prog)s PASS [PASS ...] --arms LABEL_A LABEL_B [options]",
+        usage="%(prog)s BASELINE NEW [options]\n       %(prog)s PASS [PASS ...] --arms LABEL_A LABEL_B [options]"
+              "\n       %(prog)s PASS --arms L1 L2 [L3 ...] --harness",
         description=(
             "Compare two builds. Either BASELINE and NEW, each a directory or file of transcripts (scored "
             "now) or a sweep output (sweep --json file, or a sweep --out DIR); or PASS... --arms A B: "
@@ -55,8 +56,13 @@ def add_parser(sub) -> None:
     )
     p.add_argument("passes", nargs="+", metavar="PASS",
                    help="BASELINE NEW (two passes), or with --arms the pass directories holding both arms")
-    p.add_argument("--arms", nargs=2, metavar=("LABEL_A", "LABEL_B"),
-                   help="compare the harness arms LABEL_A (baseline) and LABEL_B (new) found under each PASS")
+    p.add_argument("--arms", nargs="+", metavar="LABEL",
+                   help="compare the harness arms LABEL_A (baseline) and LABEL_B (new) found under each PASS; "
+                   "with --harness any number of labels (L1 L2 L3 ...)")
+    p.add_argument("--harness", action="store_true",
+                   help="print codegraph's arm table of one PASS directory, byte for byte as "
+                   "`node compare-arms.mjs PASS L1 L2 ...` prints it (every arm side by side: runs, behavior, "
+                   "occupancy, sufficiency, allocation, contamination)")
     p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
@@ -253,6 +259,10 @@ def arm_groups(args, names, passes, warnings: list) -> list[dict]:
 
 
 def run(args) -> int:
+    if args.harness:
+        from citeledger.cli.commands.arm_table import run_arm_table
+
+        return run_arm_table(args)
     fmt = chosen(args)
     check(fmt, "compare")
     _check_passes(args)
@@ -291,6 +301,10 @@ def _check_passes(args) -> None:
     """Refuses passes that cannot be compared, before anything is read."""
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError(args.out, "--out names a file, not a directory")
+    if args.arms and len(args.arms) != 2:
+        # The statistics view is a difference of two arms (baseline, new) with its interval.
+        raise UserError(f"--arms takes two labels (baseline, new), not {len(args.arms)}; "
+                        "--harness prints the arm table of any number of arms")
     if not args.arms and len(args.passes) != 2:
         raise UserError("compare takes BASELINE NEW (two passes), or PASS... --arms LABEL_A LABEL_B")
     for path in args.passes:

@@ -58,7 +58,9 @@ def add_parser(sub) -> None:
         "--harness", action="store_true",
         help="print codegraph's harness report of the run, byte for byte as `node parse-run.mjs FILE...` prints it: "
         "tools exposed, CLI contamination, tool calls, result, residual context occupancy, sufficiency, allocation "
-        "(and the envelope view with --envelope/--answer); exactly the FILEs given are read, in their order",
+        "(and the envelope view with --envelope/--answer); exactly the FILEs given are read, in their order. "
+        "With --session PATH: the interactive session's report as `node parse-session.mjs PROJECT` prints it "
+        "(tool tallies of the main thread and the subagents, VERDICT, TOKENS, sufficiency, allocation)",
     )
     p.add_argument("--brief", action="store_true", help="with --harness: leave out the numbered list of tool calls")
     p.add_argument(
@@ -117,6 +119,8 @@ def run_harness(args) -> int:
     from citeledger.harness.sufficiency import sufficiency
     from citeledger.report.harness import render_harness
 
+    if args.session:
+        return run_session_report(args)
     view = None
     if args.envelope or args.answer:
         from citeledger.report.envelope import compile_globs, envelope_view
@@ -133,5 +137,24 @@ def run_harness(args) -> int:
                           sufficiency(transcript, ruleset.explore_tool), view, brief=args.brief)
     write_stdout(text)
     # The input's warnings only: a run without an explore call (a without-arm's) is no warning here.
+    report_warnings(result.warnings, "--json")
+    return EXIT_OK
+
+
+def run_session_report(args) -> int:
+    """`score --harness --session PATH`: parse-session.mjs's report of the session PATH names
+    (a log, or the newest log of a project's log directory)."""
+    if args.brief or args.envelope or args.answer:
+        raise UserError("--brief, --envelope and --answer: not with --harness --session "
+                        "(parse-session.mjs's report has no list of calls and no envelope view)")
+    from citeledger.harness.session_tally import session_tally
+    from citeledger.harness.sufficiency import sufficiency
+    from citeledger.report.harness import render_session
+
+    ruleset = ruleset_from(args)
+    transcript = read_session(args.files, args.session, ruleset)
+    result = score(transcript, ruleset)
+    tool = ruleset.explore_tool
+    write_stdout(render_session(session_tally(transcript, tool), sufficiency(transcript, tool), result))
     report_warnings(result.warnings, "--json")
     return EXIT_OK

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from citeledger.cli.commands import SUMMARY
 
 import contextlib
@@ -13,6 +15,7 @@ from citeledger.rules.compiled import load_many
 
 import attrs
 
+from citeledger.core import fs
 from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
@@ -23,6 +26,11 @@ from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
+from citeledger.cli.metrics import metric_columns
+from citeledger.report.occupancy_pool import OccupancyPool
+from citeledger.report.tables import slice_of
+from citeledger.core.metric import Measured, MetricOptions, split_measured
+from citeledger.cli.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
@@ -82,6 +90,9 @@ def add_parser(sub) -> None:
                    "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
     p.add_argument("--parquet", action="store_true",
                    help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
+    p.add_argument("--window-tokens", type=int_text, metavar="N",
+                   help="the context window the occupancy columns' shares are of, an integer from 1,000 to "
+                   "10,000,000 (default: CG_WINDOW_TOKENS if set, else 200,000)")
     p.set_defaults(run=run)
 
 
@@ -113,7 +124,7 @@ class SweepSession:
     as the bytes and rows they are written as, and the few numbers the tables pool."""
 
     ref: SessionRef
-    inputs: tuple[str, ...]  # every file read (core.corpus: the rest of a session given by name too)
+    inputs: tuple[str, ...]  # every file read (citeledger.corpus: the rest of a session given by name too)
     warnings: tuple[InputWarning, ...]
     internal: bool  # scoring it met a bug (listed as not scored; exit status 3)
     scored: bool  # read and scored under the first ruleset (the diagnostic join's)
@@ -126,6 +137,7 @@ class SweepSession:
     call_rows: tuple[tuple, ...]  # its calls.csv rows (report/long_rows.py, with --out), else ()
     file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
+    figures: Optional[dict] = None  # its run and occupancy columns (None: not read)
 
 
 class Rows:
@@ -141,10 +153,15 @@ class Rows:
         self.sufficiency = sufficiency
         self.csv_rows = csv_rows
         self.pages = pages
+        self.metric_columns = metric_columns()
+        self.columns = SESSION_COLUMNS + self.metric_columns
 
     def __call__(self, outcome) -> SweepSession:
         outcome, counted = split(outcome, self.sufficiency)
+        outcome, figures = split_measured(outcome)
         rows = session_rows(outcome, self.rulesets)
+        for row in rows:  # the run and occupancy columns (none when the session was not read)
+            row.update(figures if figures is not None else dict.fromkeys(self.metric_columns))
         if self.sufficiency:
             SlicePool.mark(rows, counted)
         _, inputs = outcome_inputs(outcome)
@@ -161,10 +178,11 @@ class Rows:
             tallies=tuple(tally(row) for row in rows),
             unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
                            for row in rows if row["status"] != "scored"),
-            csv_rows=tuple(tuple(csv_value(row[c]) for c in SESSION_COLUMNS) for row in rows) if self.csv_rows else (),
+            csv_rows=tuple(tuple(csv_value(row[c]) for c in self.columns) for row in rows) if self.csv_rows else (),
             call_rows=calls,
             file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
+            figures=figures,
         )
 
 
@@ -193,7 +211,8 @@ class Outputs:
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
             self.sessions_csv = CsvWriter(fh)
-            self.sessions_csv.writerow(SESSION_COLUMNS)
+            self.columns = SESSION_COLUMNS + metric_columns()
+            self.sessions_csv.writerow(self.columns)
             self.long = LongTables(self._stack, self.out, self.parquet)
         return self
 
@@ -205,7 +224,7 @@ class Outputs:
             with _spooling():
                 self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
-            self.sessions_csv.writerow([csv_value(record[c]) for c in SESSION_COLUMNS])
+            self.sessions_csv.writerow([csv_value(record.get(c)) for c in self.columns])
 
     def session(self, one: SweepSession) -> None:
         """One session's records, as its worker made them (the same bytes `record` writes)."""
@@ -265,7 +284,7 @@ def write_csv(path_or_stream, columns, rows) -> None:
 def no_sessions(paths, warnings) -> None:
     """Nothing to score: one error line. The warnings too unless every path is missing (then
     the error says all they would: no second line for one mistake)."""
-    missing = [p for p in paths if not os.path.lexists(p)]
+    missing = [p for p in paths if not fs.lexists(p)]
     if len(missing) == len(paths):
         raise UserError(f"{', '.join(missing)}: no such file or directory")
     report_warnings(warnings)
@@ -291,7 +310,9 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        with Workers(workers(args.jobs, max_jobs()), rulesets, judged(diagnosed.join(), args.sufficiency, rulesets[0]), shape,
+        extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency,
+                       rulesets[0])
+        with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
                      engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
     finally:
@@ -310,6 +331,7 @@ class _Tally:
     added: list = attrs.field(factory=list)  # files read with a file given by name (the partial-session rule)
     internal: bool = False
     sessions: list = attrs.field(factory=list)
+    occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
 
     def add(self, one: SweepSession, args, diagnosed, outputs) -> None:
         self.internal |= one.internal
@@ -320,6 +342,7 @@ class _Tally:
         diagnosed.add_joined(one.ref, one.scored, one.diag)
         if args.sufficiency:
             self.pooled.add_session(one.ref.turns, one.counted, [])
+        self.occupancy.add(slice_of(one.ref.turns), one.ref.arm, one.figures)
         outputs.session(one)
         for table, row in zip(self.tables, one.tallies):
             table.add(row)
@@ -380,6 +403,9 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     for rows in slice_rows:
         for row in rows:
             outputs.record(row)
+    occupancy = tally.occupancy.records()
+    for record in occupancy:
+        outputs.record(record)
     tally.warnings.extend(diagnosed.warnings())
     for w in tally.warnings[found:]:
         outputs.record({"record": "warning", **w.as_dict()})
@@ -394,5 +420,5 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
         unscored=tuple(tally.unscored), warnings=tally.warnings,
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
         diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),
-        sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency),
+        sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency), occupancy=tuple(occupancy),
     )

@@ -58,7 +58,11 @@ def _sensitivity(result) -> str:
 def _sweep(result) -> str:
     from citeledger.report.sweep import render_text
 
+    from citeledger.report.occupancy_pool import render_pooled_occupancy
+
     pooled = result.sufficiency.text() if result.with_sufficiency else ""
+    occupancy = render_pooled_occupancy(list(result.occupancy))
+    pooled = pooled + ("\n" + occupancy if pooled and occupancy else occupancy)
     return render_text(dict(result.header, added=list(result.added)), list(result.slices), list(result.unscored),
                        len(result.warnings), result.floors, pooled) + result.diagnostics_text
 

@@ -317,19 +317,17 @@ def pages(tmp_path_factory):
 
 @pytest.mark.parametrize("width", [1400, 800])
 @pytest.mark.parametrize("name", ["session", "sweep", "compare", "sensitivity"])
-def test_a_page_opened_at_1400_or_800_px_fits_and_no_text_overlaps(pages, name, width):
-    from browser import Browser
+def test_a_page_opened_at_1400_or_800_px_fits_and_no_text_overlaps(pages, name, width, browser):
     from page_fit import OVERFLOW_JS, OVERLAP_JS, SCROLLED_JS
 
-    browser = Browser()
+    page = browser.open(pages / f"{name}.html", width=width)
     try:
-        page = browser.open(pages / f"{name}.html", width=width)
         assert page.eval(OVERFLOW_JS) == []
         assert page.eval(OVERLAP_JS) == []
         if width >= 1400 and name == "compare":  # its group table (issue 22 item 6) fits without scrolling
             assert page.eval(SCROLLED_JS) == []
     finally:
-        browser.close()
+        page.close()
 
 
 def test_the_session_page_shows_the_envelope_table_once_and_says_files(pages):

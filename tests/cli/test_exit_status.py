@@ -5,13 +5,14 @@ not hold, 130 interrupted."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import json
 
 import pytest
+
+import forked_python
 
 from citeledger.core import errors
 from citeledger.cli import main
@@ -102,8 +103,8 @@ def test_a_bad_ruleset_is_2_naming_file_line_and_key(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [["score", "--no-such-option", CLEAN], ["no-such-command"], []])
 def test_usage_errors_are_2(argv):
-    # argparse exits by itself; check the real process status.
-    proc = subprocess.run([sys.executable, "-m", "citeledger.cli", *argv], capture_output=True, text=True, timeout=60)
+    # argparse exits by itself; check the real process status (of a process forked from a warm interpreter).
+    proc = forked_python.run([sys.executable, "-m", "citeledger.cli", *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "usage:" in proc.stderr and proc.stdout == ""
 
 
@@ -130,6 +131,6 @@ def test_an_interrupt_is_130(monkeypatch, capsys):
 
 def test_the_process_status_is_the_returned_status():
     # The console script exits with main()'s value, not just in-process.
-    proc = subprocess.run([sys.executable, "-m", "citeledger.cli", "score", str(MALFORMED / "empty.jsonl")],
-                          capture_output=True, text=True, timeout=60)
+    proc = forked_python.run([sys.executable, "-m", "citeledger.cli", "score", str(MALFORMED / "empty.jsonl")],
+                             capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "empty file" in proc.stderr

@@ -1,12 +1,16 @@
 """Every command over the hostile corpus (tests/fixtures/hostile): no internal
 error, every input accounted for, each run within a time and memory bound.
 
-Each command runs in a subprocess with its address space capped by
+Each command runs in a process of its own with its address space capped by
 resource.setrlimit(RLIMIT_AS) (MEMORY; workers inherit the cap) and a
 timeout (TIME). The timeouts are hang guards for a loaded 2-core machine,
 not speed assertions: before this corpus's fixes several of these inputs
-took minutes or never finished (docs/robustness.md). Refusals of a ruleset
-value or --jobs before any work runs are checked in this process (run_here).
+took minutes or never finished (docs/robustness.md). The process is forked
+from one that has imported citeledger (tests/forked_python.py), so no
+command pays an interpreter's start-up; what needs a fresh interpreter (a
+signal, a closed stdout, a run killed outright, a second run's lock) starts
+one. Refusals of a ruleset value or --jobs before any work runs are checked
+in this process (run_here).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+import forked_python
+
 sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures" / "hostile"))
 import make  # noqa: E402  (tests/fixtures/hostile/make.py)
 
@@ -38,10 +44,11 @@ def _limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def run(*args, stdout=subprocess.PIPE, timeout=TIME) -> subprocess.CompletedProcess:
-    return subprocess.run(
+def run(*args, stdout=subprocess.PIPE, stdin=None, timeout=TIME) -> subprocess.CompletedProcess:
+    """`python -m citeledger.cli ARGS` in a forked process, under the memory cap and the hang guard."""
+    return forked_python.run(
         [sys.executable, "-m", "citeledger.cli", *map(str, args)],
-        stdout=stdout, stderr=subprocess.PIPE, preexec_fn=_limit_memory, timeout=timeout,
+        stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, memory=MEMORY, timeout=timeout,
     )
 
 
@@ -63,11 +70,13 @@ SESSION_FILES = [
 
 
 def test_the_memory_cap_is_real():
-    # The cap must be able to fail a run, or the bounds below prove nothing.
-    probe = subprocess.run(
-        [sys.executable, "-c", f"b = bytearray({MEMORY})"], preexec_fn=_limit_memory, capture_output=True, timeout=TIME
-    )
-    assert probe.returncode != 0 and b"MemoryError" in probe.stderr
+    # The cap must be able to fail a run, or the bounds below prove nothing: in a
+    # fresh interpreter and in a forked process (`run`) alike.
+    probe = [sys.executable, "-c", f"b = bytearray({MEMORY})"]
+    fresh = subprocess.run(probe, preexec_fn=_limit_memory, capture_output=True, timeout=TIME)
+    assert fresh.returncode != 0 and b"MemoryError" in fresh.stderr
+    forked = forked_python.run(probe, stderr=subprocess.PIPE, memory=MEMORY, timeout=TIME)
+    assert forked.returncode != 0 and b"MemoryError" in forked.stderr
 
 
 @pytest.mark.parametrize("fmt", [[], ["--json"], ["--csv"], ["--out", "OUT"]])
@@ -475,10 +484,7 @@ def test_extends_naming_something_that_is_not_a_file_is_refused_as_such(tmp_path
         os.mkfifo(target)
     rs = tmp_path / "r.yaml"
     rs.write_text(f"extends: {target}\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--ruleset", str(rs), str(small_corpus(tmp_path / "c", 1))],
-        stdin=subprocess.DEVNULL, capture_output=True, preexec_fn=_limit_memory, timeout=TIME,
-    )
+    result = run("sweep", "-q", "--ruleset", rs, small_corpus(tmp_path / "c", 1), stdin=subprocess.DEVNULL)
     kind = {"a directory": "a directory", "a FIFO": "a FIFO"}.get(what, "a character device")
     assert result.returncode == 2
     assert one_line(result) == f"citeledger: error: {target}: not a regular file ({kind}), not read as a ruleset"

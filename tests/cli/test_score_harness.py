@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import forked_python
 from harness_cases import CASES, write_case
 
 from citeledger.cli import main
@@ -96,7 +97,7 @@ def test_multi_segment_run_is_one_session(capsys):
 def test_bytes_on_stdout_are_nodes(cases):
     """Through a real stdout: a command cut through an emoji pair is written as U+FFFD, as node writes it."""
     files = cases["unicode"]
-    got = subprocess.run([sys.executable, "-m", "citeledger.cli", "score", "--harness", *files], capture_output=True, check=True).stdout
+    got = forked_python.run([sys.executable, "-m", "citeledger.cli", "score", "--harness", *files], capture_output=True, check=True).stdout
     want = subprocess.run(["node", str(ORACLE), *files], capture_output=True, check=True).stdout
     assert got == want
     assert "\ufffd".encode() in got

@@ -59,9 +59,9 @@ def test_a_command_loads_its_own_module_only():
     assert commands == ["citeledger.cli.commands.score"], commands
     drawn = [m for m in modules if m.startswith(("citeledger.report.html", "citeledger.report.plot", "matplotlib"))]
     assert drawn == [], drawn
-    # Nor what only an option or a sidecar needs: numpy, rich, the diagnostic join, sufficiency.
+    # Nor what only an option, a sidecar or a URL needs: numpy, rich, the diagnostic join, sufficiency, fsspec.
     unused = ("numpy", "rich", "citeledger.report.diagnostics", "citeledger.harness.diagnostics",
-              "citeledger.report.sufficiency")
+              "citeledger.report.sufficiency", "fsspec")
     assert [m for m in modules if m.startswith(unused)] == []
 
 

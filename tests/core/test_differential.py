@@ -118,42 +118,58 @@ free_text = st.text(alphabet=st.sampled_from(TEXT_CHARS), max_size=30)
 path = st.one_of(st.sampled_from(PATHS), st.text(alphabet=st.sampled_from(list("ab/.\\_-😀\n")), min_size=1, max_size=10))
 
 
+# Strategies are built once, here, not inside the composites below: building one (and
+# hypothesis validating it) on every draw costs more than the draw. The same strategies draw
+# the same examples wherever they are built.
+header_items = st.lists(st.one_of(
+    st.builds(lambda n, k: f"{n}({k})", st.sampled_from(NAMES), st.sampled_from(KINDS)),
+    st.builds(lambda n: f"+{n} more", st.integers(0, 99)),
+    st.builds(lambda ns: "focused (" + ", ".join(ns) + ")", st.lists(st.sampled_from(NAMES), max_size=3)),
+    st.sampled_from(["(", ")", "more", "x (y", "fn()", "$(function)", "a.b(method)c(class)"]),
+    free_text,
+), max_size=5)
+header_dash = st.sampled_from([" — ", "", " ", "—"])
+header_separator = st.sampled_from([", ", " ", ","])
+
+
 @st.composite
 def header_suffix(draw) -> str:
-    items = draw(st.lists(st.one_of(
-        st.builds(lambda n, k: f"{n}({k})", st.sampled_from(NAMES), st.sampled_from(KINDS)),
-        st.builds(lambda n: f"+{n} more", st.integers(0, 99)),
-        st.builds(lambda ns: "focused (" + ", ".join(ns) + ")", st.lists(st.sampled_from(NAMES), max_size=3)),
-        st.sampled_from(["(", ")", "more", "x (y", "fn()", "$(function)", "a.b(method)c(class)"]),
-        free_text,
-    ), max_size=5))
-    return draw(st.sampled_from([" — ", "", " ", "—"])) + draw(st.sampled_from([", ", " ", ","])).join(items)
+    items = draw(header_items)
+    return draw(header_dash) + draw(header_separator).join(items)
+
+
+explore_pieces = st.lists(st.one_of(
+    st.builds(lambda s, p, x: f"{s}**`{p}`**{x}", st.sampled_from(LINE_STARTS), path, header_suffix()),
+    free_text,
+    st.just("\n```js\n1  const x = `a`;\n```\n"),
+    st.just("\n> guidance: read these"),
+), max_size=8)
 
 
 @st.composite
 def explore_text(draw) -> str:
-    pieces = draw(st.lists(st.one_of(
-        st.builds(lambda s, p, x: f"{s}**`{p}`**{x}", st.sampled_from(LINE_STARTS), path, header_suffix()),
-        free_text,
-        st.just("\n```js\n1  const x = `a`;\n```\n"),
-        st.just("\n> guidance: read these"),
-    ), max_size=8))
+    pieces = draw(explore_pieces)
     return "".join(pieces)
+
+
+def _path_variant(p: str, form: int) -> str:
+    return [p, "./" + p, p.replace("/", "\\"), p.rsplit("/", 1)[-1], p.upper()][form]
+
+
+answer_pieces = st.lists(st.one_of(
+    st.builds(_path_variant, st.sampled_from(PATHS), st.integers(0, 4)),
+    st.builds(lambda n: f"`{n}`", st.sampled_from(NAMES)),
+    st.builds(lambda a, b: f"`{a} {b}()`", st.sampled_from(NAMES), st.sampled_from(NAMES)),
+    st.sampled_from(["res.send", "mime.contentType", "utils.JS", "see `", "x.py", "a/b.c"]),
+    free_text,
+), max_size=8)
+answer_separator = st.sampled_from([" ", "", "\n", "\u2028"])
 
 
 @st.composite
 def answer_text(draw) -> str:
-    def variant(p: str, form: int) -> str:
-        return [p, "./" + p, p.replace("/", "\\"), p.rsplit("/", 1)[-1], p.upper()][form]
-
-    pieces = draw(st.lists(st.one_of(
-        st.builds(variant, st.sampled_from(PATHS), st.integers(0, 4)),
-        st.builds(lambda n: f"`{n}`", st.sampled_from(NAMES)),
-        st.builds(lambda a, b: f"`{a} {b}()`", st.sampled_from(NAMES), st.sampled_from(NAMES)),
-        st.sampled_from(["res.send", "mime.contentType", "utils.JS", "see `", "x.py", "a/b.c"]),
-        free_text,
-    ), max_size=8))
-    return draw(st.sampled_from([" ", "", "\n", "\u2028"])).join(pieces)
+    pieces = draw(answer_pieces)
+    return draw(answer_separator).join(pieces)
 
 
 json_scalar = st.one_of(
@@ -171,9 +187,14 @@ json_value = st.recursive(
 )
 
 
+content_shape = st.sampled_from(["string", "list", "list", "other"])
+extra_content_item = st.one_of(json_value, st.builds(lambda v: {"type": "text", "text": v}, json_value),
+                               st.just({"type": "image", "text": 5}))
+
+
 @st.composite
 def tool_content(draw, text: str):
-    shape = draw(st.sampled_from(["string", "list", "list", "other"]))
+    shape = draw(content_shape)
     if shape == "string":
         return text
     if shape == "other":  # spec section 1: null gives "", another value its JSON
@@ -187,8 +208,7 @@ def tool_content(draw, text: str):
             {"type": "text", "text": [part]}, {"type": "text", "text": [part, 7, None, [True]]},  # String(): "a,7,,true"
         ])))
         if draw(st.booleans()) and draw(st.booleans()):
-            items.append(draw(st.one_of(json_value, st.builds(lambda v: {"type": "text", "text": v}, json_value),
-                                        st.just({"type": "image", "text": 5}))))
+            items.append(draw(extra_content_item))
     return items
 
 
@@ -203,56 +223,69 @@ def _set(d: dict, key: str, value) -> dict:
     return d
 
 
+event_kind = st.sampled_from(["explore", "explore", "explore", "use", "result_block", "confused", "text", "result",
+                              "stray", "junk"])
+event_parent = st.sampled_from([MISSING, MISSING, None, "toolu_agent"])
+explore_tool_name = st.sampled_from(TOOL_NAMES[:3])
+is_error_value = st.sampled_from([MISSING, MISSING, False, True, 0, 1, "", "x", [], {}, None])
+tool_id = st.sampled_from(IDS)
+an_event_kind = st.sampled_from(EVENT_KINDS)
+tool_name = st.sampled_from(TOOL_NAMES)
+odd_text_block = st.sampled_from([
+    {"type": "text", "text": 5}, {"type": "thinking", "text": "x"}, "s", {"type": "text", "text": 0},
+    {"type": "text", "text": False}, {"type": "text", "text": None}, {"type": "text", "text": ["see", "lib/utils.js"]},
+    {"type": "text", "text": {"a": 1}}, {"type": "text", "text": []}, {"type": "text"},
+])
+text_event_type = st.sampled_from(["assistant", "assistant", "user"])
+result_value = st.one_of(answer_text(), st.sampled_from([None, 5, ["x"]]))
+junk_line = st.sampled_from([
+    b"", b"   ", b"\r", b"\xc2\xa0", b'{"type": "assistant", "mess', b"\xff\xfe garbage", b"NaN",
+    b"42", b"null", b"[]", b'"str"', b"{}", BOM, BOM + b'{"type":"system"}', b"\x00",
+    b'{"type":"result","result":"a \xff\xed\xa0\x80 lib/utils.js"}',
+    b'{"type":"assistant","message":{"content":[{"type":"text","text":"\\ud83d `handle` \\ud800"}]}}',
+])
+
+
 @st.composite
 def event_lines(draw, fresh: list) -> list:
     """One or two lines: an event (as a dict), or raw junk bytes."""
-    kind = draw(st.sampled_from(["explore", "explore", "explore", "use", "result_block", "confused", "text", "result",
-                                 "stray", "junk"]))
-    parent = draw(st.sampled_from([MISSING, MISSING, None, "toolu_agent"]))
+    kind = draw(event_kind)
+    parent = draw(event_parent)
     if kind == "explore":  # a matched pair with a fresh id: the common case
         fresh.append(f"e{len(fresh)}")
         tid = fresh[-1]
-        use = {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": tid, "name": draw(st.sampled_from(TOOL_NAMES[:3]))}]}}
+        use = {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": tid, "name": draw(explore_tool_name)}]}}
         block = _set({"type": "tool_result", "tool_use_id": tid}, "content", draw(tool_content(draw(explore_text()))))
-        _set(block, "is_error", draw(st.sampled_from([MISSING, MISSING, False, True, 0, 1, "", "x", [], {}, None])))
+        _set(block, "is_error", draw(is_error_value))
         res = _set({"type": "user", "message": {"content": [block]}}, "parent_tool_use_id", parent)
         return [use, res]
     if kind == "confused":  # ids JavaScript tells apart and a careless port may not
-        use_id, result_id = draw(st.sampled_from(IDS)), draw(st.sampled_from(IDS))
+        use_id, result_id = draw(tool_id), draw(tool_id)
         use = {"type": "assistant", "message": {"content": [_set({"type": "tool_use", "name": "codegraph_explore"}, "id", use_id)]}}
         block = _set({"type": "tool_result", "content": "**`lib/utils.js`** x\nbody" + draw(explore_text())}, "tool_use_id", result_id)
         return [use, {"type": "user", "message": {"content": [block]}}]
     if kind == "stray":  # blocks in events the headless reader ignores (spec section 1)
         fresh.append(f"s{len(fresh)}")
         tid = fresh[-1]
-        use_kind, result_kind = draw(st.sampled_from(EVENT_KINDS)), draw(st.sampled_from(EVENT_KINDS))
+        use_kind, result_kind = draw(an_event_kind), draw(an_event_kind)
         use = _set({"message": {"content": [{"type": "tool_use", "id": tid, "name": "codegraph_explore"}]}}, "type", use_kind)
         block = {"type": "tool_result", "tool_use_id": tid, "content": draw(explore_text()) + "\n**`lib/utils.js`** — f(function)\nx"}
         return [use, _set({"message": {"content": [block]}}, "type", result_kind)]
     if kind == "use":
-        block = _set({"type": "tool_use", "name": draw(st.sampled_from(TOOL_NAMES))}, "id", draw(st.sampled_from(IDS)))
+        block = _set({"type": "tool_use", "name": draw(tool_name)}, "id", draw(tool_id))
         return [{"type": "assistant", "message": {"content": [block]}}]
     if kind == "result_block":
-        block = _set(_set({"type": "tool_result"}, "content", draw(tool_content(draw(explore_text())))), "tool_use_id", draw(st.sampled_from(IDS)))
+        block = _set(_set({"type": "tool_result"}, "content", draw(tool_content(draw(explore_text())))), "tool_use_id", draw(tool_id))
         return [{"type": "user", "message": {"content": [block]}}]
     if kind == "text":
         blocks = [{"type": "text", "text": draw(answer_text())} for _ in range(draw(st.integers(1, 2)))]
         if draw(st.booleans()):
-            blocks.append(draw(st.sampled_from([
-                {"type": "text", "text": 5}, {"type": "thinking", "text": "x"}, "s", {"type": "text", "text": 0},
-                {"type": "text", "text": False}, {"type": "text", "text": None}, {"type": "text", "text": ["see", "lib/utils.js"]},
-                {"type": "text", "text": {"a": 1}}, {"type": "text", "text": []}, {"type": "text"},
-            ])))
-        ev = {"type": draw(st.sampled_from(["assistant", "assistant", "user"])), "message": {"id": "m", "content": blocks}}
+            blocks.append(draw(odd_text_block))
+        ev = {"type": draw(text_event_type), "message": {"id": "m", "content": blocks}}
         return [_set(ev, "parent_tool_use_id", parent)]
     if kind == "result":
-        return [{"type": "result", "subtype": "success", "result": draw(st.one_of(answer_text(), st.sampled_from([None, 5, ["x"]])))}]
-    return [draw(st.sampled_from([
-        b"", b"   ", b"\r", b"\xc2\xa0", b'{"type": "assistant", "mess', b"\xff\xfe garbage", b"NaN",
-        b"42", b"null", b"[]", b'"str"', b"{}", BOM, BOM + b'{"type":"system"}', b"\x00",
-        b'{"type":"result","result":"a \xff\xed\xa0\x80 lib/utils.js"}',
-        b'{"type":"assistant","message":{"content":[{"type":"text","text":"\\ud83d `handle` \\ud800"}]}}',
-    ]))]
+        return [{"type": "result", "subtype": "success", "result": draw(result_value)}]
+    return [draw(junk_line)]
 
 
 def encode(line, ascii_only: bool, bom: bool) -> bytes:
@@ -260,6 +293,9 @@ def encode(line, ascii_only: bool, bom: bool) -> bytes:
         return line
     data = json.dumps(line, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
     return BOM + data if bom else data
+
+
+segment_ending = st.sampled_from([b"\n", b"", b"\r\n", b"\n\n"])
 
 
 @st.composite
@@ -272,7 +308,7 @@ def session(draw) -> list[bytes]:
         for spec in draw(st.lists(event_lines(fresh), max_size=7)):
             for line in spec:
                 lines.append(encode(line, draw(st.booleans()), draw(st.integers(0, 15)) == 0))
-        ending = draw(st.sampled_from([b"\n", b"", b"\r\n", b"\n\n"]))
+        ending = draw(segment_ending)
         segments.append(b"\n".join(lines) + ending)
     return segments
 
@@ -294,10 +330,18 @@ GLOBS = ["lib/**", "**/*.js", "lib/*.js", "src/c.?ts", "lib/utils?.js", "*.py", 
          "lib/[ab].js", "lib/(a).js", "**/utils.js", "x/**"]
 
 
+source_lines = st.lists(st.text(alphabet=st.sampled_from(list("ab (){};=`😀é\t") + ["\u2028"]), max_size=12), max_size=4)
+
+
 @st.composite
 def source_body(draw) -> str:
-    lines = draw(st.lists(st.text(alphabet=st.sampled_from(list("ab (){};=`😀é\t") + ["\u2028"]), max_size=12), max_size=4))
+    lines = draw(source_lines)
     return "\n```js\n" + "".join(f"{i + 1}  {line}\n" for i, line in enumerate(lines)) + "```\n"
+
+
+response_opening = st.sampled_from(["**Exploration: q**\n\n", "", "## Blast radius\n- x\n\n"])
+more_count = st.sampled_from(["", ", +3 more"])
+response_closing = st.sampled_from(["", "\n> Use these.", "\nNot shown above: x\n> q"])
 
 
 @st.composite
@@ -305,46 +349,59 @@ def structured_calls(draw, files: list[str], listings: dict) -> list[str]:
     texts = []
     for _ in range(draw(st.integers(1, 3))):
         chosen = draw(st.lists(st.sampled_from(files), min_size=1, max_size=len(files) + 1))  # repeats allowed
-        parts = [draw(st.sampled_from(["**Exploration: q**\n\n", "", "## Blast radius\n- x\n\n"]))]
+        parts = [draw(response_opening)]
         for f in chosen:
             listed = draw(st.lists(st.sampled_from(listings[f]), max_size=4, unique=True)) if listings[f] else []
-            parts.append(f"**`{f}`** — " + ", ".join(listed) + draw(st.sampled_from(["", ", +3 more"])) + draw(source_body()))
-        parts.append(draw(st.sampled_from(["", "\n> Use these.", "\nNot shown above: x\n> q"])))
+            parts.append(f"**`{f}`** — " + ", ".join(listed) + draw(more_count) + draw(source_body()))
+        parts.append(draw(response_closing))
         texts.append("".join(parts))
     return texts
 
 
+some_files = st.lists(st.sampled_from(FILES), min_size=1, max_size=6, unique=True)
+some_symbols = st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=5, unique=True)
+listed_kind = st.sampled_from(STRONG + WEAK + WEAK + EDGE[:1])
+
+
 @st.composite
 def ownership(draw) -> tuple[list[str], dict]:
-    files = draw(st.lists(st.sampled_from(FILES), min_size=1, max_size=6, unique=True))
+    files = draw(some_files)
     listings: dict[str, list[str]] = {f: [] for f in files}
-    for name in draw(st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=5, unique=True)):
+    for name in draw(some_symbols):
         for f in draw(st.lists(st.sampled_from(files), min_size=1, max_size=min(4, len(files)), unique=True)):
-            listings[f].append(f"{name}({draw(st.sampled_from(STRONG + WEAK + WEAK + EDGE[:1]))})")
+            listings[f].append(f"{name}({draw(listed_kind)})")
     return files, listings
+
+
+def _cite_file(f: str, form: int) -> str:
+    return [f, "./" + f, f.replace("/", "\\"), f.rsplit("/", 1)[-1], f.upper(), "see " + f + ":12"][form]
+
+
+citing_pieces = (  # after the file citations, which each answer draws from its own files
+    st.builds(lambda n: f"`{n}`", st.sampled_from(SYMBOLS)),
+    st.builds(lambda n: f"`obj.{n}()`", st.sampled_from(SYMBOLS)),
+    st.builds(lambda a, b: f"`{a} {b}`", st.sampled_from(SYMBOLS), st.sampled_from(SYMBOLS)),
+    st.sampled_from(DECOYS),
+    st.sampled_from(["the", "and", "\n\n", "it calls", "`", "**"]),
+)
+citing_separator = st.sampled_from([" ", "\n", ", "])
 
 
 @st.composite
 def citing_answer(draw, files: list[str]) -> str:
-    def cite_file(f: str, form: int) -> str:
-        return [f, "./" + f, f.replace("/", "\\"), f.rsplit("/", 1)[-1], f.upper(), "see " + f + ":12"][form]
-
     # No draw() inside a map(): hypothesis could not replay it while shrinking.
-    pieces = draw(st.lists(st.one_of(
-        st.builds(cite_file, st.sampled_from(files), st.integers(0, 5)),
-        st.builds(lambda n: f"`{n}`", st.sampled_from(SYMBOLS)),
-        st.builds(lambda n: f"`obj.{n}()`", st.sampled_from(SYMBOLS)),
-        st.builds(lambda a, b: f"`{a} {b}`", st.sampled_from(SYMBOLS), st.sampled_from(SYMBOLS)),
-        st.sampled_from(DECOYS),
-        st.sampled_from(["the", "and", "\n\n", "it calls", "`", "**"]),
-    ), min_size=1, max_size=6))
-    return draw(st.sampled_from([" ", "\n", ", "])).join(pieces)
+    pieces = draw(st.lists(st.one_of(st.builds(_cite_file, st.sampled_from(files), st.integers(0, 5)), *citing_pieces),
+                           min_size=1, max_size=6))
+    return draw(citing_separator).join(pieces)
 
 
 def explore_pair(tid: str, content, name: str = "mcp__codegraph__codegraph_explore", **extra) -> list[dict]:
     use = {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": tid, "name": name, "input": {}}]}}
     result = {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": tid, "content": content}]}, **extra}
     return [use, result]
+
+
+not_an_answer = st.sampled_from([None, 5, MISSING])
 
 
 @st.composite
@@ -362,7 +419,7 @@ def structured_session(draw) -> list[bytes]:
             use, result = explore_pair(f"toolu_{n}", f"**`{files[0]}`** — zulu(function)\nx")
             rows += [use, dict(result, type="system")]
         rows.append({"type": "assistant", "message": {"content": [{"type": "text", "text": draw(citing_answer(files))}]}})
-        result = draw(st.one_of(citing_answer(files), st.sampled_from([None, 5, MISSING])))
+        result = draw(st.one_of(citing_answer(files), not_an_answer))
         if draw(st.integers(0, 5)):
             rows.append(_set({"type": "result", "subtype": "success"}, "result", result))
         segments.append(b"\n".join(json.dumps(r, ensure_ascii=False).encode("utf-8", "surrogatepass") for r in rows) + b"\n")
@@ -375,6 +432,10 @@ def structured_session(draw) -> list[bytes]:
 SUBAGENT_NAMES = ["agent-a.jsonl", ".hidden.jsonl", "agent-B.jsonl", "Z.jsonl", "agent-é.jsonl", "agent-a1.jsonl"]
 METAS = [None, '{"toolUseId": "toolu_agent"}', '{"toolUseId": ""}', '{"toolUseId": 0}', '{"toolUseId": false}',
          '{"toolUseId": null}', "{}", "not json", "5", '{"toolUseId": "toolu_other"}', '{"toolUseId": []}', "null"]
+
+
+some_subagents = st.lists(st.sampled_from(SUBAGENT_NAMES), max_size=3, unique=True)
+a_meta = st.sampled_from(METAS)
 
 
 @st.composite
@@ -400,8 +461,8 @@ def interactive_session(draw) -> dict:
              {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_agent", "content": "done"}]}}]
     main += thread(False)
     subagents = []
-    for name in draw(st.lists(st.sampled_from(SUBAGENT_NAMES), max_size=3, unique=True)):
-        subagents.append((name, [encode(r, True, False) for r in thread(draw(st.booleans()))], draw(st.sampled_from(METAS))))
+    for name in draw(some_subagents):
+        subagents.append((name, [encode(r, True, False) for r in thread(draw(st.booleans()))], draw(a_meta)))
     return {
         "main": b"\n".join(encode(r, draw(st.booleans()), False) for r in main) + b"\n",
         "subagents": [(name, b"\n".join(rows) + b"\n", meta) for name, rows, meta in subagents],

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import forked_python
+
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
@@ -22,12 +24,13 @@ def _make_outputs():
     return module
 
 
-# One test per document, so parallel workers share the commands' run time.
+# One test per document, so parallel workers share the commands' run time. Each command runs
+# in a process forked from a warm interpreter (tests/forked_python.py): no start-up each.
 @pytest.mark.parametrize("doc", _make_outputs().documents(), ids=lambda p: p.name)
 def test_every_marked_block_in_the_docs_is_what_its_command_prints(doc, monkeypatch):
     module = _make_outputs()
     monkeypatch.setattr(module, "documents", lambda: [doc])
-    assert module.regenerate(check=True) == []
+    assert module.regenerate(check=True, launch=forked_python.run) == []
 
 
 def test_the_readme_score_blocks_and_the_generated_tables_are_marked():
@@ -38,6 +41,10 @@ def test_the_readme_score_blocks_and_the_generated_tables_are_marked():
         'citeledger score --sufficiency tests/fixtures/real/stream/express-sendfile-2calls.jsonl | from "Explore sufficiency"',
     ]
     assert any(s.startswith("citeledger compare tests/fixtures/pass --arms baseline new") for s in specs)
+    # The harness's three blocks of one real run, and one arm table (issue 30).
+    assert ("citeledger score --harness --brief tests/fixtures/real/stream/express-sendfile-2calls.jsonl"
+            ' | from "Residual context occupancy"') in specs
+    assert "citeledger compare tests/fixtures/pass/cg22/ab-express --arms new baseline --harness" in specs
     for doc, script in (("rulesets.md", "make_ruleset_table.py"), ("line-level.md", "make_line_table.py")):
         assert f"<!-- output: python docs/{script} | raw -->" in (REPO / "docs" / doc).read_text(encoding="utf-8")
 

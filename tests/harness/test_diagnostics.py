@@ -9,10 +9,10 @@ built in the test.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import forked_python
 from builders import EXPLORE, response, section, write_jsonl
 from citeledger.core.accountant import score
 from citeledger.readers.claude_stream import ClaudeStreamReader
@@ -27,7 +27,8 @@ DEFAULT = load_ruleset("default")
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "citeledger.cli", *map(str, args)], capture_output=True, text=True)
+    """`python -m citeledger.cli ARGS`, in a process forked from a warm interpreter (tests/forked_python.py)."""
+    return forked_python.run([sys.executable, "-m", "citeledger.cli", *map(str, args)], capture_output=True, text=True)
 
 
 def report(query, chars, files, note=None):

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import forked_python
+
 from citeledger.core import cache
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -21,8 +23,10 @@ RUN = ROOT / "tests" / "fixtures" / "real" / "stream" / "express-sendfile-2calls
 
 
 def score(home: Path, *args: str) -> str:
+    """A run's output with the cache in `home`: each run in a process of its own, forked from a
+    server that has imported citeledger but loaded nothing from a cache (tests/forked_python.py)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-m", "citeledger.cli", "score", str(RUN), *args],
+    done = forked_python.run([sys.executable, "-m", "citeledger.cli", "score", str(RUN), *args],
                           capture_output=True, text=True, env=env, cwd=ROOT)
     assert done.returncode in (0, 1), done.stderr
     return done.stdout + done.stderr

@@ -13,6 +13,7 @@ import pytest
 
 import citeledger
 from citeledger.cli import main
+from citeledger import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PATHS = [str(FIXTURES / "real"), str(FIXTURES / "pass")]
@@ -39,6 +40,14 @@ def test_dask_at_an_address_writes_the_bytes_of_one_job(cluster, capsys):
     assert one.count(b'"record":"session"') == 60
 
 
+def test_dask_workers_open_urls_themselves_and_write_the_bytes_of_local_paths(cluster, capsys, monkeypatch):
+    local, _ = cluster
+    one = sweep_bytes(capsys, "-j1")
+    monkeypatch.setattr(corpus, "CLAIMS_IN_WORKERS", 1)  # the claims' sniffs of URLs go to the workers too
+    main(["sweep", *(f"file://{p}" for p in PATHS), "--json", "-q", "--engine", f"dask={local.scheduler_address}"])
+    assert capsys.readouterr().out.encode() == one.replace(str(FIXTURES).encode(), f"file://{FIXTURES}".encode())
+
+
 def test_a_worker_killed_mid_sweep_loses_no_session_and_repeats_none(cluster):
     local, client = cluster
     expected = list(citeledger.sweep(PATHS, jobs=1))
@@ -62,11 +71,11 @@ def test_without_dask_the_engine_is_one_clear_error(tmp_path):
     assert "--engine dask needs dask and distributed: pip install 'citeledger[dask]'" in done.stderr
 
 
-def test_a_local_sweep_imports_nothing_of_dask():
+def test_a_local_sweep_imports_nothing_of_dask_nor_fsspec():
     probe = ("import sys, contextlib, io\nfrom citeledger.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              f"    main(['sweep', {PATHS[0]!r}, '-q', '-j2', '--json'])\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'fsspec')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 

@@ -17,7 +17,7 @@ OCC = Occupancy(
     results=Families(codegraph=1, read=2, search=0, bash=1, other=0),
     residual_file_access=3_500, contributed_file_access=3_500, chars_file_access=7_000, results_file_access=3,
 )
-RUN = RunBasics(tools_exposed=3, raced=False, cli=CliCalls(attempts=0, returned=0), calls=(ToolCall(name="Read", detail="a.js"),),
+RUN = RunBasics(tools_exposed=3, raced=False, cli=CliCalls(attempts=0, returned=0), calls=(ToolCall(name="Read", text="a.js"),),
                 segments=("success",), duration_s=12.5, cost_usd=0.0625, turns=7, tokens_processed=1_234_567)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import INSTALL, Browser, chromium_path
+from browser import chromium_path
 from builders import response, section, session
 from test_real_fixtures import REAL
 
@@ -25,17 +25,6 @@ from citeledger.cli import main
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 BASE, NEW = str(CORPUS / "base"), str(CORPUS / "new")
 SENDFILE = REAL / "stream" / "express-sendfile-2calls.jsonl"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        chromium_path()
-    except RuntimeError:
-        pytest.fail(INSTALL, pytrace=False)
-    b = Browser()
-    yield b
-    b.close()
 
 
 def cli(capsys, *args):
@@ -213,7 +202,8 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert slices == [{"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys}} for r in expected]
     # The cells read as the text table's columns, row by row.
     _, text, _ = cli(capsys, "sweep", BASE, "--ruleset", "default", "--ruleset", "lines", "-q", "-j1")
-    text_rows = [line.split() for line in text.splitlines() if line.split()[:1] in (["all"], ["single-question"], ["multi-turn"])]
+    tables = text.split("Residual context occupancy (CG-7)")[0]  # the slice tables, not the occupancy block after them
+    text_rows = [line.split() for line in tables.splitlines() if line.split()[:1] in (["all"], ["single-question"], ["multi-turn"])]
     cells = page.eval("""Array.from(document.querySelectorAll('tr[data-slice]')).map(function (tr) {
         return Array.from(tr.cells).slice(0, 11).map(function (c) { return c.textContent; }); })""")
     assert cells == text_rows

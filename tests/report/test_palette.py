@@ -85,19 +85,16 @@ def test_no_colour_that_means_a_channel_means_anything_else(outputs):
     assert all(HEX.search(svg) for svg in plots.values())
 
 
-def test_the_rule_fills_the_swatches_in_a_browser(outputs, tmp_path):
-    from browser import Browser
-
+def test_the_rule_fills_the_swatches_in_a_browser(outputs, tmp_path, browser):
     pages, _ = outputs
     page_file = tmp_path / "reactions.html"
     page_file.write_text(pages["session-reactions"])
-    browser = Browser()
+    page = browser.open(page_file)
     try:
-        page = browser.open(page_file)
         drawn = page.eval("""Array.from(document.querySelectorAll('.ch[data-channel]')).map(function (el) {
             return [el.dataset.channel, getComputedStyle(el).backgroundColor]; })""")
     finally:
-        browser.close()
+        page.close()
     expected = {name: "rgb({}, {}, {})".format(*(int(c[i:i + 2], 16) for i in (1, 3, 5)))
                 for name, c in rules(pages["session-reactions"]).items()}
     assert {"read_after", "path"} <= {name for name, _ in drawn}

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import forked_python
 from builders import response, section, session
 from citeledger.cli import main
 from citeledger.core.sections import Header
@@ -208,8 +208,8 @@ def test_a_count_of_thousands_of_digits_scores_end_to_end(tmp_path):
     suffix = " — send(function), +" + "4" * 5_000 + " more"
     text = response(section("lib/response.js", suffix, size=5_200), section("lib/other.js", size=100))
     path = session(tmp_path, [text], "It is `send`.")
-    done = subprocess.run([sys.executable, "-m", "citeledger.cli", "score", "--json", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = forked_python.run([sys.executable, "-m", "citeledger.cli", "score", "--json", str(path)],
+                             capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     data = json.loads(done.stdout)

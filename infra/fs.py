@@ -1,0 +1,197 @@
+"""Paths on this machine and paths behind a URL, asked the same questions.
+
+A path with a scheme (`s3://bucket/logs`, `gs://...`, `memory://x`, `file:///tmp/x`) is
+listed, asked about and opened through fsspec (`fsspec.core.url_to_fs`), imported on the
+first URL met: a run over local paths never imports it and makes the os calls it always
+made, at their speed. A URL's files are named by appending `/name` to the URL given, so
+every output names a file as the user spelt its folder (`memory://bucket/run-1.jsonl`).
+
+An object store has no symlinks, FIFOs or appending writers: a URL is never a link, its
+real path is its normalised URL, and its kind is fsspec's (a file, a directory, or
+something else, refused as a local FIFO is).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from typing import IO, Optional
+
+# A scheme of two characters or more (as fsspec's split_protocol: `C://x` is a Windows
+# drive), fsspec's chained URLs (`simplecache::s3://...`) included.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+(?:::[A-Za-z][A-Za-z0-9+.\-]+)*://")
+NEEDS_FSSPEC = "a URL is read through fsspec, which is not installed: pip install 'citeledger[fsspec]'"
+
+
+class NoBackend(OSError):
+    """A URL whose filesystem is not installed (fsspec itself, or its backend: s3fs, gcsfs)."""
+
+    def __init__(self, url: str, message: str):
+        super().__init__(errno.ENOPROTOOPT, message, url)
+
+
+def is_url(path: str) -> bool:
+    """True if `path` names its filesystem by a scheme (`s3://`, `memory://`, `file://`)."""
+    return "://" in path and _URL.match(path) is not None
+
+
+def url_fs(url: str):
+    """(fsspec filesystem, its path) of a URL; NoBackend (an OSError naming the URL) if none is installed."""
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise NoBackend(url, NEEDS_FSSPEC) from None
+    try:
+        return url_to_fs(url)
+    except (ImportError, ValueError) as exc:  # a backend not installed (s3fs), a protocol fsspec does not know
+        raise NoBackend(url, "no fsspec backend for this URL: " + " ".join(str(exc).split())) from None
+
+
+def join(folder: str, name: str) -> str:
+    """`name` inside `folder`: os.path.join, or `/name` appended to a URL as given."""
+    if is_url(folder):
+        return (folder if folder.endswith("/") else folder + "/") + name
+    return os.path.join(folder, name)
+
+
+def _info(url: str) -> Optional[dict]:
+    """fsspec's info of a URL, or None where nothing is."""
+    fs, path = url_fs(url)
+    try:
+        return fs.info(path)
+    except FileNotFoundError:
+        return None
+
+
+def _url_kind(info: dict) -> str:
+    """"directory", "file", or what else (from the mode a local backend gives)."""
+    kind = info.get("type")
+    if kind in ("directory", "file"):
+        return kind
+    mode = info.get("mode")
+    return _kind(mode) if isinstance(mode, int) else "neither file nor directory"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def kind(path: str) -> str:
+    """What an existing path is: "directory", "file", "a FIFO", ... (symlinks followed)."""
+    if is_url(path):
+        info = _info(path)
+        if info is None:
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", path)
+        return _url_kind(info)
+    return _kind(os.stat(path).st_mode)
+
+
+def exists(path: str) -> bool:
+    if is_url(path):
+        return _info(path) is not None
+    return os.path.exists(path)
+
+
+def lexists(path: str) -> bool:
+    """os.path.lexists (a dangling symlink exists); a URL: exists."""
+    return exists(path) if is_url(path) else os.path.lexists(path)
+
+
+def isfile(path: str) -> bool:
+    if is_url(path):
+        info = _info(path)
+        return info is not None and _url_kind(info) == "file"
+    return os.path.isfile(path)
+
+
+def isdir(path: str) -> bool:
+    if is_url(path):
+        info = _info(path)
+        return info is not None and _url_kind(info) == "directory"
+    return os.path.isdir(path)
+
+
+def islink(path: str) -> bool:
+    return False if is_url(path) else os.path.islink(path)
+
+
+def realpath(path: str) -> str:
+    """os.path.realpath; a URL: as fsspec normalises it (one spelling of one object)."""
+    if is_url(path):
+        fs, inner = url_fs(path)
+        return fs.unstrip_protocol(inner)
+    return os.path.realpath(path)
+
+
+def mtime_ns(path: str) -> int:
+    """The modification time in nanoseconds (a URL: its backend's, else 0)."""
+    if not is_url(path):
+        return os.stat(path).st_mtime_ns
+    fs, inner = url_fs(path)
+    try:
+        return int(fs.modified(inner).timestamp() * 1e9)
+    except (NotImplementedError, AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _listing(url: str) -> list[dict]:
+    fs, path = url_fs(url)
+    found = fs.ls(path, detail=True)
+    if len(found) == 1 and found[0].get("type") != "directory" and found[0]["name"].rstrip("/") == path.rstrip("/"):
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", url)  # fsspec lists a file as itself
+    return found
+
+
+def _name(info: dict) -> str:
+    return info["name"].rstrip("/").rsplit("/", 1)[-1]
+
+
+def listdir(path: str) -> list[str]:
+    """os.listdir: the names in a directory, in no particular order."""
+    if is_url(path):
+        return [_name(info) for info in _listing(path)]
+    return os.listdir(path)
+
+
+def entries(dirpath: str) -> list[tuple[str, str]]:
+    """(name, kind) of a directory's entries, sorted by name; kind as `kind` says, a dangling
+    or looping symlink a "file" (its reader says why it cannot be read)."""
+    if is_url(dirpath):
+        return sorted((_name(info), _url_kind(info)) for info in _listing(dirpath))
+    with os.scandir(dirpath) as it:
+        return [(entry.name, _entry_kind(entry)) for entry in sorted(it, key=lambda e: e.name)]
+
+
+def _entry_kind(entry) -> str:
+    try:
+        mode = entry.stat().st_mode  # follows symlinks
+    except OSError:
+        return "file"
+    return _kind(mode)
+
+
+def identity(dirpath: str) -> tuple:
+    """What says two names reach one directory: (device, inode), or a URL's real path."""
+    if is_url(dirpath):
+        return ("url", realpath(dirpath))
+    st = os.stat(dirpath)
+    return (st.st_dev, st.st_ino)
+
+
+def open_url(url: str) -> tuple[IO[bytes], int]:
+    """(binary file object, size) of a URL naming a file; an OSError if it names anything else."""
+    info = _info(url)
+    if info is None:
+        raise FileNotFoundError(errno.ENOENT, "no such file", url)
+    what = _url_kind(info)
+    if what != "file":
+        what = "a directory" if what == "directory" else what
+        raise OSError(errno.EINVAL, f"not a regular file ({what}), not read")
+    fs, path = url_fs(url)
+    return fs.open(path, "rb"), int(info.get("size") or 0)

@@ -1,0 +1,71 @@
+"""sweep's occupancy pooled per slice and arm: medians and ranges of the final context, the
+retrieval residual and its share of the final context (docs/sweep.md "Occupancy per slice and arm").
+
+Fed in the parent with each session's metric columns (`occupancy_*`, from
+the workers); a session whose format logs no prompt sizes (a Codex rollout,
+a Gemini session) or that was not read adds nothing. Arms are the harness's
+labels (`run-<arm>-<i>`, `run-headless-<arm>`); `(all)` pools every session
+of the slice, arm or not.
+"""
+
+from __future__ import annotations
+
+from citeledger.report.arm_table import median, pct1, span, tokens
+
+ALL_ARMS = "(all)"
+POOLED_RECORD = "pooled-occupancy"  # the JSON record's type
+FIGURES = (("final_context", "occupancy_final_context"), ("retrieval", "occupancy_retrieval"),
+           ("retrieval_share", "occupancy_retrieval_share"))
+HEADINGS = ("slice", "arm", "n", "final context (tok)", "retrieval residual (tok)", "retrieval share")
+
+
+class OccupancyPool:
+    def __init__(self):
+        self.pools: dict = {}  # (slice, arm) -> {figure: [values]}
+
+    def add(self, slice_label: str, arm, figures) -> None:
+        """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass)."""
+        if not figures or figures.get("occupancy_final_context") is None:
+            return
+        for key in ((slice_label, ALL_ARMS), ("all", ALL_ARMS), (slice_label, arm), ("all", arm)):
+            if key[1] is None:
+                continue
+            pool = self.pools.setdefault(key, {name: [] for name, _ in FIGURES})
+            for name, column in FIGURES:
+                pool[name].append(figures[column])
+
+    def records(self) -> list[dict]:
+        """One `pooled-occupancy` record per slice and arm with sessions: all first, then each slice; (all) first."""
+        order = {"all": 0, "single-question": 1, "multi-turn": 2}
+        keys = sorted(self.pools, key=lambda k: (order[k[0]], k[1] != ALL_ARMS, k[1]))
+        out = []
+        for slice_label, arm in keys:
+            pool = self.pools[(slice_label, arm)]
+            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
+            for name, _ in FIGURES:
+                xs = pool[name]
+                record[name] = {"median": median(xs), "min": min(xs), "max": max(xs)}
+            out.append(record)
+        return out
+
+
+def _spanned(record: dict, name: str, fmt, scale: float = 1) -> str:
+    """`median [min–max]` of a pooled figure (span() of the three prints exactly that)."""
+    figure = record[name]
+    return span([figure["min"] * scale, figure["median"] * scale, figure["max"] * scale], fmt)
+
+
+def render_pooled_occupancy(records: list[dict]) -> str:
+    """The text block (empty when no session logs prompt sizes)."""
+    if not records:
+        return ""
+    rows = [HEADINGS] + [(r["slice"], r["arm"], str(r["sessions"]), _spanned(r, "final_context", tokens),
+                          _spanned(r, "retrieval", tokens), _spanned(r, "retrieval_share", pct1, 100))
+                         for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS))]
+    lines = ["Residual context occupancy (CG-7), pooled per slice and arm: median [min–max] over the sessions "
+             "that log prompt sizes"]
+    for row in rows:
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
+        lines.append("  " + "  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
