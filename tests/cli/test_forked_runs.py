@@ -53,6 +53,10 @@ def test_a_forked_run_past_its_timeout_is_killed():
     assert forked_python.run([sys.executable, "-c", "pass"], timeout=30).returncode == 0  # the server serves on
 
 
-def test_a_start_up_setting_the_server_did_not_start_with_is_refused():
-    with pytest.raises(ValueError, match="use subprocess.run"):
-        forked_python.run([sys.executable, "-c", "pass"], env={**os.environ, "PYTHONHASHSEED": "7"})
+def test_a_start_up_setting_the_server_did_not_start_with_runs_in_a_real_interpreter():
+    # A forked run would keep the server's hash seed; a real interpreter takes the one asked for.
+    code = "import sys; print(sys.flags.hash_randomization, hash('citeledger'))"
+    env = {**os.environ, "PYTHONHASHSEED": "7"}
+    done = forked_python.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    real = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == real.stdout != ""
