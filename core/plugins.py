@@ -1,25 +1,58 @@
-"""The plugin registry: installed channels, readers, sources and formats, built-in or not.
+"""The plugin registry: installed channels, readers, sources, metrics and formats, built-in or not.
 
 Every plugin, citeledger's own included, is a module named under the
 `citeledger` entry-point group of an installed distribution (as pytest's
 `pytest11` and llm's `llm`): citeledger's own are in its pyproject.toml, so a
 built-in registers exactly as a third party's does, and core names none.
-What a plugin adds (channels, readers, sources, formats) is said by the hooks it
+What a plugin adds (channels, readers, sources, metrics, formats) is said by the hooks it
 implements, not by its group; an entry point's name is its plugin's name in
 the registry, one namespace for every kind.
+
+A plugin module is imported when something asks for a name it registers (a
+plain `score` imports the two channels and the one source its ruleset uses,
+not the other nine), and the entry points are scanned once, not on every
+run: `index()` keeps what the scan and a full load found — each entry
+point's name and module, the kinds and names it registers, the source of
+the modules that define them — in the user's cache (infra/cache.py), in a
+file named by Python's and citeledger's versions and by every
+`sys.path` entry and its modification time (installing, upgrading or
+removing a distribution adds or removes a directory in one of them). A kept
+index is used only while every module it names still has the source it was
+built from; else, or when there is none, the group is scanned and every
+plugin loaded, as pluggy's `load_setuptools_entrypoints` does (docs/decisions.md,
+"The lean engine").
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib
+import marshal
+import os
+import sys
+from collections.abc import Mapping
 
 import attrs
 import pluggy
 
 from citeledger.core import hookspecs
 from citeledger.core.errors import UserError
+from citeledger.infra import cache
 
 GROUP = "citeledger"
+
+# Each kind of plugin and the hook that registers it.
+HOOKS = {
+    "channels": "citeledger_register_channels",
+    "readers": "citeledger_register_readers",
+    "sources": "citeledger_register_sources",
+    "metrics": "citeledger_register_metrics",
+    "formats": "citeledger_register_formats",
+}
+
+# How many kept indexes stay in the cache directory (one per state of sys.path met); older ones go.
+INDEXES_KEPT = 8
 
 
 class PluginError(UserError):
@@ -28,10 +61,145 @@ class PluginError(UserError):
 
 @functools.lru_cache(maxsize=1)
 def manager() -> pluggy.PluginManager:
+    """The plugin manager; its plugins are registered as they are asked for (`load`, `load_all`)."""
     pm = pluggy.PluginManager("citeledger")
     pm.add_hookspecs(hookspecs)
-    pm.load_setuptools_entrypoints(GROUP)
     return pm
+
+
+@attrs.frozen
+class Entry:
+    """One entry point of the group, as a full load found it."""
+
+    name: str  # the entry point's name: its plugin's name in the manager
+    module: str | None  # the module it names (None: it names an object in one; loaded through pluggy)
+    provides: tuple  # ((kind, ((registered name, "module.qualname"), ...)), ...)
+
+
+@attrs.frozen
+class Index:
+    """What the group holds: its entries in scan order, and the source digest of every module that
+    defines one of their plugins (the entry's module, each class's and its Options' module)."""
+
+    entries: tuple  # of Entry
+    sources: tuple  # ((module, origin path, sha256 of its bytes), ...)
+
+    def providers(self, kind: str) -> dict:
+        """Registered name -> the Entry that registers it, for one kind, in the order of a full load."""
+        return {name: entry for entry in reversed(self.entries) for k, names in entry.provides if k == kind
+                for name, _ in names}  # pluggy calls the last registered first
+
+    def qualified(self, kind: str) -> dict:
+        """Registered name -> "module.qualname" of its class, for one kind."""
+        return {name: where for entry in reversed(self.entries) for k, names in entry.provides if k == kind
+                for name, where in names}
+
+
+def _index_file():
+    parts = [sys.version, sys.executable]  # pluggy upgraded: its directory on sys.path changed
+    for entry in sys.path:
+        try:
+            stamp = str(os.stat(entry or ".").st_mtime_ns)
+        except OSError:
+            stamp = "-"
+        parts += [entry, stamp]
+    from citeledger.core import __version__
+
+    return cache.file_for("plugins", *parts, version=__version__)
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _kept(path) -> Index | None:
+    data = cache.read(path)
+    if data is None:
+        return None
+    try:
+        entries, sources = marshal.loads(data)
+        index = Index(entries=tuple(Entry(name=n, module=m, provides=p) for n, m, p in entries),
+                      sources=tuple(sources))
+    except Exception:  # any failure to load: not trusted, built again
+        return None
+    if all(_digest(origin) == digest for _, origin, digest in index.sources):
+        return index
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def index() -> Index:
+    """The group's entries: the kept index when it still holds, else a scan and a full load (kept)."""
+    path = _index_file()
+    found = _kept(path)
+    if found is not None:
+        return found
+    pm = manager()
+    pm.load_setuptools_entrypoints(GROUP)
+    found = _built(pm)
+    data = marshal.dumps(([(e.name, e.module, e.provides) for e in found.entries], list(found.sources)))
+    cache.write(path, data, keep=INDEXES_KEPT)
+    return found
+
+
+def _built(pm: pluggy.PluginManager) -> Index:
+    """The Index of what `pm` holds after a full load of the group."""
+    provides: dict[str, dict[str, list]] = {}
+    modules: set[str] = set()
+    for kind, hook in HOOKS.items():
+        for impl in getattr(pm.hook, hook).get_hookimpls():
+            classes: list = []
+            impl.function(register=classes.append)
+            mine = provides.setdefault(impl.plugin_name, {}).setdefault(kind, [])
+            mine += [(cls.name, f"{cls.__module__}.{cls.__qualname__}") for cls in classes]
+            modules |= {cls.__module__ for cls in classes}
+            modules |= {cls.Options.__module__ for cls in classes if isinstance(getattr(cls, "Options", None), type)}
+    entries = []
+    for name, plugin in pm.list_name_plugin():
+        module = plugin.__name__ if isinstance(plugin, type(sys)) else None
+        if module is not None:
+            modules.add(module)
+        kinds = provides.get(name, {})
+        entries.append(Entry(name=name, module=module, provides=tuple(
+            (kind, tuple(kinds[kind])) for kind in HOOKS if kind in kinds)))
+    sources = []
+    for module in sorted(modules):
+        origin = getattr(sys.modules.get(module), "__file__", None)
+        if origin:
+            sources.append((module, origin, _digest(origin)))
+    return Index(entries=tuple(entries), sources=tuple(sources))
+
+
+def load(entry: Entry) -> None:
+    """Register the plugin of `entry` (importing its module) unless it is registered or blocked."""
+    pm = manager()
+    if pm.has_plugin(entry.name) or pm.is_blocked(entry.name):
+        return
+    if entry.module is None:
+        pm.load_setuptools_entrypoints(GROUP, name=entry.name)
+    else:
+        pm.register(importlib.import_module(entry.module), name=entry.name)
+
+
+def load_all() -> None:
+    """Register every plugin of the group."""
+    for entry in index().entries:
+        load(entry)
+
+
+def fingerprint(*kinds: str) -> list[str]:
+    """Texts that change whenever a plugin of `kinds` could: its name, class, and the source of
+    the modules that define it; and every plugin registered by hand (not through the group)."""
+    found = index()
+    parts = [f"{kind} {name}={where}" for kind in kinds for name, where in sorted(found.qualified(kind).items())]
+    parts += [f"{module} {digest}" for module, _, digest in found.sources]
+    indexed = {e.name for e in found.entries}
+    parts += [f"by hand {name}" for name, _ in manager().list_name_plugin() if name not in indexed]
+    return parts
 
 
 def _collect(hook, check=None) -> dict[str, type]:
@@ -52,10 +220,58 @@ def _collect(hook, check=None) -> dict[str, type]:
     return found
 
 
+class Registry(Mapping):
+    """The plugin classes of one kind, by name; a name's module is imported when it is asked for.
+
+    Looking a name up loads only the plugin that registers it; iterating (or
+    `len`) loads every plugin of the kind. The order is a full load's, as
+    pluggy calls the hooks (the last registered first: plugins registered by
+    hand come before the group's), then `order` (readers: by priority).
+    """
+
+    def __init__(self, kind: str, check=None, order=None):
+        self.kind, self._check, self._order = kind, check, order
+        self._got: dict[str, type] = {}
+        self._all: dict[str, type] | None = None
+
+    def _found(self) -> dict[str, type]:
+        return _collect(getattr(manager().hook, HOOKS[self.kind]), self._check)
+
+    def __getitem__(self, name: str) -> type:
+        if self._all is not None:
+            return self._all[name]
+        if name not in self._got:
+            entry = index().providers(self.kind).get(name)
+            if entry is not None:
+                load(entry)
+            self._got[name] = self._found()[name]  # KeyError: no plugin registers it
+        return self._got[name]
+
+    def _every(self) -> dict[str, type]:
+        if self._all is None:
+            known = index().providers(self.kind)
+            for entry in dict.fromkeys(known.values()):
+                load(entry)
+            found = self._found()
+            rank = {name: i for i, name in enumerate(known)}
+            ordered = sorted(found.items(), key=lambda item: (item[0] in rank, rank.get(item[0], 0)))
+            self._all = dict(self._order(ordered) if self._order else ordered)
+        return self._all
+
+    def __iter__(self):
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {sorted(self._all or self._got)!r})"
+
+
 @functools.lru_cache(maxsize=1)
-def channels() -> dict[str, type]:
+def channels() -> Registry:
     """Channel classes by name."""
-    return _collect(manager().hook.citeledger_register_channels, check_channel)
+    return Registry("channels", check_channel)
 
 
 def check_channel(cls) -> None:
@@ -74,9 +290,9 @@ def _check_plugin(cls, kind: str, methods: dict) -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def sources() -> dict[str, type]:
+def sources() -> Registry:
     """Envelope source classes by name (core/source.py)."""
-    return _collect(manager().hook.citeledger_register_sources, check_source)
+    return Registry("sources", check_source)
 
 
 def check_source(cls) -> None:
@@ -99,9 +315,9 @@ def priority(cls) -> int:
 
 
 @functools.lru_cache(maxsize=1)
-def metrics() -> dict[str, type]:
+def metrics() -> Registry:
     """Metric classes by name (core/metric.py), by name: JSON keys in one order whatever the load order."""
-    return dict(sorted(_collect(manager().hook.citeledger_register_metrics, check_metric).items()))
+    return Registry("metrics", check_metric, order=sorted)
 
 
 def check_metric(cls) -> None:
@@ -111,21 +327,20 @@ def check_metric(cls) -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def readers() -> dict[str, type]:
+def readers() -> Registry:
     """Reader classes by name, in the order discovery asks them to claim a file.
 
     Higher `priority` first, then by name: a reader that claims any file of
     an extension (a catch-all) says a low priority so every other reader is
     asked before it. The last one is the catch-all.
     """
-    found = _collect(manager().hook.citeledger_register_readers)
-    return dict(sorted(found.items(), key=lambda item: (-priority(item[1]), item[0])))
+    return Registry("readers", order=lambda found: sorted(found, key=lambda item: (-priority(item[1]), item[0])))
 
 
 @functools.lru_cache(maxsize=1)
-def formats() -> dict[str, type]:
+def formats() -> Registry:
     """Report format classes by name (text, json, csv, html, plot and any installed)."""
-    return _collect(manager().hook.citeledger_register_formats, check_format)
+    return Registry("formats", check_format)
 
 
 def check_format(cls) -> None:

@@ -51,12 +51,27 @@ def read(path: Optional[str]) -> Optional[bytes]:
         return None
 
 
-def write(path: Optional[str], data: bytes) -> None:
-    """Write `data` to `path` whole (infra/atomic.py). Best effort."""
+def write(path: Optional[str], data: bytes, keep: Optional[int] = None) -> None:
+    """Write `data` to `path` whole (infra/atomic.py). Best effort. `keep`: at most that many
+    files of the same kind stay in the directory, the least recently written go."""
     if path is None:
         return
     try:
         with replacing(path) as fh:
             fh.write(data)
     except OSError:
+        return
+    if keep is not None:
+        _prune(path, keep)
+
+
+def _prune(path: str, keep: int) -> None:
+    folder, name = os.path.split(path)
+    kind = name.rsplit("-", 1)[0] + "-"
+    try:
+        found = [e for e in os.scandir(folder) if e.name.startswith(kind) and e.name[len(kind):].isalnum()]
+        found.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        for old in found[keep:]:
+            os.unlink(old.path)
+    except OSError:  # another process pruned it first, or the directory went: nothing to keep small
         pass

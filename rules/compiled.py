@@ -4,7 +4,7 @@ Loading a shipped ruleset reads YAML, checks every key and compiles every
 pattern; a one-run `score` would spend more on that (and on importing the
 YAML parser and the loader) than on scoring. The built Ruleset is pickled
 into a file named by a digest of everything the build reads: citeledger's
-version, Python's and attrs' versions, every shipped ruleset's text (one
+version, Python's version and attrs' class machinery (attr/_make.py), every shipped ruleset's text (one
 may extend another) and where it lies, the installed channels and sources, and the
 source of the modules whose classes and checks make the ruleset (so an
 edited checkout never meets a stale file). A file that fails to load, or loads as anything but a Ruleset, is
@@ -17,14 +17,20 @@ import importlib.util
 import os
 import pickle
 import sys
-from importlib import resources
 
-from citeledger.core import Ruleset, __version__, cache, channels, sources
+from citeledger.core import Ruleset, __version__, cache, fingerprint
+
+
+def _folder() -> str:
+    """Where the shipped rulesets lie: the package's own directory (read without importlib.resources,
+    whose import a one-run `score` would pay for)."""
+    from citeledger import rulesets
+
+    return os.path.dirname(os.path.abspath(rulesets.__file__))
 
 
 def shipped_names() -> list[str]:
-    folder = resources.files("citeledger.rulesets")
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(name[:-5] for name in os.listdir(_folder()) if name.endswith(".yaml"))
 
 
 def looks_like_path(name: str) -> bool:
@@ -36,25 +42,23 @@ def _shipped_file(name: str):
     """The shipped ruleset `name` when the loader would take it (no file of that name here), else None."""
     if not name or looks_like_path(name):
         return None
-    shipped = resources.files("citeledger.rulesets").joinpath(f"{name}.yaml")
-    return shipped if shipped.is_file() else None
+    shipped = os.path.join(_folder(), f"{name}.yaml")
+    return shipped if os.path.isfile(shipped) else None
 
 
 def _key_parts(name: str) -> list[str]:
-    import attrs
-
-    folder = resources.files("citeledger.rulesets")
-    parts = [name, str(folder), sys.version, attrs.__version__]  # what reads the pickle back
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".yaml"):
-            parts += [entry.name, entry.read_text("utf-8")]
-    installed = {**{f"channel {n}": c for n, c in channels().items()}, **{f"source {n}": c for n, c in sources().items()}}
-    modules = {"citeledger.rules.loader", "citeledger.core.ruleset", "citeledger.rules.safety",
-               "citeledger.infra.re2text", "citeledger.core.ranges", "citeledger.core.source"}
-    modules |= {cls.__module__ for cls in installed.values()}
-    modules |= {cls.Options.__module__ for cls in installed.values()}
-    parts += [f"{n}={cls.__module__}.{cls.__qualname__}" for n, cls in sorted(installed.items())]
-    for module in sorted(modules):
+    folder = _folder()
+    parts = [name, folder, sys.version]
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".yaml"):
+            with open(os.path.join(folder, entry), encoding="utf-8") as fh:
+                parts += [entry, fh.read()]
+    # What reads the pickle back: attrs' class machinery (its source, not its version: asking
+    # attrs for `__version__` imports importlib.metadata).
+    modules = ["attr._make", "citeledger.rules.loader", "citeledger.core.ruleset", "citeledger.rules.safety",
+               "citeledger.infra.re2text", "citeledger.core.ranges", "citeledger.core.source"]
+    parts += fingerprint("channels", "sources")  # the installed ones, and their modules' source
+    for module in modules:
         loaded = sys.modules.get(module)
         origin = getattr(loaded, "__file__", None) or importlib.util.find_spec(module).origin  # found, not imported
         with open(origin, "rb") as fh:

@@ -73,3 +73,19 @@ def test_a_plain_score_imports_only_what_it_uses():
     unused = ("citeledger.report.envelope", "citeledger.report.jsonreport", "ctypes")
     assert [m for m in modules if m.startswith(unused)] == []
     assert "citeledger.channels.symbol" in modules  # the built-in plugins still registered
+
+
+def test_a_plain_score_imports_only_the_plugins_its_ruleset_uses():
+    """`default` ranks the path and symbol channels and uses the codegraph_explore source and
+    the text format: no other channel, source, metric or format module is imported, and once
+    the plugin index is kept (the first run above), the entry points are not scanned."""
+    loaded("score", str(RUN))  # the index and the ruleset kept, whatever ran before
+    out, modules = loaded("score", str(RUN))
+    assert "efficiency" in out.lower()
+    plugins = {m for m in modules if m.startswith(("citeledger.channels.", "citeledger.sources.",
+                                                   "citeledger.metrics.", "citeledger.report.formats."))}
+    assert plugins == {"citeledger.channels.path", "citeledger.channels.symbol",
+                       "citeledger.sources.codegraph_explore", "citeledger.sources.sectioned",
+                       "citeledger.sources.sectioned.header", "citeledger.sources.sectioned.splitter",
+                       "citeledger.report.formats.text"}, sorted(plugins)
+    assert "importlib.metadata" not in modules  # no scan of the installed distributions

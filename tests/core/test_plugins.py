@@ -5,6 +5,7 @@ broken plugins are refused in one line."""
 from __future__ import annotations
 
 import contextlib
+import marshal
 
 import attrs
 import pytest
@@ -231,7 +232,7 @@ def test_discovery_follows_the_registry_order(tmp_path):
 def test_a_reader_priority_must_be_an_int():
     with installed(readers=(_reader("odd", priority="high"),)):
         with pytest.raises(plugins.PluginError, match="'odd': priority must be an int"):
-            plugins.readers()
+            list(plugins.readers())  # the claim order is made when the readers are listed
 
 
 @attrs.frozen
@@ -279,3 +280,37 @@ def test_a_channel_renders_its_own_evidence_through_the_registry():
     assert label(_verdict("symbol", "etag")) == "symbol `etag`"
     assert occurrences(answer, "symbol", "etag") == [(5, 9)]
     assert label(Verdict("lib/a.js", None, None, ())) == "—"
+
+
+def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
+    """Kept, read back, it names every built-in with the kinds and names a full load registers;
+    it is not trusted once a module it names has other source, nor when it is not an index."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    plugins.index.cache_clear()
+    try:
+        built = plugins.index()
+        path = plugins._index_file()
+        assert plugins._kept(path) == built
+        providers = built.providers("channels")
+        assert providers["path"].module == "citeledger.channels.path"
+        assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive",
+                                                   "claude-stream"}
+        assert list(providers) == list(plugins.channels())  # the order of a full load
+        data = marshal.loads(open(path, "rb").read())
+        stale = [(module, origin, "0" * 64 if module == "citeledger.channels.path" else digest)
+                 for module, origin, digest in data[1]]
+        open(path, "wb").write(marshal.dumps((data[0], stale)))
+        assert plugins._kept(path) is None
+        open(path, "wb").write(b"not an index")
+        assert plugins._kept(path) is None
+    finally:
+        plugins.index.cache_clear()
+
+
+def test_a_lookup_registers_only_the_plugin_that_provides_the_name():
+    registry = plugins.Registry("channels", plugins.check_channel)
+    assert registry["path"].name == "path"
+    assert plugins.manager().has_plugin("path")
+    with pytest.raises(KeyError):
+        registry["no-such-channel"]
+    assert "no-such-channel" not in registry and "symbol" in registry

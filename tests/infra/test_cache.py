@@ -139,3 +139,16 @@ def test_a_kept_ruleset_spares_a_plain_score_the_yaml_parser(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", probe, str(RUN)], capture_output=True, text=True, env=env,
                            cwd=ROOT, check=True).stdout.split("\n")[-2] for _ in range(2)]
     assert runs == ["['citeledger.rules.loader', 'yaml']", "[]"]
+
+
+def test_a_kind_kept_to_a_bound_loses_its_oldest_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    paths = [cache.file_for("bounded", str(i), version="0") for i in range(5)]
+    other = cache.file_for("other", "x", version="0")
+    cache.write(other, b"x")
+    for i, path in enumerate(paths):
+        cache.write(path, b"%d" % i, keep=3)
+        os.utime(path, ns=(i * 10**9, i * 10**9))  # written in this order, whatever the clock's grain
+    cache.write(paths[4], b"4", keep=3)
+    kept = sorted(p for p in paths if os.path.exists(p))
+    assert kept == sorted(paths[2:]) and os.path.exists(other)

@@ -301,5 +301,6 @@ def test_builtins_come_from_the_entry_points():
 
     names = builtin_plugins()
     assert not hasattr(plugins, "DEFAULT_PLUGINS")
+    plugins.load_all()
     registered = {plugins.manager().get_name(p) for p in plugins.manager().get_plugins()}
     assert set(names) <= registered

@@ -97,3 +97,21 @@ def test_a_metric_from_another_distribution_is_measured_beside_the_score(tmp_pat
     # The built-in metrics are still there, and the score did not move.
     assert {"occupancy", "run"} <= data.keys()
     assert data["efficiency"] == json.loads(before.stdout)["efficiency"]
+
+
+def test_a_plugin_installed_after_the_index_was_kept_is_found(tmp_path, site):
+    """The kept plugin index (core/plugins.py) is named by every sys.path directory's state:
+    installing a distribution into a directory already on the path makes it scan again."""
+    import shutil
+
+    transcript = session(tmp_path, [response(section("lib/a.js", size=300))], "The fix is in lib/a.js.")
+    later = tmp_path / "later"
+    later.mkdir()
+    before = citeledger(["score", "--json", str(transcript)], later)
+    assert before.returncode == 0, before.stderr
+    assert "answer_size" not in json.loads(before.stdout)  # kept: an index without the plugin
+    for entry in site.iterdir():  # the install, as pip --target lays it out
+        (shutil.copytree if entry.is_dir() else shutil.copy2)(entry, later / entry.name)
+    after = citeledger(["score", "--json", str(transcript)], later)
+    assert after.returncode == 0, after.stderr
+    assert json.loads(after.stdout)["answer_size"] == {"texts": 1, "chars": 23}
