@@ -13,8 +13,8 @@ import and build, and a run that never reads a header's names never builds it.
 
 from __future__ import annotations
 
+import os
 import re
-from importlib import resources
 from typing import Optional
 
 from citeledger.core import Header, RenderTag, Symbol, __version__, bounded_int, cache
@@ -123,7 +123,9 @@ class _Grammar:
             pass
 
         self.Token, self.UnexpectedInput = Token, UnexpectedInput
-        grammar = resources.files(__package__).joinpath("header.lark").read_text("utf-8")
+        # Beside this module (a plain open: importing importlib.resources costs a one-run `score` more).
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "header.lark"), encoding="utf-8") as fh:
+            grammar = fh.read()
         # transformer=: lark applies it during the LALR parse, so no tree is built
         # (`tokens`, which has no method, still comes back as a Tree).
         # Building the LALR tables is most of a one-run `score`'s scoring time: lark keeps
