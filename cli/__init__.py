@@ -225,9 +225,7 @@ def _exit_now(status: int) -> None:
 
 
 def _run(args) -> int:
-    from citeledger.report.tables import RAW_CELLS
-
-    token = RAW_CELLS.set(bool(getattr(args, "csv_raw", False)))  # --csv-raw, for this run's CSV writers
+    raw = _raw_cells(args)
     try:
         check_options(args)
         return args.run(args)
@@ -255,5 +253,16 @@ def _run(args) -> int:
         print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
         return EXIT_INTERNAL
     finally:
-        RAW_CELLS.reset(token)
+        if raw is not None:
+            raw[0].reset(raw[1])
+
+
+def _raw_cells(args):
+    """--csv-raw, for this run's CSV writers: (the variable, its token to reset), or None when not
+    given (the variable's default holds, and a plain run does not import the tables for it)."""
+    if not getattr(args, "csv_raw", False):
+        return None
+    from citeledger.report.tables import RAW_CELLS
+
+    return RAW_CELLS, RAW_CELLS.set(True)
 

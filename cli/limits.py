@@ -67,16 +67,23 @@ def _shown(value) -> str:
 
 
 def option_ranges() -> tuple[Range, ...]:
+    return (*_plain_ranges(), _window_range())
+
+
+def _window_range() -> Range:
     from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE  # here: --help loads no metric
 
+    return Range("--window-tokens", "window_tokens", *WINDOW_TOKENS_RANGE,
+                 note=f"the context window occupancy is a share of; default {DEFAULT_WINDOW_TOKENS:,} or {WINDOW_ENV}")
+
+
+def _plain_ranges() -> tuple[Range, ...]:
     return (
         Range("--jobs", "jobs", 0, max_jobs(), note=f"0: all cores; at most {JOBS_PER_CORE} per core"),
         Range("--seed", "seed", 0, MAX_SEED),
         Range("--resamples", "resamples", 1, MAX_RESAMPLES),
         Range("--top", "top", 0, MAX_TOP),
         Range("--confidence", "confidence", 0.0, 1.0, closed=False),
-        Range("--window-tokens", "window_tokens", *WINDOW_TOKENS_RANGE,
-              note=f"the context window occupancy is a share of; default {DEFAULT_WINDOW_TOKENS:,} or {WINDOW_ENV}"),
     )
 
 
@@ -102,7 +109,9 @@ def window_tokens(args) -> int:
 def check_options(args) -> None:
     """Refuse, before anything is read, a number given to an option out of its range,
     and a URL given where a command writes."""
-    for rng in option_ranges():
+    # The window's range is the metrics' (core.metric): looked up only when the option is given.
+    given = getattr(args, "window_tokens", None) is not None
+    for rng in (*_plain_ranges(), _window_range()) if given else _plain_ranges():
         rng.check(getattr(args, rng.dest, None))
     local_outputs(args)
 
