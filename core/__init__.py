@@ -76,6 +76,7 @@ _LAZY = {
     "formats": "citeledger.core.plugins", "fingerprint": "citeledger.core.plugins",
     "load_all": "citeledger.core.plugins",
     "PluginError": "citeledger.core.plugins",
+    "BoundedMemo": "citeledger.infra.memo",
     "BadPattern": "citeledger.infra.re2text",
     "compile_linear": "citeledger.infra.re2text",
     "LinearPattern": "citeledger.infra.re2text",

@@ -136,9 +136,9 @@ class Plan:
     makes its own. Nothing outlives the call that made it.
     """
 
-    __slots__ = ("_of", "_numbers", "_channels", "sources", "_answers", "_answers_of")
+    __slots__ = ("_of", "_numbers", "_channels", "sources", "_answers", "_answers_of", "memo")
 
-    def __init__(self):
+    def __init__(self, memo: bool = True):
         # Each ruleset's part is worked out when it is first scored, so a
         # failure to make its channels is that session's, as without a Plan.
         self._of: dict = {}  # ruleset -> _RulesetPlan (a Ruleset's hash is cached)
@@ -148,7 +148,9 @@ class Plan:
         # source's cut responses: a response returned again in another session
         # of the call, as an A/B pass asks one question over and over, is cut,
         # sized and its headers parsed once; the source bounds what it holds).
+        # `memo=False` (a test's switch): each session starts with an empty one.
         self.sources: dict = {}
+        self.memo = memo
         # The channels' work on one session's answer (Envelope.answers), kept
         # across the session's reading option sets (a ruleset reading other
         # tools reads the transcript again: same answer). Keyed by content;
@@ -227,7 +229,7 @@ class Shared:
         # the answer and the options it reads, so every envelope shares it.
         self.answers: dict = {}
         self.plan = plan if plan is not None else Plan()
-        self.sources = self.plan.sources
+        self.sources = self.plan.sources if self.plan.memo else {}
 
     def get(self, key, make):
         """The result under `key`, made by `make()` the first time."""

@@ -350,8 +350,17 @@ def _plan(rulesets) -> tuple[tuple[object, tuple[int, ...], object], ...]:
     plan: dict = {}
     for i, ruleset in enumerate(rulesets):
         plan.setdefault(ruleset.read_options(), []).append(i)
-    keys = Plan()
+    keys = Plan(memo=memo_on())
     return tuple((options, tuple(ix), keys) for options, ix in plan.items())
+
+
+# CITELEDGER_MEMO=off: every session is cut afresh (the memo a worker keeps across sessions
+# is off): for the test that output does not depend on it, and for benchmarks.
+MEMO_SWITCH = "CITELEDGER_MEMO"
+
+
+def memo_on() -> bool:
+    return os.environ.get(MEMO_SWITCH, "on") != "off"
 
 
 def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcome:

@@ -7,7 +7,7 @@ the trailing-block rule.
 
 from __future__ import annotations
 
-from citeledger.core import Header, Section, sized
+from citeledger.core import BoundedMemo, Header, Section, sized
 from citeledger.sources.sectioned.header import names_of
 
 
@@ -43,7 +43,8 @@ def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, i
         suffix = None if c == -1 else decode(data[c:d])
         header = headers.get((path, suffix))
         if header is None:
-            header = headers[path, suffix] = Header(path, suffix, names_of)
+            header = Header(path, suffix, names_of)
+            headers.put((path, suffix), header)
         pieces.append((path, header, decode(data[start:end]), False, end - start if utf8 else -1))
     start, end = heads[-1][0]
     return tuple(pieces), len(decode(data[start:end]))
@@ -76,26 +77,31 @@ class Fixed:
 
 
 class Cuts:
-    """The responses of one scoring call cut so far, and their headers, keyed by content.
+    """The responses cut so far, and their header lines, keyed by content.
 
-    A response text read again (by another call or another ruleset) is the
-    same cut; each distinct cut is numbered (`Call.text_key`). An equal
-    header line is one Header, so its names are parsed at most once per call
-    (the Header keeps them). Made per scoring call, so nothing outlives the
-    transcript it describes.
+    A response text read again (by another call, another ruleset, or another
+    session of a sweep's worker) is the same cut; each distinct cut is
+    numbered (`Call.text_key`). An equal header line is one Header, so its
+    names are parsed at most once while it is held (the Header keeps them).
+
+    Bounded, least recently used out (infra/memo.py): at most `limit`
+    characters of response text (with their pieces and sections), and at most
+    `headers_held` header lines. Keyed by the values the cut depends on (the
+    source's header pattern and trailer) and by the text itself, compared
+    whole; never by identity. `limit=None`: unbounded (one transcript's cuts).
     """
 
-    __slots__ = ("_by_ends", "headers", "count", "held", "limit")
+    __slots__ = ("_cuts", "headers", "count")
 
-    def __init__(self, limit: int | None = None):
-        self._by_ends: dict = {}
-        self.headers: dict = {}  # (path, suffix) -> Header
-        self.count = 0
-        # A Cuts that outlives one transcript (core.accountant.Plan: one scoring
-        # call) holds at most `limit` characters of response text: past it, it
-        # starts afresh, so its memory stays flat in the corpus's size.
-        self.held = 0
-        self.limit = limit
+    def __init__(self, limit: int | None = None, headers_held: int | None = None):
+        self._cuts = BoundedMemo(limit if limit is not None else 1 << 62)
+        self.headers = BoundedMemo(headers_held if headers_held is not None else 1 << 62)  # (path, suffix) -> Header
+        self.count = 0  # numbers go on past an eviction: a text_key is never reused
+
+    @property
+    def held(self) -> int:
+        """Characters of response text held now."""
+        return self._cuts.held
 
     def cut(self, text: str, rules) -> "_Cut":
         """The cut of `text` under `rules`' header pattern and trailer, made if new."""
@@ -109,25 +115,16 @@ class Cuts:
         comparison, and an equal text is usually the same response read again.
         """
         header_re, trailer = rules.header, rules.trailer
-        if self.limit is not None and self.held > self.limit:
-            self._by_ends, self.headers, self.held = {}, {}, 0  # numbers go on: a text_key is never reused
-        by_ends = self._by_ends.get((header_re, trailer))  # hashing a Pattern hashes its code: once here
-        if by_ends is None:
-            by_ends = self._by_ends[header_re, trailer] = {}
         out = []
         for text in texts:
-            key = _ends(text)
-            same = by_ends.get(key)
-            if same is None:
-                same = by_ends[key] = []
-            for cut in same:
-                if cut.text == text:
-                    break
-            else:
+            key = (header_re, trailer, _ends(text))  # a Pattern's hash is kept: cheap to hash again
+            same = self._cuts.get(key)
+            cut = next((c for c in same if c.text == text), None) if same is not None else None
+            if cut is None:
                 self.count += 1
-                self.held += len(text)
                 cut = _Cut(text, header_re, trailer, self, self.count)
-                same.append(cut)
+                same = (*same, cut) if same is not None else (cut,)
+                self._cuts.put(key, same, sum(len(c.text) for c in same))
             out.append(cut)
         return out
 

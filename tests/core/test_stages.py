@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from citeledger.core import accountant
-from citeledger.sources.sectioned import shared_cuts
+from citeledger.sources.sectioned import CUTS, Cuts, shared_cuts
 from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.rules.loader import load_ruleset
 from citeledger.core.ruleset import Ruleset
@@ -217,13 +217,13 @@ def test_a_response_returned_again_in_another_session_is_cut_once_per_call(tmp_p
     assert shared_cuts(accountant.Plan().sources).count == 0  # the next call starts empty
 
 
-def test_the_call_memo_is_bounded_and_starts_afresh(monkeypatch, tmp_path):
+def test_the_call_memo_is_bounded_least_recently_used_out(monkeypatch, tmp_path):
     ruleset = load_ruleset("default")
     runs = sorted(p for p in REAL.glob("*.jsonl") if ".t" not in p.name)
     reader, options = ClaudeStreamReader(), ruleset.read_options()
     transcripts = [reader.read([str(p)], options) for p in runs]
     plan = accountant.Plan()
-    shared_cuts(plan.sources).limit = 1  # starts afresh before every transcript that follows one with text
+    plan.sources[CUTS] = Cuts(limit=1)  # keeps one response text: the last cut
     held = []
     for t in transcripts:
         (s,) = accountant.score_many(t, [ruleset], plan)
