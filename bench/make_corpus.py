@@ -17,6 +17,9 @@ distinct  Every session is one real transcript (a template), sized as real runs
           Layout: g0000/run-<arm>-<i>[.tN].jsonl (48 runs a group, arms new and
           baseline), projects/<dir>/<uuid>.jsonl + <uuid>/subagents/.
 
+distinct-dirs  The same sessions, one a directory, as `run1/`, `run2/` output
+          folders lie: run00001/run-<arm>-1[.tN].jsonl (and the same projects/).
+
 abpass    An A/B pass the way codegraph's harness leaves it (tests/fixtures/pass,
           harness/layout.py): p000/cg22/ab-express/run-new-1.jsonl ... with .err
           files, mcp-<arm>.json, hook files, t-new/ and t-base/ tree copies and
@@ -27,6 +30,7 @@ abpass    An A/B pass the way codegraph's harness leaves it (tests/fixtures/pass
           agent side (ids, the answer's wording) differs per run.
 
     python bench/make_corpus.py distinct OUT [--sessions 7800]
+    python bench/make_corpus.py distinct-dirs OUT [--sessions 7800]
     python bench/make_corpus.py abpass OUT [--passes 30 --runs 24]
     python bench/make_corpus.py check       # the rewrite changes no verdict of any template
 """
@@ -245,7 +249,9 @@ def _kill(segment: list[bytes], uses: list, rng: random.Random) -> list[bytes]:
     return segment[: last + 1] + [nxt[: max(20, int(len(nxt) * rng.uniform(0.2, 0.8)))]]
 
 
-def build_distinct(out: Path, sessions: int, seed: int = 1) -> dict:
+def build_distinct(out: Path, sessions: int, seed: int = 1, per_group: int = GROUP) -> dict:
+    """`per_group` runs a directory (g0000/run-<arm>-<i>.jsonl); 1: one session a directory
+    (run00001/run-<arm>-1.jsonl, as `run1/`, `run2/` output folders lie). The same sessions either way."""
     rng = random.Random(seed)
     runs = stream_templates()
     pools = {shape: [r for r in runs if r.shape == shape] for shape in ("single", "multi", "killed", "no-explore")}
@@ -273,11 +279,11 @@ def build_distinct(out: Path, sessions: int, seed: int = 1) -> dict:
                     written += len(data)
                     files += 1
             continue
-        if runs_in_group % GROUP == 0:
+        if runs_in_group % per_group == 0:
             group += 1
             runs_in_group = 0
         runs_in_group += 1
-        folder = out / f"g{group:04d}"
+        folder = out / (f"g{group:04d}" if per_group > 1 else f"run{group + 1:05d}")
         folder.mkdir(parents=True, exist_ok=True)
         template = rng.choice(pools["killable" if shape == "killed" and rng.random() < 0.5 else shape])
         m = Mutator(seed, s, {d for seg in template.segments for d in header_dirs(seg)})
@@ -288,7 +294,7 @@ def build_distinct(out: Path, sessions: int, seed: int = 1) -> dict:
             segments = [[m.tag(raw, 0) for raw in seg] for seg in segments]
         if shape == "killed" and not template.killed:
             segments = [_kill(segments[0], template.uses, rng)]
-        arm = ("new", "baseline")[runs_in_group % 2]
+        arm = ("new", "baseline")[(runs_in_group if per_group > 1 else s) % 2]
         base = f"run-{arm}-{(runs_in_group + 1) // 2}"
         for n, lines in enumerate(segments, 1):
             data = m.ids(m.rename(b"\n".join(lines)))
@@ -389,12 +395,14 @@ def build(shape: str, out: Path, size: int, runs: int = 24, seed: int = 1) -> di
     out.mkdir(parents=True)
     if shape == "distinct":
         return build_distinct(out, size, seed)
+    if shape == "distinct-dirs":
+        return build_distinct(out, size, seed, per_group=1)
     return build_abpass(out, size, runs, seed)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("shape", choices=("distinct", "abpass", "check"))
+    ap.add_argument("shape", choices=("distinct", "distinct-dirs", "abpass", "check"))
     ap.add_argument("out", nargs="?")
     ap.add_argument("--sessions", type=int, default=7800, help="distinct: sessions (default 7800)")
     ap.add_argument("--passes", type=int, default=30, help="abpass: copies of the pass's groups (default 30)")
@@ -405,7 +413,7 @@ def main() -> None:
         raise SystemExit(1 if check(args.seed) else 0)
     if not args.out:
         ap.error("OUT is required")
-    size = args.sessions if args.shape == "distinct" else args.passes
+    size = args.passes if args.shape == "abpass" else args.sessions
     info = build(args.shape, Path(args.out), size, args.runs, args.seed)
     print(f"{info['sessions']} sessions, {info['files']} transcript files, {info['bytes'] / 1e6:.1f} MB in {args.out}")
 
