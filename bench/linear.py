@@ -75,7 +75,7 @@ def best_time(path: Path, ruleset, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        transcript = reader.read([str(path)], ruleset.reader.read_options())
+        transcript = reader.read([str(path)], ruleset.read_options())
         score(transcript, ruleset)
         best = min(best, time.perf_counter() - start)
     return best

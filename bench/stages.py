@@ -43,7 +43,7 @@ def main() -> None:
     took = {"discovery": clock() - t, "reading": 0.0, "sections": 0.0, "channels": 0.0, "scoring": 0.0}
     missing: dict[str, str] = {}
     known = readers()
-    options = ruleset.reader.read_options()
+    options = ruleset.read_options()
     kinds = channels()
     read = failed = 0
     for ref in refs:  # one session at a time, as a sweep holds them

@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import Call, Envelope, Finding, Origin, ToolResponse, ToolUse, hookimpl, normal_path, shell_intent
+from citeledger.core import Call, Envelope, Finding, Origin, ToolResult, ToolUse, hookimpl, normal_path, shell_intent
 
 
 @attrs.frozen
@@ -100,7 +100,7 @@ def names_a_file(read: Read) -> bool:
     return last.rfind(".") > 0
 
 
-def call_positions(calls: Sequence[Call], responses: Sequence[ToolResponse]) -> dict[int, tuple[Optional[str], int]]:
+def call_positions(calls: Sequence[Call], responses: Sequence[ToolResult]) -> dict[int, tuple[Optional[str], int]]:
     """Call number -> (thread, position of its tool_result). A call's origin is its response's."""
     by_origin = {r.origin: r for r in responses}
     out = {}
@@ -111,7 +111,7 @@ def call_positions(calls: Sequence[Call], responses: Sequence[ToolResponse]) -> 
     return out
 
 
-def reads_by_call(calls: Sequence[Call], responses: Sequence[ToolResponse], reads: Sequence[Read],
+def reads_by_call(calls: Sequence[Call], responses: Sequence[ToolResult], reads: Sequence[Read],
                   paths: Sequence[str]) -> tuple[CallReads, ...]:
     """For each call (that its response places), the reads of its thread after it.
 

@@ -39,7 +39,8 @@ class Sidecars:
     only the names and the warnings, not every sidecar of the corpus.
     """
 
-    def __init__(self, args, automatic: bool, keep_reports: bool = True):
+    def __init__(self, args, automatic: bool, tool, keep_reports: bool = True):
+        self.tool = tool  # the explore tool whose reports count: the ruleset's
         self.given = list(args.diagnostics)
         self.automatic = automatic and not getattr(args, "no_diagnostics", False) and not self.given
         self.out = args.diagnostics_out
@@ -53,7 +54,7 @@ class Sidecars:
         if path not in self._read:
             from citeledger.harness.diagnostics import read_diagnostics
 
-            reports, warnings = read_diagnostics(path)
+            reports, warnings = read_diagnostics(path, self.tool)
             self._read[path] = reports if self.keep_reports else ()
             self.warnings.extend(warnings)
         return self._read[path]
@@ -107,7 +108,7 @@ def session_extras(args, transcript, result, ruleset):
     the reads after each call (rulesets ranking read_after) and the diagnostic join."""
     from citeledger.report.reads import call_reads, reads_dict, render_reads
 
-    sidecars = Sidecars(args, automatic=False)
+    sidecars = Sidecars(args, automatic=False, tool=ruleset.explore_tool)
     text, data = "", {}
     placed = call_reads(transcript, result, ruleset)
     # Explore responses but not one tool use recorded (a Claude reader records the explore calls'
@@ -152,6 +153,7 @@ class SidecarJoin:
 
     def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False, line: bool = False):
         self.given, self.automatic, self.ruleset = tuple(given), automatic, ruleset
+        self.tool = ruleset.explore_tool  # whose reports count
         self.label, self.by_arm = label, by_arm
         self.line = line  # make the session's JSON record here (Diagnosed's spool)
         self._reports: dict[str, tuple] = {}  # path -> (reports, warnings), least recently used first
@@ -182,7 +184,7 @@ class SidecarJoin:
         if score is None or not paths:
             return None
         for path in paths:
-            read = self._reports.pop(path) if path in self._reports else read_diagnostics(path)
+            read = self._reports.pop(path) if path in self._reports else read_diagnostics(path, self.tool)
             self._reports[path] = read  # now the most recently used
         while len(self._reports) > max(self.KEPT, len(paths)):
             del self._reports[next(iter(self._reports))]
@@ -227,7 +229,7 @@ class Diagnosed:
 
     def __init__(self, args, ruleset, pooled: bool, keep: bool = True, spool: bool = False):
         self.pooled = pooled  # a sweep pools everything; compare reports its two sides
-        self.sidecars = Sidecars(args, automatic=True, keep_reports=False)
+        self.sidecars = Sidecars(args, automatic=True, tool=ruleset.explore_tool, keep_reports=False)
         self.ruleset = ruleset
         self.keep = keep or bool(self.sidecars.out)
         self.sessions: list = []  # every join, with `keep`

@@ -30,17 +30,18 @@ def add_sufficiency_option(parser, per: str) -> None:
 class Judged:
     """score_corpus's `extra`: (what `inner` made, the session's sufficiency numbers). Picklable."""
 
-    def __init__(self, inner=None):
-        self.inner = inner
+    def __init__(self, inner=None, tool=None):
+        self.inner, self.tool = inner, tool  # the explore tool: the first ruleset's
 
     def __call__(self, ref, transcript, score):
         made = self.inner(ref, transcript, score) if self.inner is not None else None
-        return made, sufficiency(transcript).counted()
+        return made, sufficiency(transcript, self.tool).counted()
 
 
-def judged(extra, on: bool):
-    """`extra` with the sufficiency added when `on`, else `extra` as it was."""
-    return Judged(extra) if on else extra
+def judged(extra, on: bool, ruleset):
+    """`extra` with the sufficiency added when `on` (explore calls are the calls of `ruleset`'s
+    explore tool: the one the transcript is read with), else `extra` as it was."""
+    return Judged(extra, ruleset.explore_tool) if on else extra
 
 
 def split(outcome, on: bool):
@@ -54,8 +55,9 @@ def split(outcome, on: bool):
 class SlicePool:
     """sweep --sufficiency: the sessions' numbers pooled per slice (all, single-question, multi-turn).
 
-    Sufficiency does not depend on the ruleset: one pool, the same numbers on
-    every ruleset's slice rows and session records.
+    Sufficiency depends on no ruleset but for its explore tool (the first ruleset's, as the
+    transcript is read): one pool, the same numbers on every ruleset's slice rows and
+    session records.
     """
 
     def __init__(self):

@@ -1,16 +1,18 @@
 """Score a transcript under a ruleset: calls, sections, verdicts, pooling.
 
 Parse once, score many: the rulesets scoring one transcript share work in
-declared stages (`STAGES`). Each stage names the ruleset fields its result
-depends on, and its cache key is built from exactly those values, so two
-rulesets share a result only when every value it depends on is equal. A test
-holds the stages to the Ruleset schema: a field no stage declares fails it.
+declared stages (`STAGES`). Each stage's fields are those the Ruleset schema
+says feed it (core/ruleset.py), and its cache key is built from exactly those
+values, so two rulesets share a result only when every value it depends on is
+equal. Every cached result is keyed by a stage; a test holds the stages to the
+schema: a field no stage declares fails it.
 Every cache lives in one `Shared` object, made per `score_many` call.
 """
 
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Callable
 
 import attrs
@@ -18,6 +20,7 @@ import attrs
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.infra.jsstr import is_blank
 from citeledger.core.plugins import channels as channel_classes, sources as source_classes
+from citeledger.core.ruleset import Ruleset
 from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
@@ -30,9 +33,10 @@ from citeledger.core.transcript import InputWarning, Transcript, explore_queries
 class Stage:
     """One shared step of scoring and the ruleset fields (dotted paths) its result depends on.
 
-    `channels[].name` / `channels[].options` are one ranked channel's rule
-    (passed in whole as `extra` by the code judging that channel) and
-    `channels` the whole ranked list (passed in as the ranking it decided).
+    A field under `[]` is one item of a list of rules (`channels[].options`: one
+    ranked channel's rule), passed in whole as `extra` by the code judging that
+    rule; a stage given more than its fields (the ranking its charges follow)
+    takes that as `extra` too.
     """
 
     name: str
@@ -40,7 +44,7 @@ class Stage:
     _values: Callable = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self):
-        scalar = [f for f in self.fields if not f.startswith("channels")]
+        scalar = [f for f in self.fields if "[]" not in f]
         get = operator.attrgetter(*scalar) if scalar else (lambda r: ())
         object.__setattr__(self, "_values", (lambda r: (get(r),)) if len(scalar) == 1 else get)
 
@@ -48,35 +52,72 @@ class Stage:
         return (self.name, *self._values(ruleset), *extra)
 
 
-# What scoring reads of a ruleset, stage by stage. The corpus reads each
-# transcript once per distinct `transcript` key (citeledger.corpus).
-# `sources`: what the reader keeps is the tools the ruleset's sources read
-# (core.source.read_options); what is cut, which sources cut it.
-TRANSCRIPT = ("reader.explore_tool", "reader.max_line_bytes", "sources")
-READ = ("reader.bom", "reader.answer")
-CUT = ("reader.bom", "reader.block_separator", "splitter.header", "splitter.trailer", "sources")
-SECTIONS = CUT + ("splitter.trailing_block",)
-ENVELOPE = SECTIONS + ("splitter.unit",)
-STAGES = {
-    "transcript": Stage("transcript", TRANSCRIPT),
-    # the responses a ruleset can read, the final answer and the warnings
-    "read": Stage("read", READ),
+# Every shared step of scoring, and the steps whose results it builds on. A
+# stage's key holds the fields the schema declares for it (each field's
+# `stages` metadata, core/ruleset.py `feeds`) and those of the stages it builds
+# on: a new ruleset key declares its stages on its field, nothing here changes.
+BUILDS_ON = {
+    # what the reader keeps (the corpus reads once per distinct reading options, citeledger.corpus)
+    "transcript": (),
+    # the results a ruleset can read, the final answer and the warnings
+    "read": (),
     # each tool result a source reads cut into pieces (explore responses at their headers)
-    "cut": Stage("cut", CUT),
+    "cut": (),
     # work channels derive from the sections' texts (owner tables, citations):
     # it never depends on the unit sizes are counted in
-    "sections": Stage("sections", SECTIONS),
+    "sections": ("cut",),
     # the calls' sections, sized in the ruleset's unit
-    "envelope": Stage("envelope", ENVELOPE),
-    # one ranked channel's findings: its rule, the sections' texts and the answer
-    "findings": Stage("findings", SECTIONS + READ + ("channels[].name", "channels[].options")),
+    "envelope": ("sections",),
+    # one ranked channel's findings: its rule (extra), the sections' texts and the answer
+    "findings": ("sections", "read"),
+    # per path, the first-ranked channel crediting it: the ranked rules' findings
+    "verdicts": ("sections", "read"),
+    # each call's explore query: which cuts are calls does not depend on the unit
+    "queries": ("sections",),
     # sizes tallied per call and pooled per file, whatever the ranking
-    "layout": Stage("layout", ENVELOPE),
-    # the charges: the layout under one ranking, which the ranked findings decide
-    "charges": Stage("charges", ENVELOPE + ("channels",)),
+    "layout": ("envelope",),
+    # the charges: the layout under one ranking (extra: the ranks the verdicts decided)
+    "charges": ("envelope",),
+    # the charged files with their verdicts
+    "files": ("envelope", "read"),
     # fields that label a result and are never part of a cached one
-    "label": Stage("label", ("name", "description", "source", "channel_options")),
+    "label": (),
 }
+
+
+def declared_fields(cls=None, prefix: str = "") -> dict[str, tuple[str, ...]]:
+    """Every ruleset field (dotted) and the stages its metadata says it feeds. A record's
+    fields are its own fields, expanded; a list of rules names its rule's class in `items`,
+    whose fields it adds under `[]` (`channels[].name`)."""
+    cls = Ruleset if cls is None else cls
+    names = vars(sys.modules[cls.__module__])  # the annotations are strings (PEP 563): no eval
+    found = {}
+    for field in attrs.fields(cls):
+        path, kind = prefix + field.name, field.type
+        record = names.get(kind) if isinstance(kind, str) else kind
+        if isinstance(record, type) and attrs.has(record):
+            found.update(declared_fields(record, path + "."))
+            continue
+        found[path] = tuple(field.metadata.get("stages", ()))
+        items = field.metadata.get("items")
+        if items is not None:
+            found.update(declared_fields(items, path + "[]."))
+    return found
+
+
+def _stages() -> dict[str, Stage]:
+    fields = declared_fields()
+    own = {name: [f for f, feeds in fields.items() if name in feeds] for name in BUILDS_ON}
+
+    def of(name: str) -> list[str]:
+        return [f for base in BUILDS_ON[name] for f in of(base)] + own[name]
+
+    return {name: Stage(name, tuple(dict.fromkeys(of(name)))) for name in BUILDS_ON}
+
+
+STAGES = _stages()
+
+
 def stage_key(name: str, ruleset, *extra) -> tuple:
     """The cache key of stage `name` for `ruleset`: its declared fields' values, then `extra`."""
     return STAGES[name].key(ruleset, *extra)
@@ -255,13 +296,12 @@ def _cuts_of(given: Given, ruleset, sources, memo: Shared) -> tuple:
     return pull(given, ruleset, sources, memo.sources)
 
 
-def _envelope(pulled, rules, channel_memo: dict, *context, answers=None) -> Envelope:
-    """The calls that returned sections, numbered from 1, and their distinct paths."""
+def _envelope(pulled, unit: str, channel_memo: dict, *context, answers=None) -> Envelope:
+    """The calls that returned sections (sized in `unit`), numbered from 1, and their distinct paths."""
     calls = []
-    trailing_block, unit = rules.trailing_block, rules.unit
     for one in pulled:
         cut = one.cut
-        sections = cut.sections(trailing_block, unit)
+        sections = cut.sections(unit)
         if sections:
             calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
@@ -278,7 +318,7 @@ def calls_of(responses, ruleset, results=(), files=(), memo: dict | None = None)
     sources = make_sources(ruleset.sources, source_classes())
     pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files)), ruleset, sources,
                      {} if memo is None else memo)
-    return _envelope(pulled, ruleset.splitter, {}).calls
+    return _envelope(pulled, ruleset.unit, {}).calls
 
 
 class _Charges:
@@ -457,7 +497,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     else:
         memo, mine = shared, shared.plan.of(ruleset)
     results = memo.results
-    reader, rules = ruleset.reader, ruleset.splitter
+    reader, unit = ruleset.reader, ruleset.unit
     keys = mine.keys
     read = results.get(keys["read"])
     if read is None:
@@ -472,13 +512,13 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     envelope = results.get(keys["envelope"])
     if envelope is None:
         envelope = results[keys["envelope"]] = _envelope(
-            pulled, rules, channel_memo, transcript.tool_uses, responses, answers=memo.answers)
+            pulled, unit, channel_memo, transcript.tool_uses, responses, answers=memo.answers)
     calls = envelope.calls
     channels = mine.channels
-    verdicts_key, (rank, verdicts) = _judged(results, keys, mine, answer, envelope)
+    rank, verdicts = _judged(results, keys, mine, answer, envelope)
     n = len(channels)
-    lines = _LineLedger(channels, verdicts, ruleset) if mine.line_level else _NO_LINES
-    charges, files = _charged(results, keys, calls, rank, n, lines, verdicts, verdicts_key)
+    lines = _LineLedger(channels, verdicts, unit) if mine.line_level else _NO_LINES
+    charges, files = _charged(results, keys, calls, rank, n, lines, verdicts)
     return SessionScore(
         name=transcript.name,
         ruleset=ruleset.name,
@@ -498,33 +538,30 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         line_used=charges.line_used,
         line_pinned=charges.line_pinned,
         responses=len(responses),
-        # Which cuts are calls does not depend on the unit: keyed by the sections.
-        queries=memo.get(("queries", keys["sections"]), lambda: _queries(pulled, rules, responses, transcript.tool_uses)),
+        queries=memo.get(keys["queries"], lambda: _queries(pulled, unit, responses, transcript.tool_uses)),
         sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
-        unit=ruleset.splitter.unit,
+        unit=unit,
         cut=calls,
     )
 
 
 def _judged(results: dict, keys: dict, mine, answer: str, envelope) -> tuple:
-    """(the verdicts' key, (path -> crediting rank, path -> Verdict)): each ranked channel's findings
-    and the verdicts, shared with the rulesets that judge alike."""
+    """(path -> crediting rank, path -> Verdict): each ranked channel's findings and the
+    verdicts, shared with the rulesets that judge alike."""
     judged = []
     for key, channel in zip(mine.findings, mine.channels):
         findings = results.get(key)
         if findings is None:
             findings = results[key] = check_findings(channel, channel.judge(answer, envelope), envelope.paths)
         judged.append(findings)
-    # The verdicts are a function of the findings (each findings number names
-    # one channel's rule and what it judged): rulesets that judge alike share them.
-    verdicts_key = ("verdicts", keys["sections"], *mine.findings)
-    found = results.get(verdicts_key)
+    # The verdicts are a function of the ranked rules' findings: rulesets that judge alike share them.
+    found = results.get(keys["verdicts"])
     if found is None:
-        found = results[verdicts_key] = _verdicts(envelope.paths, judged, mine.channels)
-    return verdicts_key, found
+        found = results[keys["verdicts"]] = _verdicts(envelope.paths, judged, mine.channels)
+    return found
 
 
-def _charged(results: dict, keys: dict, calls, rank, n: int, lines, verdicts, verdicts_key) -> tuple:
+def _charged(results: dict, keys: dict, calls, rank, n: int, lines, verdicts) -> tuple:
     """The session's charges and its FileScores, shared with the rulesets that split and rank alike."""
     layout = results.get(keys["layout"])
     if layout is None:
@@ -533,16 +570,16 @@ def _charged(results: dict, keys: dict, calls, rank, n: int, lines, verdicts, ve
         charges = _Charges(calls, layout, rank, n, lines)
         files = _file_scores(charges, verdicts)
     else:
-        # Rulesets that split alike and rank every file alike charge alike.
+        # Rulesets that split alike and rank every file alike charge alike (the charges
+        # stage, given the ranking: the result depends only on the ranks) ...
         key = (keys["charges"], n, tuple(rank.values()))
         charges = results.get(key)
         if charges is None:
             charges = results[key] = _Charges(calls, layout, rank, n, lines)
         # and those that also judge alike list the same files.
-        files_key = ("files", key, verdicts_key)
-        files = results.get(files_key)
+        files = results.get(keys["files"])
         if files is None:
-            files = results[files_key] = _file_scores(charges, verdicts)
+            files = results[keys["files"]] = _file_scores(charges, verdicts)
     return charges, files
 
 
@@ -554,13 +591,13 @@ def _file_scores(charges, verdicts) -> tuple:
     ])
 
 
-def _queries(pulled, rules, responses, tool_uses) -> tuple:
+def _queries(pulled, unit: str, responses, tool_uses) -> tuple:
     """Each call's query: its explore response's (a call is a pulled result with sections,
     in order, as _envelope makes them); None for a call of another source."""
     asked = explore_queries(tool_uses, responses)
     return tuple(
         asked[one.response] if one.response >= 0 else None
-        for one in pulled if one.cut.sections(rules.trailing_block, rules.unit)
+        for one in pulled if one.cut.sections(unit)
     )
 
 
@@ -592,11 +629,11 @@ class _LineLedger:
     file credited only whole (path, symbol) has all its shipped lines credited.
     """
 
-    def __init__(self, channels, verdicts, ruleset):
+    def __init__(self, channels, verdicts, unit):
         self.on = channels is not None and any(getattr(c, "line_level", False) for c in channels)
         if not self.on:
             return
-        self._measure = MEASURES[ruleset.splitter.unit]
+        self._measure = MEASURES[unit]
         self._verdicts = verdicts
         self._pinned = {}
         for path, verdict in verdicts.items():

@@ -16,7 +16,7 @@ import attrs
 
 from citeledger.core.errors import UserError
 from citeledger.core.sections import Call
-from citeledger.core.transcript import ToolResponse, ToolUse, pickle_by_fields
+from citeledger.core.transcript import ToolResult, ToolUse, pickle_by_fields
 
 
 @pickle_by_fields
@@ -52,7 +52,7 @@ class Envelope:
     # the explore responses the calls were cut from (a call's `origin` is its
     # response's), with their thread and position.
     tool_uses: tuple[ToolUse, ...] = attrs.field(default=(), eq=False, repr=False)
-    responses: tuple[ToolResponse, ...] = attrs.field(default=(), eq=False, repr=False)
+    responses: tuple[ToolResult, ...] = attrs.field(default=(), eq=False, repr=False)
     # Work derived from the answer alone (its citations under a channel's
     # options), shared by every ruleset scoring the transcript whatever its
     # envelope: a key names the answer and every option the work reads.

@@ -81,6 +81,13 @@ def sources() -> dict[str, type]:
 
 def check_source(cls) -> None:
     _check_plugin(cls, "source", {"tools": "tools()", "cuts": "cuts()"})
+    moved = getattr(cls, "moved", {})
+    if not (isinstance(moved, dict) and all(isinstance(k, str) and "." in k and isinstance(v, str)
+                                            for k, v in moved.items())):
+        raise PluginError(f"source plugin {cls.name!r}: moved must map old dotted ruleset keys to option names")
+    tool = getattr(cls, "default_explore_tool", None)
+    if tool is not None and not (isinstance(tool, str) and tool):
+        raise PluginError(f"source plugin {cls.name!r}: default_explore_tool must be a tool name")
 
 
 def priority(cls) -> int:

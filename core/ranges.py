@@ -15,9 +15,10 @@ INTEGER_RANGE = (-(2**31), 2**31 - 1)
 
 
 def bounded(low: int, high: int, **kwargs):
-    """An attrs int field that takes `low` to `high` (inclusive)."""
+    """An attrs int field that takes `low` to `high` (inclusive); `metadata` adds to its range."""
+    metadata = {"range": (low, high), **kwargs.pop("metadata", {})}
     return attrs.field(validator=[attrs.validators.ge(low), attrs.validators.le(high)],
-                       metadata={"range": (low, high)}, **kwargs)
+                       metadata=metadata, **kwargs)
 
 
 def field_range(field: attrs.Attribute) -> tuple[int, int]:

@@ -34,11 +34,26 @@ class KeptTools:
 class ReadOptions:
     """Reading choices that change what is kept, so a corpus is parsed per distinct value."""
 
-    explore_tool: str = "codegraph_explore"  # substring of the tool's name
+    # Tool names containing this are explore calls: their results are the explore
+    # responses (`Transcript.responses`). A ruleset's explore source's option (None:
+    # no source reads them, none is kept); without a ruleset, the installed explore
+    # source's default (core.source.installed_explore_tool).
+    explore_tool: Optional[str] = attrs.field(factory=lambda: _installed_explore_tool())
     max_line_bytes: int = 64 << 20
     # Whose results to keep besides explore responses: None keeps none (the
     # reading a ruleset counting explore responses alone asks for).
     keep: Optional[KeptTools] = None
+
+
+def _installed_explore_tool() -> Optional[str]:
+    from citeledger.core.source import installed_explore_tool  # core.source imports this module
+
+    return installed_explore_tool()
+
+
+def is_explore(name, explore_tool: Optional[str]) -> bool:
+    """Is a tool of this name the explore tool (its name contains `explore_tool`)?"""
+    return explore_tool is not None and isinstance(name, str) and explore_tool in name
 
 
 @contextlib.contextmanager

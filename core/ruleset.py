@@ -7,12 +7,13 @@ Field docstrings double as the schema reference (docs/rulesets.md).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, Optional
 
 import attrs
 
-from citeledger.core import ReadOptions, bounded, field_range, make_sources, needs_groups
+from citeledger.core import MEASURES, ReadOptions, bounded, field_range, make_sources
+
+UNITS = tuple(MEASURES)  # what a section's size may count (core/sections/units.py)
 
 # Hashes are cached: scoring keys its shared work by these records' values
 # (core.accountant stages), once per transcript.
@@ -32,49 +33,37 @@ def one_of(*choices):
 
 
 # No field has a default: every value comes from the YAML (default.yaml holds
-# the reference's).
+# the reference's). A source's or channel's keys are its own Options'.
+#
+# Each field says in its metadata which scoring stages its value feeds
+# (`feeds`): core.accountant builds every stage's key from the fields that
+# declare it, so a new key is declared here, where it is defined.
+
+
+def feeds(*stages: str, **metadata) -> dict:
+    """A field's metadata naming the scoring stages its value feeds (core.accountant.BUILDS_ON)."""
+    return {"stages": stages, **metadata}
 
 
 @frozen
 class ReaderRules:
-    # Substring of the tool name whose results are explore responses.
-    explore_tool: str
-    # Joined between a tool_result's content items (the reference: nothing).
-    block_separator: str
     # A line starting with a UTF-8 byte order mark: the reference's JSON.parse
     # fails on it ("unreadable"); "strip" reads it.
-    bom: str = attrs.field(validator=one_of("unreadable", "strip"))
+    bom: str = attrs.field(validator=one_of("unreadable", "strip"), metadata=feeds("read", "cut"))
     # Final answer when there is no `result` event: the last main-thread text
     # event ("last-text-event", the reference) or, per turn, every text after
     # the turn's last tool call ("final-turn-text").
-    answer: str = attrs.field(validator=one_of("last-text-event", "final-turn-text"))
+    answer: str = attrs.field(validator=one_of("last-text-event", "final-turn-text"), metadata=feeds("read"))
     # Lines longer than this are skipped with a warning, never held in memory.
-    max_line_bytes: int = bounded(1, 1 << 30)  # 1 GiB
-
-    def read_options(self) -> ReadOptions:
-        return ReadOptions(self.explore_tool, self.max_line_bytes)
-
-
-@frozen
-class SplitterRules:
-    # A section header line; group 1 the path, group 2 the suffix. Python re
-    # syntax written to behave as the reference's JavaScript /^...$/m.
-    header: re.Pattern = attrs.field(validator=needs_groups(2))
-    # The last section ends at the first occurrence of this after its header.
-    trailer: str
-    # What follows the last section's code block: charged to the last file
-    # ("last-file", the reference) or to a meta bucket charged to no file.
-    trailing_block: str = attrs.field(validator=one_of("last-file", "meta"))
-    # Unit sections are counted in: utf16 (JavaScript length), codepoint, utf8.
-    unit: str = attrs.field(validator=one_of("utf16", "codepoint", "utf8"))
+    max_line_bytes: int = bounded(1, 1 << 30, metadata=feeds("transcript"))  # 1 GiB
 
 
 @frozen
 class ChannelRule:
     """One enabled channel: its name, rank (position) and validated options."""
 
-    name: str
-    options: Any
+    name: str = attrs.field(metadata=feeds("findings"))
+    options: Any = attrs.field(metadata=feeds("findings"))
 
 
 @frozen
@@ -87,23 +76,33 @@ class SourceRule:
 
 @frozen
 class Ruleset:
-    name: str
-    description: str
-    reader: ReaderRules
-    splitter: SplitterRules
-    channels: tuple[ChannelRule, ...]  # in rank order; the first is the lower bound
-    source: str = ""  # the file it was loaded from
+    name: str = attrs.field(metadata=feeds("label"))
+    description: str = attrs.field(metadata=feeds("label"))
+    reader: ReaderRules = attrs.field(metadata=feeds())  # its fields declare their own stages
+    # What a section's char is, for every source: utf16 (JavaScript length), codepoint, utf8.
+    unit: str = attrs.field(validator=one_of(*UNITS), metadata=feeds("envelope"))
+    # In rank order; the first is the lower bound. Each rule's fields feed its
+    # findings (`items`, the rule's class: channels[].name, channels[].options);
+    # the ranked list, the verdicts and the files they decide.
+    channels: tuple[ChannelRule, ...] = attrs.field(metadata=feeds("verdicts", "files", items=ChannelRule))
+    source: str = attrs.field(default="", metadata=feeds("label"))  # the file it was loaded from
     # Every channel's options, enabled or not (for explanations and variation).
-    channel_options: tuple[ChannelRule, ...] = ()
-    # The envelope sources counted, in the order `sources.use` lists them.
-    sources: tuple[SourceRule, ...] = ()
+    channel_options: tuple[ChannelRule, ...] = attrs.field(default=(), metadata=feeds("label"))
+    # The envelope sources counted, in the order `sources.use` lists them, with their
+    # options: what the reader keeps, what is cut and how (core/source.py).
+    sources: tuple[SourceRule, ...] = attrs.field(default=(), metadata=feeds("transcript", "cut"))
 
     def read_options(self) -> ReadOptions:
-        """How a transcript is read for this ruleset: its reader's options, keeping
-        the results of the tools its sources read."""
+        """How a transcript is read for this ruleset: its line limit, the explore tool its
+        sources name, the other tools they read."""
         from citeledger.core import read_options, sources
 
-        return read_options(self.reader, make_sources(self.sources, sources()))
+        return read_options(self.reader.max_line_bytes, make_sources(self.sources, sources()))
+
+    @property
+    def explore_tool(self) -> Optional[str]:
+        """The tool whose results are this ruleset's explore calls (None: no source reads them)."""
+        return self.read_options().explore_tool
 
     @property
     def channel_names(self) -> tuple[str, ...]:
@@ -122,7 +121,7 @@ def integer_ranges(options_of: dict) -> dict[str, tuple[int, int]]:
     `options_of` maps a channel's name to its Options class (the installed channels).
     """
     found = {}
-    for prefix, cls in (("reader", ReaderRules), ("splitter", SplitterRules),
+    for prefix, cls in (("reader", ReaderRules),
                         *((f"channels.{name}", options) for name, options in sorted(options_of.items()))):
         for field in attrs.fields(cls):
             if field.type in (int, "int"):

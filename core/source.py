@@ -6,15 +6,23 @@ frozen attrs `Options` class (its ruleset keys, under `sources:`), and
 
 - `tools()`: the tools whose results the reader must keep for it (a
   `KeptTools`), or None when it reads explore responses only
-  (`Transcript.responses`, kept whatever the ruleset);
+  (`Transcript.responses`);
+- optionally `explore_tool()`: the tool (a substring of its name) whose
+  results the reader gives as explore responses, and a class attribute
+  `default_explore_tool`, the one a reader keeps when no ruleset says: the
+  explore source's own option, so no other module names that tool;
+- optionally `moved`: the ruleset keys its options had before they were its
+  own (old key -> option), which the loader refuses naming the new key;
 - `cuts(given, ruleset, memo)`: one `Pulled` per tool result it charges,
   and the warnings it has about them.
 
-A pulled cut has `sections(trailing_block, unit)` (its Sections, sized in
-the ruleset's unit) and `number` (a text key: equal numbers, equal sections;
-0 shares with nothing). The accountant numbers the calls and charges their
-sections exactly as it charges explore sections; nothing here names a
-source. A source that cannot tell which file a result belongs to charges it
+A pulled cut has `sections(unit)` (its Sections, sized in the ruleset's
+`unit`; what follows a last section is the source's own rule) and `number`
+(a text key: equal numbers, equal sections; 0 shares with nothing). The
+accountant numbers the calls and charges their sections exactly as it
+charges explore sections; nothing here names a source. A source's options
+are its ruleset keys: they feed the scoring stages of `Ruleset.sources`, so
+a new one needs no edit in core. A source that cannot tell which file a result belongs to charges it
 to `UNKNOWN` and warns (`unknown_warning`): it never drops the result.
 """
 
@@ -27,7 +35,7 @@ import attrs
 from citeledger.core.reader import KeptTools, ReadOptions
 from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.transcript import InputWarning, Origin, ToolResponse, ToolResult
+from citeledger.core.transcript import InputWarning, Origin, ToolResult
 
 # The file a result is charged to when its source cannot tell which it is.
 UNKNOWN = "(unknown)"
@@ -37,7 +45,7 @@ UNKNOWN = "(unknown)"
 class Given:
     """What sources are given of one transcript, as a ruleset's reader reads it."""
 
-    responses: tuple[ToolResponse, ...]  # explore responses
+    responses: tuple[ToolResult, ...]  # the explore tool's results (explore responses)
     results: tuple[ToolResult, ...]  # the kept results of other tools
     files: tuple[str, ...]  # the transcript's files, in reading order
 
@@ -46,7 +54,7 @@ class Given:
 class Pulled:
     """One tool result a source charges: its cut, where it came from, the source's name."""
 
-    cut: object  # .sections(trailing_block, unit) -> tuple[Section, ...]; .number -> int
+    cut: object  # .sections(unit) -> tuple[Section, ...]; .number -> int
     origin: Origin
     source: str
     response: int = -1  # its index in Given.responses when it is an explore response (its query's)
@@ -74,7 +82,7 @@ class Pieces:
         self.number = number
         self._sections: dict = {}
 
-    def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:
+    def sections(self, unit: str) -> tuple[Section, ...]:
         found = self._sections.get(unit)
         if found is None:
             measure = MEASURES[unit]
@@ -126,11 +134,32 @@ def kept_tools(sources) -> Optional[KeptTools]:
     return kept
 
 
-def read_options(reader, sources) -> ReadOptions:
-    """The reading options of a ruleset: its reader's, keeping what its sources read."""
-    base = reader.read_options()
-    kept = kept_tools(sources)
-    return base if kept is None else attrs.evolve(base, keep=kept)
+def explore_tool(sources) -> Optional[str]:
+    """The tool whose results are explore responses: the first source's that names one
+    (`explore_tool()`), None when no source of the ruleset reads them."""
+    for source in sources:
+        tool = getattr(source, "explore_tool", None)
+        if tool is not None:
+            return tool()
+    return None
+
+
+def installed_explore_tool() -> Optional[str]:
+    """The explore tool when no ruleset says (a reader used as a library, `ReadOptions()`):
+    the `default_explore_tool` of the first installed source, by name, that has one."""
+    from citeledger.core.plugins import sources
+
+    for _, cls in sorted(sources().items()):
+        tool = getattr(cls, "default_explore_tool", None)
+        if tool is not None:
+            return tool
+    return None
+
+
+def read_options(max_line_bytes: int, sources) -> ReadOptions:
+    """The reading options of a ruleset: its line limit, the explore tool its sources
+    name and the other tools they read."""
+    return ReadOptions(explore_tool=explore_tool(sources), max_line_bytes=max_line_bytes, keep=kept_tools(sources))
 
 
 def tally(sources, calls, call_scores) -> tuple:

@@ -15,9 +15,6 @@ from citeledger.infra.records import InputWarning, pickle_by_fields  # noqa: F40
 
 frozen = attrs.frozen  # frozen=True, slots=True, auto_attribs
 
-# A tool whose name contains it is an explore call (sufficiency.md "Input").
-EXPLORE_TOOL = "codegraph_explore"
-
 
 @frozen
 class Origin:
@@ -25,22 +22,6 @@ class Origin:
 
     file: str
     line: int
-
-
-@frozen
-class ToolResponse:
-    """One successful codegraph_explore tool_result, before any splitting.
-
-    `blocks` holds each content item's contribution separately so that a
-    ruleset decides how they are joined (the reference joins with nothing).
-    """
-
-    blocks: tuple[str, ...]
-    tool_use_id: str
-    origin: Origin
-    parent_tool_use_id: Optional[str] = None
-    tool_use_origin: Optional[Origin] = None  # where the tool_use named it
-    order: int = -1  # its event's position in reading order (see ToolUse.order)
 
 
 @frozen
@@ -79,18 +60,24 @@ class ToolUse:
 
 @frozen
 class ToolResult:
-    """One successful tool_result of a tool some source of a ruleset reads
-    (core/source.py), other than an explore response (those are ToolResponses).
+    """One successful tool_result the reading options keep, of any tool: the explore
+    tool's (`ReadOptions.explore_tool`: `Transcript.responses`) or one a source of the
+    ruleset reads (`ReadOptions.keep`: `Transcript.tool_results`). A transcript read
+    for explore responses alone keeps no other.
 
-    Kept only when the reading options ask for its tool (`ReadOptions.keep`):
-    a transcript read for explore responses alone keeps none.
+    `blocks` holds each content item's contribution separately so that the source
+    reading it decides how they are joined (the reference joins with nothing).
     """
 
     name: str  # the tool's name
-    blocks: tuple[str, ...]  # one string per content item, as for a ToolResponse
+    blocks: tuple[str, ...]  # one string per content item
     origin: Origin
-    use: Optional["ToolUse"] = None  # the tool_use that called it (its input fields)
+    use: Optional["ToolUse"] = None  # the tool_use that called it (its input fields), when the reader records it
     cwd: Optional[str] = None  # the session's working directory when it ran, where logged (core.source.within)
+    tool_use_id: str = ""  # the id of the call it answers, as a string
+    parent_tool_use_id: Optional[str] = None  # its event's thread (None: the main thread)
+    tool_use_origin: Optional[Origin] = None  # where the tool_use named it
+    order: int = -1  # its event's position in reading order (see ToolUse.order)
 
 
 def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
@@ -112,8 +99,8 @@ def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
 @frozen
 class ExploreAnswer:
     """A `user` event's successful tool_result for a tool_use an `assistant`
-    event named *_codegraph_explore* before it: the response text the
-    sufficiency block judges (harness/sufficiency.py), by its tool_use id's key."""
+    event named the explore tool (`ReadOptions.explore_tool`) before it: the response
+    text the sufficiency block judges (harness/sufficiency.py), by its tool_use id's key."""
 
     key: Hashable
     blocks: tuple[str, ...]  # joined with nothing, as for allocation
@@ -148,7 +135,7 @@ class Transcript:
 
     name: str
     files: tuple[str, ...]
-    responses: tuple[ToolResponse, ...]
+    responses: tuple[ToolResult, ...]  # the explore tool's results, in reading order
     results: tuple[ResultText, ...]  # every `result` event's string, in order
     assistant_texts: tuple[AssistantText, ...]
     warnings: tuple[InputWarning, ...]

@@ -49,7 +49,7 @@ def main() -> None:
     for name, reader, files in sessions():
         out = {}
         for key, ruleset in rulesets.items():
-            transcript = known[reader]().read(files, ruleset.reader.read_options())
+            transcript = known[reader]().read(files, ruleset.read_options())
             out[key] = score(transcript, ruleset)
         d, l, nq = out["default"], out["lines"], out["no-quote"]
         if not d.calls:

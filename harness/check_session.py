@@ -87,13 +87,13 @@ def race_check(run) -> SessionCheck:
     return SessionCheck(key="noRace", name=name, passed=not run.raced, detail=detail)
 
 
-def read_returned_check(judged, ceiling: float) -> SessionCheck:
-    """`judged`: the session's Sufficiency."""
+def read_returned_check(judged, ceiling: float, tool_name: str) -> SessionCheck:
+    """`judged`: the session's Sufficiency; `tool_name`: the explore tool as the reports name it."""
     name = f"Read a file we returned <= {percent(ceiling)} of answered explore calls"
     if not judged.answered:
         unanswered = f" ({judged.errors} errored or never returned)" if judged.errors else ""
         return SessionCheck(key="readReturnedShareAtMost", name=name, passed=False,
-                            detail=f"no answered codegraph_explore calls{unanswered}")
+                            detail=f"no answered {tool_name} calls{unanswered}")
     count = judged.count("read_returned")
     share = count / judged.answered
     calls, were = ("call", "was") if judged.answered == 1 else ("calls", "were")

@@ -16,7 +16,7 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core import EXPLORE_TOOL, InputError, InputWarning, Origin, reading
+from citeledger.core import InputError, InputWarning, Origin, reading
 from citeledger.infra.jsonl import read_jsonl
 
 # The per-file ranking flags codegraph reports, in its order.
@@ -103,13 +103,17 @@ def _decision(item) -> FileDecision:
         raise _Bad(f"files[] item {item.get('path')!r}: {exc}") from None
 
 
-def parse_report(value, origin: Origin) -> ExploreReport:
-    """One decoded line as a report; raises ValueError saying what is wrong."""
+def parse_report(value, origin: Origin, tool: Optional[str]) -> ExploreReport:
+    """One decoded line as a report of the explore tool `tool` (its `tool` is that name: the
+    ruleset's explore source's option; None, the ruleset reads no explore tool); raises
+    ValueError saying what is wrong."""
     try:
         if not isinstance(value, dict):
             raise _Bad("not a JSON object")
-        if value.get("tool") != EXPLORE_TOOL:
-            raise _Bad(f"tool is {value.get('tool')!r}, not {EXPLORE_TOOL!r}")
+        if tool is None:
+            raise _Bad("the ruleset counts no explore tool")
+        if value.get("tool") != tool:
+            raise _Bad(f"tool is {value.get('tool')!r}, not {tool!r}")
         envelope = _get(value, "envelope", dict)
         budget = _get(value, "budget", dict)
         files = _get(value, "files", list)
@@ -126,8 +130,9 @@ def parse_report(value, origin: Origin) -> ExploreReport:
         raise ValueError(str(exc)) from None
 
 
-def read_diagnostics(path: str) -> tuple[tuple[ExploreReport, ...], tuple[InputWarning, ...]]:
-    """Every readable report of a sidecar, in file order, and a warning per line skipped.
+def read_diagnostics(path: str, tool: Optional[str]) -> tuple[tuple[ExploreReport, ...], tuple[InputWarning, ...]]:
+    """Every readable report of the explore tool `tool` (parse_report) in a sidecar, in file
+    order, and a warning per line skipped.
 
     Raises InputError when the file cannot be opened.
     """
@@ -136,7 +141,7 @@ def read_diagnostics(path: str) -> tuple[tuple[ExploreReport, ...], tuple[InputW
     with reading(path, "a diagnostic sidecar"):
         for line in read_jsonl(path, warnings):
             try:
-                reports.append(parse_report(line.value, Origin(path, line.number)))
+                reports.append(parse_report(line.value, Origin(path, line.number), tool))
             except ValueError as exc:
                 warnings.append(InputWarning(path, line.number, f"not an explore diagnostic report ({exc}), skipped"))
     if not reports and not warnings:

@@ -6,8 +6,9 @@ log apart from its subagents' files (a line JSON.parse refuses, one led by a
 byte order mark, is left out); tokens are every logged usage summed over
 every file (the run log's `LoggedTokens`). The VERDICT line's figures are the
 script's own: its explore count is the subagents' count of the one tool name
-it knows, or else the main thread's (not their sum), and its "Grep/Bash" is
-Grep and Bash calls (not Glob).
+it knows (the explore tool as Claude Code names codegraph's MCP server's), or
+else the main thread's (not their sum), and its "Grep/Bash" is Grep and Bash
+calls (not Glob).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import attrs
 
 from citeledger.infra.jsonl import js_key_order
 
-# The one explore tool name parse-session.mjs's VERDICT line counts.
-VERDICT_EXPLORE = "mcp__codegraph__codegraph_explore"
+# parse-session.mjs's VERDICT line counts one tool name: the explore tool as Claude Code
+# names an MCP tool of codegraph's server (`mcp__<server>__<tool>`).
+VERDICT_SERVER = "mcp__codegraph__"
 
 
 @attrs.frozen
@@ -28,6 +30,7 @@ class SessionTally:
     first; ties in JavaScript's object key order); `tokens` None when not logged."""
 
     session_id: str
+    explore_name: Optional[str]  # the one name the VERDICT line counts (None: the ruleset reads no explore tool)
     main: tuple[tuple[str, int], ...]
     subagents: tuple[tuple[str, int], ...]
     subagent_files: int
@@ -38,7 +41,8 @@ class SessionTally:
 
     @property
     def explore(self) -> int:
-        return self.count("subagents", VERDICT_EXPLORE) or self.count("main", VERDICT_EXPLORE)
+        name = self.explore_name
+        return 0 if name is None else self.count("subagents", name) or self.count("main", name)
 
     @property
     def reads(self) -> int:
@@ -60,9 +64,10 @@ def printed_order(counts: dict) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(((k, counts[k]) for k in keys), key=lambda kv: -kv[1]))
 
 
-def session_tally(transcript) -> SessionTally:
+def session_tally(transcript, tool: Optional[str]) -> SessionTally:
     """The tallies of an interactive session read by the claude-interactive reader
-    (`files[0]` the session's log, the rest its subagents' files)."""
+    (`files[0]` the session's log, the rest its subagents' files); `tool` is the explore
+    tool (the ruleset's explore source's option)."""
     log = transcript.files[0]
     skipped = set(transcript.bom_lines)
     main: dict = {}
@@ -74,6 +79,7 @@ def session_tally(transcript) -> SessionTally:
         counts[use.name] = counts.get(use.name, 0) + 1
     run_log = transcript.run_log
     return SessionTally(
-        session_id=session_id(log), main=printed_order(main), subagents=printed_order(subagents),
+        session_id=session_id(log), explore_name=None if tool is None else VERDICT_SERVER + tool,
+        main=printed_order(main), subagents=printed_order(subagents),
         subagent_files=len(transcript.files) - 1,
         tokens=None if run_log is None else run_log.logged_tokens)

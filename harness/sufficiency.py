@@ -1,7 +1,7 @@
 """Explore sufficiency: what the agent did next after each answered explore call.
 
 The reference harness's companion to allocation (sufficiency.md): every
-answered `codegraph_explore` call is put in one bucket by the agent's next act
+answered explore call (a call of the ruleset's explore tool) is put in one bucket by the agent's next act
 in its own thread. "The agent's next act per thread" is `next_act` (one
 implementation: the concurrent/transparent skipping and the delegation rule);
 what a `Bash` command does is harness/shell.py's rule. Core computes; the block
@@ -16,7 +16,7 @@ from typing import Hashable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import EXPLORE_TOOL
+from citeledger.core import is_explore
 from citeledger.harness.shell import normal_path, same_file, shell_intent
 from citeledger.infra.jsstr import utf16_len
 
@@ -252,8 +252,10 @@ class Returned:
 _END = object()  # a trie key no path part equals
 
 
-def sufficiency(transcript) -> Sufficiency:
-    """The sufficiency of one session (sufficiency.md)."""
+def sufficiency(transcript, tool: Optional[str]) -> Sufficiency:
+    """The sufficiency of one session (sufficiency.md): its calls of the explore tool `tool`
+    (a substring of the tool's name: the ruleset's explore source's option; None, no
+    call is one), read as the transcript's explore answers (read with that tool)."""
     lost = set(transcript.bom_lines)  # lines the harness's JSON.parse refuses (a BOM-led one) are not read
     # A later answer replaces an earlier one.
     texts = {answer.key: answer.blocks for answer in transcript.explore_answers if not (lost and answer.origin in lost)}
@@ -265,7 +267,7 @@ def sufficiency(transcript) -> Sufficiency:
         earlier = Returned()
         following = NextActs(acts)
         for index, act in enumerate(acts):
-            if EXPLORE_TOOL not in act.name:
+            if not is_explore(act.name, tool):
                 continue
             blocks = texts.get(act.key)
             if blocks is None:

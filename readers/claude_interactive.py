@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from typing import Optional, Sequence
 
 
 from citeledger.core import (
@@ -198,7 +198,8 @@ class ClaudeInteractiveReader:
         """`<session-id>/subagents` beside `<session-id>.jsonl` is read into that session."""
         return os.path.basename(dirpath) == "subagents" and fs.isfile(os.path.dirname(dirpath) + ".jsonl")
 
-    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+    def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
+        options = ReadOptions() if options is None else options  # made per call: it asks the installed sources
         if len(paths) != 1:
             raise InputError(",".join(paths), "an interactive session is one log file or directory")
         session = resolve_session(paths[0])

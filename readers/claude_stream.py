@@ -7,7 +7,7 @@ session, read in order; each segment is one turn.
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Optional, Sequence
 
 # segment: the harness's segment names, run-x.t2.jsonl
 from citeledger.core import (
@@ -109,7 +109,8 @@ class ClaudeStreamReader:
                 return session
         return SessionFiles((path,), 1)
 
-    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+    def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
+        options = ReadOptions() if options is None else options  # made per call: it asks the installed sources
         walker = EventWalker(options.explore_tool, headless=True, keep=options.keep)
         for path in paths:
             walker.new_turn()

@@ -4,8 +4,8 @@ Format facts relied on, and where they come from, are in docs/codex.md. In short
 each line is `{"timestamp", "type", "payload"}`; `type` is session_meta,
 turn_context (one per turn), event_msg (status stream, not read here) or
 response_item (messages, tool calls, tool outputs). An MCP tool call is a
-`function_call` response item (`name` like `mcp__codegraph__codegraph_explore`,
-a `call_id`), answered by a `function_call_output` with the same `call_id`.
+`function_call` response item (`name` like `mcp__codegraph__` + the explore
+tool's name, a `call_id`), answered by a `function_call_output` with the same `call_id`.
 The final answer of a turn is its last assistant `message`.
 """
 
@@ -18,8 +18,8 @@ from typing import Hashable, Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResponse, ToolResult,
-    ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_file, read_head, read_jsonl, reading,
+    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResult,
+    ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
 from citeledger.readers.codex_shell import shell_output
 from citeledger.readers.common import phased_answers, quoted, session_name
@@ -174,7 +174,8 @@ class CodexReader:
         except (OSError, ValueError, RecursionError):
             return False
 
-    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+    def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
+        options = ReadOptions() if options is None else options  # made per call: it asks the installed sources
         warnings: list[InputWarning] = []
         items = []
         for path in paths:
@@ -266,7 +267,7 @@ class _Reading:
         self.names: dict[Hashable, tuple[object, Origin]] = {}
         self.uses: dict[Hashable, ToolUse] = {}
         self.answered: dict[Hashable, Origin] = {}
-        self.responses: list[ToolResponse] = []
+        self.responses: list[ToolResult] = []  # the explore tool's
         self.tool_results: list[ToolResult] = []
         self.answers: list[ExploreAnswer] = []
         # (turn, text, origin, phase) of every assistant message; turn -> index of its last tool call
@@ -295,7 +296,7 @@ class _Reading:
             self.warnings.append(InputWarning(origin.file, origin.line, f"function_call_output for unknown call_id {quoted(call_id)}"))
             return
         name, use_origin = known
-        explore = isinstance(name, str) and self.options.explore_tool in name
+        explore = is_explore(name, self.options.explore_tool)
         kept = not explore and self.options.keep is not None and self.options.keep(name)
         first = self.answered.setdefault(key, origin)
         if first is not origin and (explore or kept):
@@ -304,17 +305,19 @@ class _Reading:
         if not (explore or kept):
             return
         blocks, failed = output_blocks(payload.get("output"))
-        if explore:
-            if not failed:
-                self.responses.append(ToolResponse(blocks, str(call_id), origin, None, use_origin, order))
-                self.answers.append(ExploreAnswer(key, blocks, origin))
-            return
         use = self.uses.get(key)
-        if use is not None and use.command is not None:
+        if not explore and use is not None and use.command is not None:
             blocks, exited = shell_output(blocks)
             failed = failed or exited
-        if not failed:
-            self.tool_results.append(ToolResult(name, blocks, origin, use, self.cwd))
+        if failed:
+            return
+        result = ToolResult(name=name, blocks=blocks, origin=origin, use=use, cwd=self.cwd, tool_use_id=str(call_id),
+                            tool_use_origin=use_origin, order=order)
+        if explore:
+            self.responses.append(result)
+            self.answers.append(ExploreAnswer(key, blocks, origin))
+        else:
+            self.tool_results.append(result)
 
 
 class TokenCounts:

@@ -22,8 +22,8 @@ from typing import Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    BOM, AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult, ToolUse, Transcript,
-    decode_line, first_line, hookimpl, is_file, open_regular, read_head, read_jsonl, reading,
+    BOM, AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResult, ToolUse, Transcript,
+    decode_line, first_line, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, session_name
 from citeledger.readers.gemini_tokens import request_of, run_log_of
@@ -208,7 +208,8 @@ class GeminiReader:
         raw = first_line(path, head, _HEAD, _SNIFF_LINE)
         return None if raw is None else decode_line(raw)  # decoded as the reading decodes it
 
-    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+    def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
+        options = ReadOptions() if options is None else options  # made per call: it asks the installed sources
         warnings: list[InputWarning] = []
         messages: list[tuple[dict, Origin]] = []
         for path in paths:
@@ -309,7 +310,7 @@ class GeminiReader:
     # -- messages to a Transcript ---------------------------------------------
 
     def _transcript(self, paths, messages, warnings, options) -> Transcript:
-        responses: list[ToolResponse] = []
+        responses: list[ToolResult] = []  # the explore tool's
         uses: list[ToolUse] = []
         tool_results: list[ToolResult] = []
         answers: list[ExploreAnswer] = []
@@ -372,17 +373,17 @@ def _read_calls(calls: list, origin: Origin, order: int, message_key, options: R
         call_id = call["id"] if isinstance(call.get("id"), str) else str(call.get("id"))
         made = tool_uses_of(call, name, call_id, origin, order, message_key)
         uses.extend(made)
-        if options.explore_tool in name:
-            blocks, failed = result_blocks(call.get("result"))
-            if call.get("status") == "success" and not failed:
-                responses.append(ToolResponse(blocks, call_id, origin, None, origin, order))
-                answers.append(ExploreAnswer(call_id, blocks, origin))
-        elif options.keep is not None and options.keep(name):  # a tool some source reads
+        explore = is_explore(name, options.explore_tool)
+        if explore or options.keep is not None and options.keep(name):  # the explore tool, or one a source reads
             blocks, failed = result_blocks(call.get("result"))
             if call.get("status") == "success" and not failed:
                 # A read_many_files result naming several files has no one file:
                 # the source charges it to (unknown) and says so.
-                tool_results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
+                result = ToolResult(name=name, blocks=blocks, origin=origin, use=made[0] if len(made) == 1 else None,
+                                    tool_use_id=call_id, tool_use_origin=origin, order=order)
+                (responses if explore else tool_results).append(result)
+                if explore:
+                    answers.append(ExploreAnswer(call_id, blocks, origin))
         order += 1
     return order
 

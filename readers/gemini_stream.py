@@ -13,13 +13,13 @@ Tool calls are read as the session documents' are (readers/gemini.py).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import orjson
 
 from citeledger.core import (
-    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResponse, ToolResult,
-    Transcript, decode_line, hookimpl, is_file, read_head, read_jsonl, reading,
+    AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResult,
+    Transcript, decode_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
 from citeledger.readers.common import final_answers, quoted, session_name
 from citeledger.readers.gemini import mcp_blocks, tool_uses_of
@@ -52,7 +52,8 @@ class GeminiStreamReader:
             return False
         return False
 
-    def read(self, paths: Sequence[str], options: ReadOptions = ReadOptions()) -> Transcript:
+    def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
+        options = ReadOptions() if options is None else options  # made per call: it asks the installed sources
         run = _Run(options)
         for path in paths:
             with reading(path, "a Gemini CLI stream-json log"):
@@ -135,12 +136,15 @@ class _Run:
         if event.get("status") != "success" or not isinstance(output, str):
             return  # a failed call is no retrieval (as `is_error`)
         name = made[0].name
+        explore = is_explore(name, self.options.explore_tool)
+        if not (explore or self.options.keep is not None and self.options.keep(name)):
+            return
         blocks = mcp_blocks(output)
-        if self.options.explore_tool in name:
-            self.responses.append(ToolResponse(blocks, tool_id, origin, None, made[0].origin, self.order))
+        result = ToolResult(name=name, blocks=blocks, origin=origin, use=made[0] if len(made) == 1 else None,
+                            tool_use_id=tool_id, tool_use_origin=made[0].origin, order=self.order)
+        (self.responses if explore else self.results).append(result)
+        if explore:
             self.answers.append(ExploreAnswer(tool_id, blocks, origin))
-        elif self.options.keep is not None and self.options.keep(name):
-            self.results.append(ToolResult(name, blocks, origin, made[0] if len(made) == 1 else None))
 
     def transcript(self, paths, reader: str) -> Transcript:
         uses = [u for made in self.uses.values() for u in made]

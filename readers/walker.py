@@ -10,8 +10,8 @@ from typing import Hashable, Optional
 
 from citeledger.readers.prompts import COMMAND, COMMAND_OUTPUT, PROMPT, prompt_kind
 from citeledger.core import (
-    EXPLORE_TOOL, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText, ToolResponse,
-    ToolResult, ToolUse, Transcript, is_blank, js_string, js_stringify,
+    AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText,
+    ToolResult, ToolUse, Transcript, is_blank, is_explore, js_string, js_stringify,
 )
 from citeledger.readers.run_log import RunLogReader
 
@@ -102,13 +102,25 @@ def item_text(item) -> str:
 
 def content_blocks(content) -> tuple[str, ...]:
     """A tool_result's text, one string per item: null/absent gives none, another value its JSON."""
+    if isinstance(content, list):  # nearly every result: an item's text inline (item_text's common case)
+        blocks = []
+        for item in content:
+            text = item.get("text") if type(item) is dict else None
+            blocks.append(text if type(text) is str else item_text(item))
+        return tuple(blocks)
     if isinstance(content, str):
         return (content,)
-    if isinstance(content, list):
-        return tuple(item_text(item) for item in content)
     if content is None or content is _MISSING:
         return ()
     return (js_stringify(content),)
+
+
+def id_text(value) -> str:
+    """A tool id that is no string, as text: a number as JavaScript writes it, so an integer
+    past 64 bits reads alike whether decoded as an int or a double (infra/jsonl.Keys)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return js_string(value)
+    return str(value)
 
 
 def answer_block_text(block: dict) -> str:
@@ -128,7 +140,8 @@ class EventWalker:
     every event whose message.content is a list is walked, whatever its type.
     """
 
-    def __init__(self, explore_tool: str = "codegraph_explore", headless: bool = False, keep=None):
+    def __init__(self, explore_tool: Optional[str], headless: bool = False, keep=None):
+        # The explore tool (ReadOptions.explore_tool: a substring of its name; None, no tool is).
         self.explore_tool = explore_tool
         self.headless = headless
         # Whose other results to keep (ReadOptions.keep; None: none), and each tool use by key.
@@ -136,7 +149,8 @@ class EventWalker:
         self.tool_results: list[ToolResult] = []
         self._uses: dict = {}
         self.names: dict[Hashable, object] = {}
-        self.responses: list[ToolResponse] = []
+        self.responses: list[ToolResult] = []  # the explore tool's
+        self._kinds: dict[str, str] = {}  # tool name -> what its results are kept as (_kind)
         self.results: list[ResultText] = []
         self.warnings: list[InputWarning] = []
         self.bom_lines: list[Origin] = []
@@ -301,7 +315,7 @@ class EventWalker:
             given.get("subagent_type"), given.get("description"), given.get("task"), given.get("symbol"))
         use = ToolUse(
             name if type(name) is str else "",
-            tool_id if type(tool_id) is str else str(None if tool_id is _ABSENT else tool_id),
+            tool_id if type(tool_id) is str else id_text(None if tool_id is _ABSENT else tool_id),
             parent if type(parent) is str else None, origin, self._order,
             query if type(query) is str else None, file_path if type(file_path) is str else None,
             path if type(path) is str else None, pattern if type(pattern) is str else None,
@@ -312,7 +326,7 @@ class EventWalker:
             task if type(task) is str else None, symbol if type(symbol) is str else None,
         )
         self.tool_uses.append(use)
-        if self.keep is not None and key is not None:
+        if key is not None:
             self._uses[key] = use
 
     def _tool_result(self, block: dict, parent, origin: Origin, user: bool = False) -> None:
@@ -327,53 +341,58 @@ class EventWalker:
             )
             return
         name, use_origin = known
-        if not (isinstance(name, str) and self.explore_tool in name):
-            if self.keep is not None and self.keep(name):  # a tool some source reads
-                self._keep_result(block, key, name, origin)
+        kind = self._kinds.get(name) if type(name) is str else None  # _kind, its common case inline
+        if kind is None:
+            kind = self._kind(name)
+        if kind is _NOT_KEPT:  # no source reads this tool
             return
+        explore = kind is _EXPLORE
         error = block.get("is_error")
-        if error is not None and error is not False and js_truthy(error):
+        if error is not None and error is not False and js_truthy(error):  # a failed call is no retrieval
             return
+        content = block.get("content", _MISSING)
+        if explore:
+            self._explore_checks(content, tool_id, key, origin)
+        result = ToolResult(
+            name=name, blocks=content_blocks(content), origin=origin, use=self._uses.get(key), cwd=self.cwd,
+            tool_use_id=tool_id if type(tool_id) is str else id_text(tool_id),
+            parent_tool_use_id=parent if isinstance(parent, str) else None,
+            tool_use_origin=use_origin, order=self._order,
+        )
+        (self.responses if explore else self.tool_results).append(result)
+
+    def _kind(self, name) -> str:
+        """Whether a tool's results are kept, and as what: the explore tool's (`_EXPLORE`), a tool
+        some source reads (`_KEPT`) or neither; worked out once per tool name (`_kinds`)."""
+        if is_explore(name, self.explore_tool):
+            kind = _EXPLORE
+        else:
+            kind = _KEPT if self.keep is not None and self.keep(name) else _NOT_KEPT
+        if type(name) is str:
+            self._kinds[name] = kind
+        return kind
+
+    def _explore_checks(self, content, tool_id, key, origin: Origin) -> None:
+        """What the reference reads of an explore result that a warning must say: a second
+        result for one call (counted again), content that is no text."""
         first = self._answered.get(key)
         if first is None:
             self._answered[key] = origin
         else:
             self.warn(origin, f"another explore result for tool_use id {tool_id!r} (first at {first.file}:{first.line}); "
                               "counted again, as the reference does")
-        content = block.get("content", _MISSING)
-        if type(content) is list:  # content_blocks, its common case inline
-            blocks = []
-            for item in content:
-                text = item.get("text") if type(item) is dict else None
-                blocks.append(text if type(text) is str else item_text(item))
-            blocks = tuple(blocks)
-        else:
-            if content is None or content is _MISSING:
-                self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
-            elif not isinstance(content, (str, list)):
-                self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
-            blocks = content_blocks(content)
-        self.responses.append(ToolResponse(
-            blocks,
-            tool_id if type(tool_id) is str else str(tool_id),
-            origin,
-            parent if isinstance(parent, str) else None,
-            use_origin,
-            self._order,
-        ))
-
-    def _keep_result(self, block: dict, key, name: str, origin: Origin) -> None:
-        """A result of a tool a source reads; a failed call is no retrieval, as a failed explore."""
-        error = block.get("is_error")
-        if error is not None and error is not False and js_truthy(error):
+        if type(content) is list:
             return
-        content = block.get("content", _MISSING)
-        self.tool_results.append(ToolResult(name, content_blocks(content), origin, self._uses.get(key), self.cwd))
+        if content is None or content is _MISSING:
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, counted as empty")
+        elif not isinstance(content, str):
+            self.warn(origin, f"explore tool_result content is {js_type(content)}, not text, counted as its JSON")
 
     def _explore_answer(self, block: dict, key, origin: Origin) -> None:
         """The sufficiency block's response text of `key` (sufficiency.md "Threads and actions")."""
         name = self._acted.get(key)
-        if not (isinstance(name, str) and EXPLORE_TOOL in name):
+        kind = self._kinds.get(name) if type(name) is str else None  # _kind, its common case inline
+        if (self._kind(name) if kind is None else kind) is not _EXPLORE:
             return
         error = block.get("is_error")
         if error is not None and error is not False and js_truthy(error):
@@ -404,7 +423,9 @@ class EventWalker:
 
 
 _MISSING = object()
-MISSING = _MISSING  # a key absent from a decoded object (js_type says "missing")
+MISSING = _MISSING
+# What a tool's results are kept as (EventWalker._kind).
+_EXPLORE, _KEPT, _NOT_KEPT = "explore", "kept", "not kept"  # a key absent from a decoded object (js_type says "missing")
 _NO_INPUT: dict = {}
 
 

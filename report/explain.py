@@ -55,7 +55,7 @@ def render_explain(result: SessionScore) -> str:
         lines.append("")
         lines.append(
             f"    (trailing blocks) {thousands(result.meta_chars)} chars ({percent(ratio(result.meta_chars, env))}) "
-            "— charged to no file (splitter.trailing_block: meta)"
+            "— charged to no file (its source's trailing_block: meta)"
         )
     return "\n".join(lines) + "\n"
 

@@ -13,7 +13,7 @@ import re
 from citeledger.core import js_round, js_stringify, thousands, to_fixed
 from citeledger.report.envelope import render_envelope
 from citeledger.report.sufficiency import render_sufficiency
-from citeledger.report.text import render_text
+from citeledger.report.text import TOOL_NAME, render_text
 
 INDENT = "  "
 RACE = '  [MCP COLD-START RACE — tool call hit "No such tool available"]'
@@ -145,7 +145,7 @@ def render_session(tally, sufficiency, score) -> str:
     files = tally.subagent_files
     lines = [f"session: {tally.session_id}", "", "MAIN thread tools:", tally_lines(tally.main), "",
              f"SUBAGENT tools ({files} subagent transcript{'' if files == 1 else 's'}):", tally_lines(tally.subagents),
-             "", f"VERDICT: codegraph_explore used {tally.explore}x | Read {tally.reads} | Grep/Bash {tally.greps}"]
+             "", f"VERDICT: {TOOL_NAME} used {tally.explore}x | Read {tally.reads} | Grep/Bash {tally.greps}"]
     t = tally.tokens
     if t is None:
         lines.append("TOKENS: not logged")

@@ -12,6 +12,7 @@ from typing import Optional
 
 from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, printable, to_fixed, utf16_len
 from citeledger.report.tables import layout
+from citeledger.report.text import TOOL_NAME
 
 LABELS = {
     "explore_again": ("explore again", "insufficient: did not answer"),
@@ -54,7 +55,7 @@ def bucket_lines(counts, answered: int) -> list[str]:
 def render_sufficiency(s: Sufficiency) -> str:
     if not s.answered:
         tail = f" ({s.errors} errored or never returned)" if s.errors else ""
-        return f"Explore sufficiency: no answered codegraph_explore calls{tail}\n"
+        return f"Explore sufficiency: no answered {TOOL_NAME} calls{tail}\n"
     lines = [f"Explore sufficiency — what the agent did NEXT ({plural(s.answered, 'answered call')}):"]
     lines += bucket_lines(s.counts, s.answered)
     for i, call in enumerate(s.calls, 1):

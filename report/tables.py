@@ -14,6 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 from citeledger.core import inert_cell, percent, printable
 from citeledger.report.stats import median, pooled, quantile
+from citeledger.report.text import TOOL_NAME
 
 SWEEP_FORMAT = "citeledger-sweep/1"
 
@@ -78,7 +79,7 @@ def session_rows(outcome, rulesets) -> list[dict]:
 
 # Why a session is not scored, by status: the sweep's `reason` and score's warning.
 REASONS = {
-    "no-explore": "no codegraph_explore response with a source section",
+    "no-explore": f"no {TOOL_NAME} response with a source section",
     "no-answer": "no final answer text",
 }
 

@@ -7,7 +7,11 @@ from citeledger.core.plugins import evidence_label
 from citeledger.core.scores import SessionScore, ratio
 
 TOP_FILES = 12
-NO_CALLS = "Explore allocation: no codegraph_explore responses with source sections"
+# The explore tool as the reference's output names it: output text, written whatever
+# the ruleset's explore tool, and the one place a report writes it (docs/decisions.md,
+# "The explore tool is an ordinary source's options").
+TOOL_NAME = "codegraph_explore"
+NO_CALLS = f"Explore allocation: no {TOOL_NAME} responses with source sections"
 NO_ANSWER = "  !! no final answer text found — efficiency is not meaningful for this run"
 NOTE = "  note: relative metric — attribution is by citation, so compare builds on the same question, not absolutes."
 

@@ -22,9 +22,14 @@ from citeledger.core import INTEGER_RANGE, UserError, channels as installed_chan
 
 from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
-from citeledger.core import ChannelRule, ReaderRules, Ruleset, SourceRule, SplitterRules
+from citeledger.core import UNITS, ChannelRule, ReaderRules, Ruleset, SourceRule
 
-TOP_KEYS = {"name", "description", "extends", "reader", "splitter", "channels", "sources"}
+TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources"}
+
+# Keys that moved, and their dotted names now: a ruleset written for the old
+# name is refused, never read with a changed meaning. A source says which of its
+# options had another name (its `moved`), so none is named here.
+MOVED = {"splitter.unit": "unit"}
 
 # Limits on an untrusted ruleset (docs/robustness.md). A shipped ruleset is
 # about 2 KB, 60 nodes, 4 levels deep, 1 extends.
@@ -316,25 +321,55 @@ def load_ruleset(name_or_path: str) -> Ruleset:
 
 
 def build_ruleset(tree: Located, source: str) -> Ruleset:
+    _refuse_moved(tree, installed_sources())
     _reject_unknown(tree, TOP_KEYS, "")
     name = tree.get("name") or os.path.basename(source).removesuffix(".yaml")
     _check_type(tree, "name", name, str, "")
     description = tree.get("description", "")
     _check_type(tree, "description", description, str, "")
     reader = build(ReaderRules, _section(tree, "reader"), "reader")
-    splitter = build(SplitterRules, _section(tree, "splitter"), "splitter")
+    unit = _choice(tree, "unit", UNITS)
     rank, options = _plugins(_section(tree, "channels"), "rank", "channel", installed_channels())
     use, source_options = _plugins(_section(tree, "sources"), "use", "source", installed_sources())
     return Ruleset(
         name=name,
         description=description.strip(),
         reader=reader,
-        splitter=splitter,
+        unit=unit,
         channels=tuple(ChannelRule(r, options[r]) for r in rank),
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
         sources=tuple(SourceRule(u, source_options[u]) for u in use),
     )
+
+
+def _refuse_moved(tree: Located, sources: dict) -> None:
+    """A key that moved (`splitter.header`, say) is one error naming its new key, at its line
+    (the first in the ruleset's own file, then in the files it extends)."""
+    moved = dict(MOVED)
+    for name, cls in sorted(sources.items()):
+        moved.update({old: f"sources.{name}.{new}" for old, new in getattr(cls, "moved", {}).items()})
+    found = []
+    for old, new in moved.items():
+        section, key = old.split(".", 1)
+        body = tree.get(section)
+        if isinstance(body, Located) and key in body:
+            found.append((body.file != tree.file, body.line_of(key), body.file, old, new))
+    if found:
+        _, line, file, old, new = min(found)
+        raise RulesetError(file, line, old, f"moved: write it as `{new}`")
+
+
+def _choice(tree: Located, key: str, choices: tuple) -> str:
+    """A top-level key that takes one of `choices`."""
+    if key not in tree:
+        raise RulesetError(tree.file, tree.line, key, "missing")
+    value = tree[key]
+    _check_type(tree, key, value, str, "")
+    if value not in choices:
+        raise RulesetError(tree.file, tree.line_of(key), key,
+                           f"must be one of {', '.join(map(repr, choices))}, not {excerpt(value)}")
+    return value
 
 
 def _plugins(section: Located, list_key: str, kind: str, known: dict) -> tuple[list, dict]:

@@ -4,15 +4,15 @@ A ruleset names the tool (`tool`, a pattern searched in the tool's name),
 the header line that opens each file's section (`header`, a pattern whose
 group 1 is the path and group 2 the rest of the line) and, optionally, the
 marker the last section ends at (`trailer`). The result is cut exactly as an
-explore response is (the codegraph_explore source's splitter), and the rest
+explore response is (sources/sectioned/, the explore source's splitter), and the rest
 of each header line is read by its lark grammar (header.lark), so names in
 `name(kind)` form reach the symbol channel. Text before the first header is
 not counted, as in an explore response (the reference's rule). A result with
 no header at all is charged whole to (unknown), with a warning: it is never
 dropped.
 
-A tool the reader takes for an explore call (`reader.explore_tool`) is the
-codegraph_explore source's, never this one's. See docs/sources.md.
+A tool the reader takes for an explore call (the explore source's `tool`) is
+that source's, never this one's. See docs/sources.md.
 """
 
 from __future__ import annotations
@@ -22,23 +22,11 @@ import re
 import attrs
 
 from citeledger.core import KeptTools, Pieces, Pulled, UNKNOWN, hookimpl, needs_groups, result_key, unknown_warning
-from citeledger.sources.codegraph_explore import shared_cuts
+from citeledger.sources.sectioned import Fixed, shared_cuts
 
 
 def _one_of(*choices):
     return attrs.validators.in_(choices)
-
-
-class _Fixed:
-    """A cut under this source's own trailing-block rule, whatever the ruleset's."""
-
-    __slots__ = ("cut", "number", "trailing_block")
-
-    def __init__(self, cut, trailing_block: str):
-        self.cut, self.number, self.trailing_block = cut, cut.number, trailing_block
-
-    def sections(self, _trailing_block: str, unit: str):
-        return self.cut.sections(self.trailing_block, unit)
 
 
 class McpSource:
@@ -54,6 +42,8 @@ class McpSource:
         trailer: str = ""
         # What follows the last section's closing code fence: the last file's, or meta.
         trailing_block: str = attrs.field(default="last-file", validator=_one_of("last-file", "meta"))
+        # Joined between a result's content items (as the explore source's option).
+        block_separator: str = ""
 
     def __init__(self, options):
         self.options = options
@@ -63,13 +53,13 @@ class McpSource:
 
     def cuts(self, given, ruleset, memo: dict):
         options = self.options
-        join = ruleset.reader.block_separator.join
+        join = options.block_separator.join
         mine = [r for r in given.results if options.tool.search(r.name)]
         texts = [join(r.blocks) for r in mine]
         pulled, warnings = [], []
         for result, text, cut in zip(mine, texts, shared_cuts(memo).cut_all(texts, options)):
             if cut.pieces(options.trailing_block):
-                pulled.append(Pulled(_Fixed(cut, options.trailing_block), result.origin, self.name, result=result_key(result)))
+                pulled.append(Pulled(Fixed(cut, options.trailing_block), result.origin, self.name, result=result_key(result)))
             elif text:
                 warnings.append(unknown_warning(self.name, result, "no header line found"))
                 pulled.append(Pulled(Pieces([(UNKNOWN, text)]), result.origin, self.name, result=result_key(result)))

@@ -37,7 +37,7 @@ class ResultSource:
         raise NotImplementedError
 
     def cuts(self, given, ruleset, memo: dict):
-        join = ruleset.reader.block_separator.join
+        join = "".join  # a result's content items joined with nothing, as the reference joins an explore's
         pulled, warnings = [], []
         for result in given.results:
             if not self.wants(result):

@@ -40,7 +40,8 @@ def measure_run(run, ruleset, args, warnings: list):
     records = measured(transcript, args)
     scored = score(transcript, ruleset)
     warnings.extend(scored.warnings)
-    return run_figures(run.name, records["run"], records["occupancy"], scored, sufficiency(transcript))
+    judged = sufficiency(transcript, ruleset.explore_tool)
+    return run_figures(run.name, records["run"], records["occupancy"], scored, judged)
 
 
 def run_arm_table(args) -> int:

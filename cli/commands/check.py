@@ -97,27 +97,27 @@ def _matchers(spec) -> dict:
     return compiled
 
 
-def _sidecars(paths) -> tuple[list, list]:
+def _sidecars(paths, tool) -> tuple[list, list]:
+    """The reports of the explore tool `tool` in the sidecars given, and their warnings."""
     from citeledger.harness.diagnostics import read_diagnostics
 
     reports, warnings = [], []
     for path in paths:
-        read, said = read_diagnostics(path)
+        read, said = read_diagnostics(path, tool)
         reports += read
         warnings += said
     return reports, warnings
 
 
-def _session(args):
-    """(transcript, score, ruleset) of the session given, or Nones."""
+def _session(args, ruleset):
+    """(transcript, score) of the session given, or Nones."""
     if not (args.files or args.session):
-        return None, None, None
+        return None, None
     from citeledger.core.accountant import score
 
-    ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset, whole=True)
     session_note(args.session, transcript)
-    return transcript, score(transcript, ruleset), ruleset
+    return transcript, score(transcript, ruleset)
 
 
 def _responses_of(transcript, score, ruleset, reports, sidecars) -> tuple[list, list]:
@@ -149,7 +149,7 @@ def _fixtures(spec, matchers, reports, texts, sidecars) -> list:
     return results
 
 
-def _session_checks(spec, score, transcript, groups, labels) -> list:
+def _session_checks(spec, score, transcript, ruleset, groups, labels) -> list:
     from citeledger.harness import check_session as judge
 
     keys, checks = spec.session, []
@@ -159,8 +159,10 @@ def _session_checks(spec, score, transcript, groups, labels) -> list:
         checks.append(judge.lower_bound_check(score, keys.lower_bound_at_least))
     if keys.read_returned_share_at_most is not None:
         from citeledger.harness.sufficiency import sufficiency
+        from citeledger.report.text import TOOL_NAME
 
-        checks.append(judge.read_returned_check(sufficiency(transcript), keys.read_returned_share_at_most))
+        checks.append(judge.read_returned_check(sufficiency(transcript, ruleset.explore_tool),
+                                                keys.read_returned_share_at_most, TOOL_NAME))
     if keys.no_contamination or keys.no_race:
         from citeledger.core import MetricOptions, metrics
 
@@ -191,15 +193,16 @@ def run(args) -> int:
     for path in args.arms[2:] if args.arms else ():
         if not os.path.isdir(path):
             raise UserError(f"--arms: {path}: not a directory")
-    reports, warnings = _sidecars(args.diagnostics)
-    transcript, score, ruleset = _session(args)
+    ruleset = ruleset_from(args)  # its explore tool is the one whose reports and calls count
+    reports, warnings = _sidecars(args.diagnostics, ruleset.explore_tool)
+    transcript, score = _session(args, ruleset)
     texts, said = _responses_of(transcript, score, ruleset, reports, args.diagnostics)
     warnings += said
     if score is not None:
         warnings += score.warnings
     groups, labels = _arm_groups(args, warnings)
     results = _fixtures(spec, matchers, reports, texts, args.diagnostics)
-    session_checks = _session_checks(spec, score, transcript, groups, labels)
+    session_checks = _session_checks(spec, score, transcript, ruleset, groups, labels)
     passed = all(r.passed for r in results) and all(c.passed for c in session_checks)
     _write(args, results, session_checks, passed, transcript, score)
     report_warnings(warnings, "--json")

@@ -40,15 +40,17 @@ def add_format_options(parser, json_help: str, kind: str) -> None:
                         "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
 
 
-def judged_acts(args, transcript) -> tuple:
+def judged_acts(args, transcript, ruleset) -> tuple:
     """(the sufficiency block's judgement with --sufficiency, the page's next acts with --html), each
-    None when not asked (here: a plain score starts without the sufficiency modules)."""
+    None when not asked (here: a plain score starts without the sufficiency modules); explore
+    calls are the ruleset's explore tool's."""
     if not (args.sufficiency or args.html):
         return None, None
     from citeledger.harness.sufficiency import sufficiency
 
-    judged = sufficiency(transcript) if args.sufficiency else None
-    return judged, (judged or sufficiency(transcript)) if args.html else None
+    tool = ruleset.explore_tool
+    judged = sufficiency(transcript, tool) if args.sufficiency else None
+    return judged, (judged or sufficiency(transcript, tool)) if args.html else None
 
 
 def add_html_option(parser) -> None:

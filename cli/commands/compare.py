@@ -160,7 +160,7 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
             return
     with progress_bar(len(refs), label, args.quiet) as advance:
         join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
-        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=judged(join, on)):
+        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=judged(join, on, rulesets[0])):
             outcome, counted = split(outcome, on)
             warnings.extend(outcome.warnings)
             added.extend(completed_files([outcome_inputs(outcome)], [path]))

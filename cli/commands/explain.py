@@ -48,7 +48,7 @@ def run(args) -> int:
     added = tuple(files_added(transcript, args.files))
     scored = score(transcript, ruleset)
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
-    judged, acts = judged_acts(args, transcript)
+    judged, acts = judged_acts(args, transcript, ruleset)
     result = SessionResult(kind="explain", score=scored, added=added, json_added=added, sufficiency=judged,
                            next_acts=acts, transcript=transcript, extra_text=extra_text, extra_data=extra_data)
     write_pages(result, args.html)

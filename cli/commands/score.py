@@ -89,7 +89,7 @@ def run(args) -> int:
     added = files_added(transcript, args.files)
     scored = score(transcript, ruleset)
     view = envelope_view(scored, args.answer, matchers) if args.envelope or args.answer else None
-    judged, acts = judged_acts(args, transcript)
+    judged, acts = judged_acts(args, transcript, ruleset)
     extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
     result = SessionResult(
         kind="score", score=scored, added=tuple(added),
@@ -134,7 +134,7 @@ def run_harness(args) -> int:
     records = measured(transcript, args)
     shown = args.files or transcript.files[:1]  # --session: the session's log, not its subagents' files
     text = render_harness(shown, records["run"], records["occupancy"], result,
-                          sufficiency(transcript), view, brief=args.brief)
+                          sufficiency(transcript, ruleset.explore_tool), view, brief=args.brief)
     write_stdout(text)
     # The input's warnings only: a run without an explore call (a without-arm's) is no warning here.
     report_warnings(result.warnings, "--json")
@@ -154,6 +154,7 @@ def run_session_report(args) -> int:
     ruleset = ruleset_from(args)
     transcript = read_session(args.files, args.session, ruleset)
     result = score(transcript, ruleset)
-    write_stdout(render_session(session_tally(transcript), sufficiency(transcript), result))
+    tool = ruleset.explore_tool
+    write_stdout(render_session(session_tally(transcript, tool), sufficiency(transcript, tool), result))
     report_warnings(result.warnings, "--json")
     return EXIT_OK

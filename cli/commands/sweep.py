@@ -310,7 +310,8 @@ def run(args) -> int:
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency)
+        extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency,
+                       rulesets[0])
         with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
                      engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)

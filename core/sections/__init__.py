@@ -2,8 +2,8 @@
 per returned file.
 
 The records here (`Section`, `Header`, `Call`) are what a source (a plugin,
-core/source.py) makes of a tool result: the codegraph_explore source's
-splitter, with its header grammar, makes Headers. The accountant charges
+core/source.py) makes of a tool result: the splitter the explore and mcp
+sources share, with its header grammar, makes Headers. The accountant charges
 sections and the channels judge them.
 """
 
@@ -90,7 +90,7 @@ class Section:
 
 @frozen
 class Call:
-    """One tool result that had at least one section (its source: codegraph_explore, read, grep, ...)."""
+    """One tool result that had at least one section (its source: the explore source, read, grep, ...)."""
 
     number: int  # 1-based, after responses without sections are dropped
     sections: tuple[Section, ...]

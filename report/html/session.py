@@ -14,6 +14,7 @@ from citeledger.report.explain import SOURCES  # the answer's source, as explain
 from citeledger.report.html.bounded import CALLS, ENVELOPE_FILES, FILES, SECTIONS
 from citeledger.report.html.citations import citation_spans
 from citeledger.report.html.sufficiency import next_act, session_section
+from citeledger.report.text import TOOL_NAME
 from citeledger.report.html.page import (
     cell, document, esc, field, mark, num, pct, swatch, table, warnings_list,
 )
@@ -37,7 +38,7 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
         parts.append(_files(data))
     else:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
-                     "No codegraph_explore response with a source section: nothing to charge.</p>")
+                     f"No {TOOL_NAME} response with a source section: nothing to charge.</p>")
     if "sufficiency" in data:
         parts.append(session_section(data["sufficiency"]))
     parts.append(answer_html(data, answer))

@@ -165,7 +165,7 @@ def test_a_miss_is_listed_under_the_latest_call_of_its_thread(tmp_path):
 
 
 def test_reactions_changes_only_the_ranking():
-    assert REACTIONS.reader == DEFAULT.reader and REACTIONS.splitter == DEFAULT.splitter
+    assert REACTIONS.reader == DEFAULT.reader and REACTIONS.unit == DEFAULT.unit and REACTIONS.sources == DEFAULT.sources
     assert REACTIONS.channel_names == ("path", "symbol", "read_after")
     assert REACTIONS.channels[:2] == DEFAULT.channels
 

@@ -251,13 +251,13 @@ class _LogReader:
         return dirpath.endswith(".attachments")
 
     def read(self, paths, options):
-        from citeledger.core import Origin, ResultText, ToolResponse, Transcript
+        from citeledger.core import Origin, ResultText, ToolResult, Transcript
 
         responses, results = [], []
         for path in paths:
             answer, returned = Path(path).read_text().strip().split("|")
             text = response(*(section(p, size=int(n)) for p, n in (r.split(":") for r in returned.split(","))))
-            responses.append(ToolResponse((text,), f"t{len(responses)}", Origin(path, 1)))
+            responses.append(ToolResult(name="explore", blocks=(text,), origin=Origin(path, 1), tool_use_id=f"t{len(responses)}"))
             results.append(ResultText(answer, Origin(path, 1)))
         return Transcript("log", tuple(paths), tuple(responses), tuple(results), (), (), reader=self.name,
                           turns=len(paths))

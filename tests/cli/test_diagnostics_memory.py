@@ -141,7 +141,7 @@ def test_the_join_cuts_no_response_the_scoring_cut(tmp_path, monkeypatch):
     """The join's calls are the score's own (SessionScore.cut): each distinct response text
     is cut once per session, by the scoring, and the join in a sweep gives what a join of a
     score made alone gives."""
-    from citeledger.sources.codegraph_explore import splitter
+    from citeledger.sources.sectioned import splitter
 
     refs, _ = discover([str(copies(tmp_path, 2))])
     fresh = [o.extra for o in score_corpus(refs, [DEFAULT], 1)]

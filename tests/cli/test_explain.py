@@ -96,7 +96,7 @@ def test_trailing_meta_line(tmp_path, capsys):
     status, out = explain(capsys, "--ruleset", "corrected", session(tmp_path, [text], "lib/a.js"))
     meta = len("\n**Not shown above — explore these names for their source**\n\n- x\n")
     assert out.splitlines()[-1] == (
-        f"    (trailing blocks) {meta} chars ({100 * meta / (len(text) - 4):.1f}%) — charged to no file (splitter.trailing_block: meta)"
+        f"    (trailing blocks) {meta} chars ({100 * meta / (len(text) - 4):.1f}%) — charged to no file (its source's trailing_block: meta)"
     )
 
 

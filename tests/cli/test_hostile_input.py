@@ -160,7 +160,7 @@ def test_an_interactive_session_with_fifo_subagents_is_scored_with_warnings(corp
     # a0 (line 3) is 11 nodes, a_i = 1 + 10 a_(i-1): a4 on line 7 is 111,111, refused before the key is built.
     ("alias-key-bomb.yaml", ":7:", "aliases expand to more than 100,000 YAML nodes"),
     ("lookahead-in-repeat.yaml", ":5: channels.symbol.token:", "a lookaround, which RE2 does not run"),
-    ("header-one-group.yaml", ":4: splitter.header:", "header needs 2 capture groups (1 capture group)"),
+    ("header-one-group.yaml", ":5: sources.codegraph_explore.header:", "header needs 2 capture groups (1 capture group)"),
     ("code-span-no-group.yaml", ":5: channels.symbol.code_span:", "code_span needs 1 capture group (0 capture groups)"),
 ])
 def test_hostile_rulesets_are_refused_in_one_line(corpus, ruleset, where, message):
@@ -330,7 +330,7 @@ def test_a_second_sweep_into_a_busy_out_directory_refuses_and_the_first_stays_wh
 def test_render_tags_nested_past_the_recursion_limit_read_as_symbols():
     # lark's LALR parse keeps its own stack, and the Header is read from the
     # transformed parts without recursion: any depth parses.
-    from citeledger.sources.codegraph_explore import header
+    from citeledger.sources.sectioned import header
 
     suffix = " — " + "focused (" * 20_000 + "run(function), x(method)" + ")" * 20_000
     parsed = header.parse_header("src/deep.js", suffix)

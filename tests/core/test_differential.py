@@ -475,7 +475,7 @@ def interactive_session(draw) -> dict:
 
 def citeledger_view(files: list[str], interactive: bool, globs: list[str]):
     if interactive:
-        transcript = ClaudeInteractiveReader().read(files, DEFAULT.reader.read_options())
+        transcript = ClaudeInteractiveReader().read(files, DEFAULT.read_options())
     else:
         transcript = read_session(files, None, DEFAULT)
     result = score(transcript, DEFAULT)

@@ -158,7 +158,7 @@ def test_shipped_sessions_sufficiency_equals_the_oracle():
                           capture_output=True, text=True, check=True)
     for s, want in zip(SHIPPED, json.loads(done.stdout)):
         reader = ClaudeInteractiveReader() if s["interactive"] else ClaudeStreamReader()
-        judged = sufficiency(reader.read(s["files"]))
+        judged = sufficiency(reader.read(s["files"]), "codegraph_explore")
         block = want["text"][want["text"].index("Explore sufficiency"):]
         assert render_sufficiency(judged) == block, s
         assert sufficiency_dict(judged) == want["json"]["sufficiency"], s

@@ -44,6 +44,31 @@ def test_channel_without_judge_is_refused():
         plugins.check_channel(Silent)
 
 
+@pytest.mark.parametrize("attribute, value, message", [
+    ("moved", {"splitter.header": 3}, "moved must map old dotted ruleset keys to option names"),
+    ("moved", ["reader.x"], "moved must map old dotted ruleset keys to option names"),
+    ("default_explore_tool", "", "default_explore_tool must be a tool name"),
+])
+def test_a_source_declares_its_moved_keys_and_default_tool_well(attribute, value, message):
+    class Odd:
+        name = "odd"
+
+        @attrs.frozen
+        class Options:
+            pass
+
+        def tools(self):
+            return None
+
+        def cuts(self, given, ruleset, memo):
+            return [], ()
+
+    plugins.check_source(Odd)  # neither declared: fine
+    setattr(Odd, attribute, value)
+    with pytest.raises(plugins.PluginError, match=f"'odd': {message}"):
+        plugins.check_source(Odd)
+
+
 def test_two_plugins_may_not_share_a_name():
     class A:
         name = "same"
@@ -60,11 +85,31 @@ def test_two_plugins_may_not_share_a_name():
 
 
 def test_reader_defaults_are_the_default_rulesets():
-    # Readers called without options (library use) read as default.yaml says.
+    # Readers called without options (library use) read as default.yaml says: the
+    # explore tool is the installed explore source's default.
     from citeledger.core.reader import ReadOptions
     from citeledger.rules.loader import load_ruleset
 
-    assert ReadOptions() == load_ruleset("default").reader.read_options()
+    assert ReadOptions() == load_ruleset("default").read_options()
+
+
+def test_the_explore_tool_is_the_explore_sources_option():
+    # Core names no tool: it asks the ruleset's sources (the explore source's `tool`).
+    import attrs
+
+    from citeledger.core import sources
+    from citeledger.core.reader import ReadOptions
+    from citeledger.rules.loader import load_ruleset
+
+    explore = sources()["codegraph_explore"]
+    assert attrs.fields(explore.Options).tool.default == explore.default_explore_tool == ReadOptions().explore_tool
+    base = load_ruleset("default")
+    (rule,) = base.sources
+    renamed = attrs.evolve(base, sources=(attrs.evolve(rule, options=attrs.evolve(rule.options, tool="other_explore")),))
+    assert renamed.read_options().explore_tool == renamed.explore_tool == "other_explore"
+    read_only = attrs.evolve(base, sources=tuple(r for r in load_ruleset("retrieval").sources if r.name == "read"))
+    assert read_only.read_options().explore_tool is None  # no explore source: no explore responses
+    assert read_only.read_options().keep("Read")
 
 
 class _Broken:

@@ -22,12 +22,12 @@ from citeledger.channels.symbol import SymbolChannel
 from citeledger.infra import jsonl
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
-from citeledger.sources.codegraph_explore.header import parse_header
+from citeledger.sources.sectioned.header import parse_header
 from citeledger.infra.jsstr import LINE_TERMINATORS, utf16_len
-from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResponse, Transcript
+from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResult, Transcript
 from citeledger.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.readers.claude_stream import ClaudeStreamReader
-from citeledger.sources.codegraph_explore.splitter import split_sections
+from citeledger.sources.sectioned.splitter import split_sections
 from citeledger.core.sections.units import MEASURES
 from citeledger.rules.loader import load_ruleset, shipped_names
 
@@ -133,8 +133,8 @@ def header_starts(text: str) -> list[int]:
 @pytest.mark.parametrize("name", ["default", "corrected", "utf8", "codepoint"])
 @given(text=explore_text())
 def test_sections_partition_their_envelope(name, text):
-    rules = RULESETS[name].splitter
-    sections = split_sections(text, rules)
+    rules, unit = RULESETS[name].sources[0].options, RULESETS[name].unit  # the explore source's options
+    sections = split_sections(text, rules, unit)
     starts = header_starts(text)
     files = [s for s in sections if not s.meta]
     assert len(files) == len(starts)
@@ -144,7 +144,7 @@ def test_sections_partition_their_envelope(name, text):
     found = text.find("\n> ", starts[-1])
     end = len(text) if found == -1 else found
     bounds = starts + [end]
-    count = COUNTS[rules.unit]
+    count = COUNTS[unit]
     # Contiguous, in order, covering [first header, end) and nothing else.
     assert "".join(s.text for s in sections) == text[starts[0]:end]
     assert sum(s.chars for s in sections) == count(text[starts[0]:end])
@@ -168,7 +168,8 @@ O = Origin("f.jsonl", 1)
 @st.composite
 def transcripts(draw) -> Transcript:
     responses = tuple(
-        ToolResponse(tuple(draw(st.lists(explore_text(), min_size=1, max_size=3))), f"t{i}", O)
+        ToolResult(name="explore", blocks=tuple(draw(st.lists(explore_text(), min_size=1, max_size=3))), origin=O,
+                   tool_use_id=f"t{i}")
         for i in range(draw(st.integers(0, 5)))
     )
     results = tuple(ResultText(a, O) for a in draw(st.lists(answer_text(), max_size=2)))

@@ -120,7 +120,7 @@ def test_parse_once_score_many(tmp_path, monkeypatch):
     other = tmp_path / "pathonly.yaml"
     other.write_text("extends: default\nname: pathonly\nchannels:\n  rank: [path]\n")
     elsewhere = tmp_path / "othertool.yaml"
-    elsewhere.write_text("extends: default\nname: othertool\nreader:\n  explore_tool: nothing_matches\n")
+    elsewhere.write_text("extends: default\nname: othertool\nsources:\n  codegraph_explore:\n    tool: nothing_matches\n")
     reads = []
     original = ClaudeStreamReader.read
 

@@ -35,7 +35,7 @@ SIDECARS = sorted(REAL.glob("*/*.debug.json")) + sorted(PASS.glob("*/*/explore-*
 
 
 def report(slug: str):
-    reports, warnings = read_diagnostics(str(REAL / f"{slug}.debug.json"))
+    reports, warnings = read_diagnostics(str(REAL / f"{slug}.debug.json"), "codegraph_explore")
     assert not warnings and len(reports) == 1
     return reports[0]
 
@@ -196,7 +196,7 @@ def test_groups_are_tried_in_javascript_object_order():
 
 
 def test_the_last_report_with_the_fixture_query_is_judged(tmp_path):
-    reports, _ = read_diagnostics(str(PASS / "cg22" / "ab-express" / "explore-new.jsonl"))
+    reports, _ = read_diagnostics(str(PASS / "cg22" / "ab-express" / "explore-new.jsonl"), "codegraph_explore")
     chosen = choose_report(fixture(tmp_path, {}, query="how does res.send decide the Content-Type and ETag"), reports)
     assert chosen.origin.line == 13  # lines 1, 11 and 13 ask it
     assert choose_report(fixture(tmp_path, {}), reports).origin.line == 14  # no query: the last report
@@ -204,7 +204,7 @@ def test_the_last_report_with_the_fixture_query_is_judged(tmp_path):
 
 def test_a_fixture_with_no_report_is_named_and_is_not_a_pass(tmp_path):
     f = fixture(tmp_path, {"answerShareAtLeast": 0}, query="how does payroll cycle create payslips?")
-    reports, _ = read_diagnostics(str(PASS / "cg22" / "ab-express" / "explore-new.jsonl"))
+    reports, _ = read_diagnostics(str(PASS / "cg22" / "ab-express" / "explore-new.jsonl"), "codegraph_explore")
     assert choose_report(f, reports) is None
     result = missing(f, reports, ["explore-new.jsonl"])
     assert not result.passed and result.report is None
@@ -291,7 +291,7 @@ def test_equal_to_the_oracle_on_every_shipped_report(tmp_path):
         spec = tmp_path / f"spec-{start}.json"
         spec.write_text(json.dumps({"fixtures": [f for f, _, _, _ in cases[start:start + 400]]}, ensure_ascii=False))
         fixtures += load_spec(str(spec)).fixtures
-    reports = {str(s): read_diagnostics(str(s))[0] for s in SIDECARS}
+    reports = {str(s): read_diagnostics(str(s), "codegraph_explore")[0] for s in SIDECARS}
     got = [evaluate(f, reports[s][n - 1], t, glob_matcher).checks for f, (_, s, n, t) in zip(fixtures, cases)]
     assert len(got) == len(expected) == 852  # 71 reports (25 real, 46 of the passes) x 3 groupings x 4 thresholds
     for ours, theirs in zip(got, expected):

@@ -59,7 +59,7 @@ def explore_session(tmp_path, texts, answer, queries=None, name="run-new-1"):
 
 def join(path, sidecar):
     t = ClaudeStreamReader().read([str(path)])
-    reports, warnings = read_diagnostics(str(sidecar))
+    reports, warnings = read_diagnostics(str(sidecar), "codegraph_explore")
     return d.diagnose(t, score(t, DEFAULT), DEFAULT, reports, [str(sidecar)]), warnings
 
 
@@ -67,7 +67,7 @@ def join(path, sidecar):
 
 
 def test_reads_a_real_report_as_codegraph_wrote_it():
-    reports, warnings = read_diagnostics(str(ROOT / "real/explore/express-4.21.2/res-send.debug.json"))
+    reports, warnings = read_diagnostics(str(ROOT / "real/explore/express-4.21.2/res-send.debug.json"), "codegraph_explore")
     assert warnings == ()
     (r,) = reports
     assert (r.query, r.chars, r.budget, r.note) == ("how does res.send decide the Content-Type and ETag", 13817, 13000, None)
@@ -80,7 +80,7 @@ def test_reads_a_real_report_as_codegraph_wrote_it():
 
 
 def test_the_empty_report_keeps_its_note():
-    (r,), _ = read_diagnostics(str(ROOT / "real/explore/express-4.21.2/no-match.debug.json"))
+    (r,), _ = read_diagnostics(str(ROOT / "real/explore/express-4.21.2/no-match.debug.json"), "codegraph_explore")
     assert (r.chars, r.files, r.note) == (0, (), "no relevant code found — empty subgraph")
 
 
@@ -89,12 +89,24 @@ def test_bad_lines_are_warnings_naming_file_and_line_and_good_lines_still_read(t
     side = tmp_path / "explore-new.jsonl"
     side.write_text("\n".join([good, "not json at all", good[:40], '{"tool":"other","query":"q"}',
                                '{"tool":"codegraph_explore","query":"q","envelope":{},"budget":{},"files":[]}', good]) + "\n")
-    reports, warnings = read_diagnostics(str(side))
+    reports, warnings = read_diagnostics(str(side), "codegraph_explore")
     assert [r.origin.line for r in reports] == [1, 6]
     assert [(w.file, w.line) for w in warnings] == [(str(side), 2), (str(side), 3), (str(side), 4), (str(side), 5)]
     assert "truncated" in warnings[1].message
     assert "tool is 'other'" in warnings[2].message
     assert "chars is missing" in warnings[3].message
+
+
+def test_a_report_is_the_rulesets_explore_tools(tmp_path):
+    """A report counts when its `tool` is the ruleset's explore tool; a ruleset with no
+    explore source counts none, and says why."""
+    side = tmp_path / "explore-new.jsonl"
+    side.write_text(report("q", 10, [("a.js", 5.0, "whole")]) + "\n")
+    assert len(read_diagnostics(str(side), "codegraph_explore")[0]) == 1
+    reports, (warning,) = read_diagnostics(str(side), "acme_explore")
+    assert reports == () and "tool is 'codegraph_explore', not 'acme_explore'" in warning.message
+    reports, (warning,) = read_diagnostics(str(side), None)
+    assert reports == () and "the ruleset counts no explore tool" in warning.message
 
 
 def test_sidecar_beside_a_run_is_found_by_its_label():

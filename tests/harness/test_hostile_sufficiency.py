@@ -32,13 +32,13 @@ def _explores_in_one_message(n):
 def test_n_explore_calls_each_followed_by_a_read_are_judged_in_linear_time(tmp_path):
     def make(n):
         transcript = _transcript(tmp_path, f"reads{n}", _each_explore_then_a_read(n))
-        return lambda: sufficiency(transcript)
+        return lambda: sufficiency(transcript, "codegraph_explore")
 
     # From 2,000: at 1,000 the judging is already at the edge of its per-call costs (1,000 -> 4,000
     # measured 6.1x, 2,000 -> 8,000 3.4x); a rescan per read is 16x.
     linear, small, large = grows_linearly(make, 2000)
     assert linear, (small, large)
-    judged = sufficiency(_transcript(tmp_path, "few", _each_explore_then_a_read(4)))
+    judged = sufficiency(_transcript(tmp_path, "few", _each_explore_then_a_read(4)), "codegraph_explore")
     # Read f0 after t0 (returned by it), f0 after t1 and f1 after t2/t3 (returned earlier).
     assert [c.next for c in judged.calls] == [
         "Read f0.js", "Read f0.js (returned by an earlier explore)",
@@ -48,11 +48,11 @@ def test_n_explore_calls_each_followed_by_a_read_are_judged_in_linear_time(tmp_p
 def test_n_explore_calls_in_one_assistant_message_are_judged_in_linear_time(tmp_path):
     def make(n):
         transcript = _transcript(tmp_path, f"one{n}", _explores_in_one_message(n))
-        return lambda: sufficiency(transcript)
+        return lambda: sufficiency(transcript, "codegraph_explore")
 
     linear, small, large = grows_linearly(make, 2000)
     assert linear, (small, large)
-    judged = sufficiency(_transcript(tmp_path, "few", _explores_in_one_message(3)))
+    judged = sufficiency(_transcript(tmp_path, "few", _explores_in_one_message(3)), "codegraph_explore")
     assert [c.bucket for c in judged.calls] == ["sufficient"] * 3  # nothing after the message decides
 
 

@@ -273,3 +273,26 @@ def test_shell_rule_equals_the_oracles_bash_intent():
     for command, want in zip(SHELL_COMMANDS, json.loads(done.stdout)):
         got = shell_intent(command)
         assert (got.kind, got.path if got.kind == "read" else None) == (want["kind"], want.get("path")), command
+
+
+def test_explore_calls_are_the_rulesets_explore_tools(tmp_path, capsys):
+    """A ruleset naming another explore tool (its explore source's `tool`) scores and judges
+    that tool's calls; the default ruleset finds none of them."""
+    acme = "mcp__acme__acme_explore"
+    path = write_jsonl(tmp_path / "run.jsonl", [
+        use("t1", acme, {"query": "q"}), answer_to("t1", response(section("lib/a.js", size=40))),
+        use("t2", "Read", {"file_path": "lib/a.js"}), answer_to("t2", "1\tx\n"),
+        {"type": "result", "subtype": "success", "result": "See `lib/a.js`."},
+    ])
+    ruleset = tmp_path / "acme.yaml"
+    ruleset.write_text("extends: default\nsources:\n  codegraph_explore:\n    tool: acme_explore\n")
+
+    def scored(*options):
+        main(["score", "--json", "--sufficiency", *options, str(path)])
+        return json.loads(capsys.readouterr().out)
+
+    mine = scored("--ruleset", str(ruleset))
+    assert (mine["envelope"], mine["used"]) == (40, 40)
+    assert mine["sufficiency"]["answered"] == 1 and mine["sufficiency"]["counts"]["read_returned"] == 1
+    default = scored()
+    assert default["status"] == "no-explore" and default["sufficiency"]["answered"] == 0

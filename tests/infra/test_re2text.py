@@ -36,8 +36,9 @@ def shipped_patterns() -> list[str]:
     found = []
     for name in shipped_names():
         ruleset = load_ruleset(name)
-        for p in [ruleset.splitter.header] + [
-            v for rule in ruleset.channel_options for v in vars_of(rule.options) if isinstance(v, LinearPattern)
+        for p in [  # every channel's and every counted source's (the explore source's header)
+            v for rule in (*ruleset.sources, *ruleset.channel_options) for v in vars_of(rule.options)
+            if isinstance(v, LinearPattern)
         ]:
             if p.pattern not in found:
                 found.append(p.pattern)

@@ -138,7 +138,7 @@ def test_explore_calls_of_a_rollout_fill_the_sufficiency_block(tmp_path):
     lines = [meta(), line("event_msg", {"type": "user_message", "message": "q"})]
     lines += call("mcp__codegraph__codegraph_explore", {"query": "res.send"}, "e1", text)
     lines += call("mcp__codegraph__codegraph_explore", {"query": "again"}, "e2", text)
-    s = sufficiency(read(tmp_path, lines, keep=False))
+    s = sufficiency(read(tmp_path, lines, keep=False), "codegraph_explore")
     # Two answered calls, none "errored or never returned": the first explores again, the second ends the run.
     assert (s.answered, s.errors) == (2, 0)
     assert [c.bucket for c in s.calls] == ["explore_again", "sufficient"]

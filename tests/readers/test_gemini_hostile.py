@@ -42,7 +42,7 @@ def test_a_gemini_session_fills_the_sufficiency_block(tmp_path):
     path.write_text(json.dumps(meta(messages=messages())), encoding="utf-8")
     t = GeminiReader().read([str(path)])
     assert all(u.assistant for u in t.tool_uses)
-    s = sufficiency(t)
+    s = sufficiency(t, "codegraph_explore")
     # One answered explore call, followed by a read_file: not a Claude read tool, so the
     # harness's rule (Read/NotebookRead/Grep/Glob/Bash) calls it sufficient.
     assert (s.answered, s.errors) == (1, 0)

@@ -50,7 +50,7 @@ def test_explore_calls_fill_sufficiency(tmp_path):
                        {"type": "result", "status": "success"}])
     t = GeminiStreamReader().read([str(path)])
     assert len(t.responses) == 1
-    s = sufficiency(t)
+    s = sufficiency(t, "codegraph_explore")
     assert (s.answered, s.errors, [c.bucket for c in s.calls]) == (1, 0, ["sufficient"])
 
 

@@ -146,7 +146,58 @@ def test_every_fixture_session_reads_alike_pruned_and_whole():
 def test_an_event_pruned_keeps_what_the_walker_reads():
     line = Line(1, {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1",
                     "name": "mcp__codegraph__codegraph_explore", "input": {"query": "q", "limit": 3}}]}}, False)
-    walker = EventWalker()
+    walker = EventWalker("codegraph_explore")
     walker.feed("f", line)
     (use,) = walker.tool_uses
     assert (use.name, use.id, use.query) == ("mcp__codegraph__codegraph_explore", "t1", "q")
+
+
+def test_one_record_for_every_kept_tool_result(tmp_path):
+    """An explore response and a Read result are one kind of record, with the same fields
+    filled: the explore tool's go to `responses`, the kept tools' to `tool_results`."""
+    from builders import EXPLORE, answer_to, response, section, use, write_jsonl
+    from citeledger.core import ToolResult
+    from citeledger.rules.loader import load_ruleset
+
+    text = response(section("lib/a.js"))
+    path = write_jsonl(tmp_path / "run.jsonl", [
+        use("t1", EXPLORE, {"query": "q"}), answer_to("t1", text),
+        use("t2", "Read", {"file_path": "lib/a.js"}, thread="t0"), answer_to("t2", "1\tx\n", thread="t0"),
+        {"type": "result", "subtype": "success", "result": "lib/a.js"},
+    ])
+    t = ClaudeStreamReader().read([str(path)], load_ruleset("retrieval").read_options())
+    (explored,), (read,) = t.responses, t.tool_results
+    assert type(explored) is type(read) is ToolResult
+    assert (explored.name, explored.blocks, explored.tool_use_id, explored.parent_tool_use_id) == (EXPLORE, (text,), "t1", None)
+    assert (read.name, read.blocks, read.tool_use_id, read.parent_tool_use_id) == ("Read", ("1\tx\n",), "t2", "t0")
+    assert (explored.origin.line, explored.tool_use_origin.line, read.origin.line, read.tool_use_origin.line) == (2, 1, 4, 3)
+    assert explored.use.query == "q" and read.use.file_path == "lib/a.js" and explored.order < read.order
+    # Read without a ruleset that reads it: no tool result kept; the explore tool's always.
+    plain = ClaudeStreamReader().read([str(path)])
+    assert plain.responses == t.responses and plain.tool_results == ()
+
+
+def test_the_explore_tool_is_the_reading_options(tmp_path):
+    """Whose results are explore responses (and explore answers) is the reading's tool: another
+    tool's name keeps none of codegraph's, and a reading without one keeps none at all."""
+    import attrs
+
+    from builders import answer_to, response, section, use, write_jsonl
+
+    text = response(section("lib/a.js"))
+    path = write_jsonl(tmp_path / "run.jsonl", [use("t1", "mcp__acme__acme_explore", {"query": "q"}),
+                                               answer_to("t1", text)])
+    mine = ClaudeStreamReader().read([str(path)], attrs.evolve(ReadOptions(), explore_tool="acme_explore"))
+    assert [r.blocks for r in mine.responses] == [(text,)] and len(mine.explore_answers) == 1
+    for options in (ReadOptions(), attrs.evolve(ReadOptions(), explore_tool=None)):
+        other = ClaudeStreamReader().read([str(path)], options)
+        assert other.responses == () and other.explore_answers == ()
+
+
+def test_a_numeric_id_past_64_bits_reads_alike_pruned_and_whole(tmp_path):
+    # Pruned decoding keeps such an integer an int, whole decoding a double (infra/jsonl.Keys):
+    # the id's text is JavaScript's String() of the number either way.
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": 1180591620717411303424}]}}\n')
+    pruned, whole = (read_session(ClaudeStreamReader(), [str(path)], whole=w) for w in (False, True))
+    assert pruned == whole and pruned.tool_uses[0].id == "1.1805916207174113e+21"

@@ -20,6 +20,7 @@ from citeledger.rules.loader import load_ruleset
 DEFAULT = load_ruleset("default")
 CORRECTED = load_ruleset("corrected")
 SWITCHES = dict(switches("default", "corrected"))
+E = "sources.codegraph_explore."  # the explore source's options
 
 
 def one_switch(key):
@@ -41,11 +42,11 @@ def sizes(result):
 
 def test_corrected_is_default_plus_exactly_seven_switches():
     assert sorted(SWITCHES) == sorted([
-        "reader.block_separator", "reader.bom", "reader.answer", "splitter.trailing_block",
+        E + "block_separator", "reader.bom", "reader.answer", E + "trailing_block",
         "channels.path.basename", "channels.path.match", "channels.symbol.tag_names_define",
     ])
-    assert SWITCHES["splitter.trailing_block"] == "meta"
-    assert SWITCHES["reader.block_separator"] == "\n"
+    assert SWITCHES[E + "trailing_block"] == "meta"
+    assert SWITCHES[E + "block_separator"] == "\n"
 
 
 # -- trailing non-source blocks -------------------------------------------------
@@ -68,7 +69,7 @@ def test_trailing_pointer_list_is_charged_to_no_file(tmp_path, ruleset):
     # The reference: the pointer list belongs to the last section (up to "\n> ").
     assert sizes(base) == {"lib/reply.js": first, "lib/hooks.js": last_code + pointers}
     assert base.meta_chars == 0
-    fixed = run(path, one_switch("splitter.trailing_block") if ruleset == "switch" else CORRECTED)
+    fixed = run(path, one_switch(E + "trailing_block") if ruleset == "switch" else CORRECTED)
     assert sizes(fixed) == {"lib/reply.js": first, "lib/hooks.js": last_code}
     assert fixed.meta_chars == pointers
     # The envelope still holds every returned char; only its owner changed.
@@ -81,7 +82,7 @@ def test_trailing_block_after_a_header_only_section(tmp_path):
     head = "**`lib/response.js`** — ⚠ changed on disk after the last index sync — source omitted\n"
     text = "**`lib/a.js`**\n```\n1\tx\n```\n" + head + POINTERS + "\n> q"
     path = session(tmp_path, [text], "lib/a.js")
-    fixed = run(path, one_switch("splitter.trailing_block"))
+    fixed = run(path, one_switch(E + "trailing_block"))
     assert sizes(fixed)["lib/response.js"] == len(head)
     assert fixed.meta_chars == len(POINTERS)
 
@@ -89,7 +90,7 @@ def test_trailing_block_after_a_header_only_section(tmp_path):
 def test_unclosed_code_block_is_all_source(tmp_path):
     text = "**`lib/a.js`**\n```js\n1\tx\n**not a title, still code\n"  # cut short, no closing fence
     path = session(tmp_path, [text], "lib/a.js")
-    fixed = run(path, one_switch("splitter.trailing_block"))
+    fixed = run(path, one_switch(E + "trailing_block"))
     assert fixed.meta_chars == 0 and sizes(fixed) == {"lib/a.js": len(text)}
 
 
@@ -259,7 +260,7 @@ def test_block_separator_keeps_a_header_at_a_line_start(tmp_path, ruleset):
     # Glued: "```**`lib/b.js`**" is no header, so lib/b.js is lost inside lib/a.js's section.
     assert sizes(base) == {"lib/a.js": len(block1) - a_start + len(block2)}
     assert base.used == 0
-    fixed = run(path, one_switch("reader.block_separator") if ruleset == "switch" else CORRECTED)
+    fixed = run(path, one_switch(E + "block_separator") if ruleset == "switch" else CORRECTED)
     assert sizes(fixed) == {"lib/a.js": len(block1) - a_start + 1, "lib/b.js": len(block2)}
     assert credited(fixed) == {"lib/b.js": "path"}
 

@@ -27,6 +27,49 @@ def test_unknown_top_level_key(tmp_path):
     assert error_of(path).startswith(f"{path}:3: colour: unknown key (known: ")
 
 
+@pytest.mark.parametrize("body, line, old, new", [
+    ("splitter:\n  unit: utf8\n", 4, "splitter.unit", "unit"),
+    ("splitter:\n  header: 'x(y)(z)'\n", 4, "splitter.header", "sources.codegraph_explore.header"),
+    ("splitter:\n  trailer: x\n", 4, "splitter.trailer", "sources.codegraph_explore.trailer"),
+    ("splitter:\n  trailing_block: meta\n", 4, "splitter.trailing_block", "sources.codegraph_explore.trailing_block"),
+    ("reader:\n  bom: strip\n  explore_tool: x\n", 5, "reader.explore_tool", "sources.codegraph_explore.tool"),
+    ("reader:\n  block_separator: x\n", 4, "reader.block_separator", "sources.codegraph_explore.block_separator"),
+])
+def test_a_moved_key_is_refused_in_one_line_naming_its_new_key(tmp_path, body, line, old, new):
+    # A ruleset written for the old keys must not change meaning: refused, at the key's line.
+    path = write(tmp_path, "name: x\nextends: default\n" + body)
+    assert error_of(path) == f"{path}:{line}: {old}: moved: write it as `{new}`"
+
+
+def test_the_first_moved_key_of_the_users_own_file_is_named(tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text("extends: default\nsplitter:\n  unit: utf8\n")
+    path = write(tmp_path, f"extends: {base}\nreader:\n  block_separator: x\n")
+    assert error_of(path) == f"{path}:3: reader.block_separator: moved: write it as `sources.codegraph_explore.block_separator`"
+
+
+def test_a_moved_key_given_to_vary_is_refused_naming_its_new_key():
+    with pytest.raises(RulesetError) as info:
+        variant("default", {"splitter.trailing_block": "meta"})
+    assert str(info.value) == "--vary: splitter.trailing_block: moved: write it as `sources.codegraph_explore.trailing_block`"
+
+
+def test_the_moved_keys_work_where_they_live_now(tmp_path):
+    path = write(tmp_path, "name: x\nextends: default\nunit: utf8\nsources:\n  codegraph_explore:\n"
+                           "    trailing_block: meta\n    block_separator: \"\\n\"\n    tool: my_explore\n")
+    ruleset = load_ruleset(path)
+    explore = ruleset.sources[0].options
+    assert ruleset.unit == "utf8" and explore.trailing_block == "meta" and explore.block_separator == "\n"
+    assert ruleset.explore_tool == "my_explore" == ruleset.read_options().explore_tool
+
+
+def test_the_unit_takes_only_known_units(tmp_path):
+    path = write(tmp_path, "extends: default\nunit: bytes\n")
+    assert error_of(path) == f"{path}:2: unit: must be one of 'utf16', 'codepoint', 'utf8', not 'bytes'"
+    path = write(tmp_path, "extends: default\nunit: [utf8]\n")
+    assert error_of(path) == f"{path}:2: unit: must be a string, not list"
+
+
 def test_unknown_nested_key(tmp_path):
     path = write(tmp_path, "extends: default\nchannels:\n  symbol:\n    min_lenght: 3\n")
     assert error_of(path).startswith(f"{path}:4: channels.symbol.min_lenght: unknown key (known: ambiguity_limit, ")
@@ -61,8 +104,8 @@ def test_unknown_channel_options(tmp_path):
 
 
 def test_value_outside_its_choices(tmp_path):
-    path = write(tmp_path, "extends: default\nsplitter:\n  unit: bytes\n")
-    assert error_of(path) == f"{path}:3: splitter.unit: must be one of 'utf16', 'codepoint', 'utf8', not 'bytes'"
+    path = write(tmp_path, "extends: default\nsources:\n  codegraph_explore:\n    trailing_block: end\n")
+    assert error_of(path) == f"{path}:4: sources.codegraph_explore.trailing_block: must be one of 'last-file', 'meta', not 'end'"
 
 
 def test_negative_ambiguity_limit(tmp_path):
@@ -106,8 +149,8 @@ def test_vary_errors_name_the_option():
         variant("default", {"channels.path.basename": "(x"})
     assert str(info.value).startswith("--vary: channels.path.basename: bad regular expression (")
     with pytest.raises(RulesetError) as info:
-        variant("default", {"splitter.colour": 1})
-    assert str(info.value).startswith("--vary: splitter.colour: unknown key")
+        variant("default", {"reader.colour": 1})
+    assert str(info.value).startswith("--vary: reader.colour: unknown key")
 
 
 def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
@@ -115,7 +158,7 @@ def test_patterns_are_compiled_once_per_ruleset(tmp_path, monkeypatch):
     from citeledger.readers.claude_stream import ClaudeStreamReader
 
     ruleset = load_ruleset("ambiguity-2")
-    own = {p.pattern for p in (ruleset.splitter.header, ruleset.options_for("path").basename,
+    own = {p.pattern for p in (ruleset.sources[0].options.header, ruleset.options_for("path").basename,
                                ruleset.options_for("path").with_directory, ruleset.options_for("symbol").token)}
     import re2
 

@@ -26,7 +26,7 @@ def write(tmp_path, body: str, name="r.yaml"):
 
 
 def patterns_of(ruleset) -> list[re.Pattern]:
-    out = [ruleset.splitter.header]
+    out = [rule.options.header for rule in ruleset.sources if rule.name == "codegraph_explore"]
     for rule in ruleset.channel_options:
         out += [
             v for f in attrs.fields(type(rule.options))
@@ -66,8 +66,8 @@ def test_alias_bomb_is_refused_without_expanding(tmp_path):
 
 @pytest.mark.parametrize("body, line, key", [
     ("extends: default\nmystery: 1\n", 2, "mystery"),
-    ("extends: default\nreader:\n  explore_tool: x\n  shell: rm\n", 4, "reader.shell"),
-    ("extends: default\nsplitter:\n  trailr: x\n", 3, "splitter.trailr"),
+    ("extends: default\nreader:\n  bom: strip\n  shell: rm\n", 4, "reader.shell"),
+    ("extends: default\nsources:\n  codegraph_explore:\n    trailr: x\n", 4, "sources.codegraph_explore.trailr"),
     ("extends: default\nchannels:\n  symbol:\n    min_lenght: 3\n", 4, "channels.symbol.min_lenght"),
     ("extends: default\nchannels:\n  telepathy: {}\n", 3, "channels.telepathy"),
 ])
@@ -128,10 +128,10 @@ def test_atomic_and_possessive_forms_are_refused(tmp_path, pattern):
 
 
 def test_a_refused_pattern_stops_the_cli_before_any_input_is_read(tmp_path, capsys):
-    path = write(tmp_path, "extends: default\nsplitter:\n  header: '(?<=x)\\*\\*`((?:[^`]+)+)`\\*\\*(.*)'\n")
+    path = write(tmp_path, "extends: default\nsources:\n  codegraph_explore:\n    header: '(?<=x)\\*\\*`((?:[^`]+)+)`\\*\\*(.*)'\n")
     assert main(["score", "--ruleset", path, FIXTURE]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:3: splitter.header:" in err and "refused" in err and err.count("\n") == 1
+    assert f"{path}:4: sources.codegraph_explore.header:" in err and "refused" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("pattern", HARMLESS)

@@ -171,8 +171,8 @@ def test_alternatives_only_change_their_own_keys():
         "ambiguity-5": {"channels.symbol.ambiguity_limit"},
         "all-kinds": {"channels.symbol.defining_kinds_only"},
         "weak-owners": {"channels.symbol.weak_owners"},
-        "codepoint": {"splitter.unit"},
-        "utf8": {"splitter.unit"},
+        "codepoint": {"unit"},
+        "utf8": {"unit"},
     }
     for name, keys in expected.items():
         assert {k for k, _ in switches("default", name)} == keys, name
@@ -183,5 +183,5 @@ def test_default_yaml_is_the_reference_constants():
     sym = DEFAULT.options_for("symbol")
     assert sym.ambiguity_limit == 3 and sym.min_length == 4 and sym.code_spans_only
     assert DEFAULT.channel_names == ("path", "symbol")
-    assert DEFAULT.splitter.unit == "utf16" and DEFAULT.splitter.trailer == "\n> "
+    assert DEFAULT.unit == "utf16" and DEFAULT.sources[0].options.trailer == "\n> "
     assert isinstance(DEFAULT.options_for("path").basename, LinearPattern)  # runs on RE2

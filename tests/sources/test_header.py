@@ -22,9 +22,9 @@ import forked_python
 from builders import response, section, session
 from citeledger.cli import main
 from citeledger.core.sections import Header
-from citeledger.sources.codegraph_explore import header as header_mod
+from citeledger.sources.sectioned import header as header_mod
 from citeledger.core import MAX_DIGITS
-from citeledger.sources.codegraph_explore.header import parse_header, read_names
+from citeledger.sources.sectioned.header import parse_header, read_names
 
 from test_differential import header_suffix
 

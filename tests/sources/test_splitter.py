@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from citeledger.core.sections.units import MEASURES, sized
 from citeledger.rules.loader import load_ruleset
-from citeledger.sources.codegraph_explore.splitter import Cuts, _cut_after_last_fence, split_sections
+from citeledger.sources.sectioned.splitter import Cuts, _cut_after_last_fence, split_sections
 
-DEFAULT = load_ruleset("default").splitter
+DEFAULT = load_ruleset("default").sources[0].options  # the explore source's header, trailer, trailing block
 HEADER = DEFAULT.header.pattern
 
 CHARS = list("ab /.`*\n\r> -_()") + ["\u2028", "\u2029", "😀", "é", "—", "\ud800", "\udfff", "\ufffd"]
@@ -35,7 +35,7 @@ texts = st.lists(st.one_of(
 ), max_size=8).map("".join)
 
 
-def oracle(text: str, rules) -> list[tuple]:
+def oracle(text: str, rules, unit: str = "utf16") -> list[tuple]:
     """[(path, suffix, chars, text, meta)] by re and code point slicing."""
     heads = list(as_re(rules.header.pattern).finditer(text))
     out = []
@@ -51,20 +51,20 @@ def oracle(text: str, rules) -> list[tuple]:
         out[-1][2] = kept
         if meta:
             out.append(["", None, meta, True, 0])
-    measure = MEASURES[rules.unit]
+    measure = MEASURES[unit]
     return [(p[0], p[1], measure(p[2]), p[2], p[3]) for p in out]
 
 
-def cut(text: str, rules) -> list[tuple]:
-    return [(s.path, s.header and s.header.suffix, s.chars, s.text, s.meta) for s in split_sections(text, rules)]
+def cut(text: str, rules, unit: str = "utf16") -> list[tuple]:
+    return [(s.path, s.header and s.header.suffix, s.chars, s.text, s.meta) for s in split_sections(text, rules, unit)]
 
 
 @pytest.mark.parametrize("unit", ["utf16", "utf8", "codepoint"])
 @pytest.mark.parametrize("trailing_block", ["last-file", "meta"])
 @given(text=texts)
 def test_the_cut_is_res_cut_of_the_text(unit, trailing_block, text):
-    rules = attrs.evolve(DEFAULT, unit=unit, trailing_block=trailing_block)
-    assert cut(text, rules) == oracle(text, rules)
+    rules = attrs.evolve(DEFAULT, trailing_block=trailing_block)
+    assert cut(text, rules, unit) == oracle(text, rules, unit)
 
 
 @given(text=texts)
@@ -73,8 +73,8 @@ def test_every_split_of_one_cut_is_the_cut_made_afresh(text):
     cuts = Cuts()
     for unit in ("utf16", "utf8", "codepoint"):
         for trailing_block in ("meta", "last-file"):
-            rules = attrs.evolve(DEFAULT, unit=unit, trailing_block=trailing_block)
-            assert cuts.cut(text, rules).sections(trailing_block, unit) == split_sections(text, rules)
+            rules = attrs.evolve(DEFAULT, trailing_block=trailing_block)
+            assert cuts.cut(text, rules).sections(trailing_block, unit) == split_sections(text, rules, unit)
 
 
 def test_bytes_and_code_points_cut_alike():

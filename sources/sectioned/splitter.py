@@ -1,13 +1,14 @@
 """Split an explore response into sections, one per file header.
 
-The `mcp` source cuts another tool's output with the same machinery under
-its own header pattern and trailer (sources/mcp.py).
+The explore source and the `mcp` source (sources/mcp.py) cut with this
+machinery, each under its own options: the header pattern, the trailer and
+the trailing-block rule.
 """
 
 from __future__ import annotations
 
 from citeledger.core import Header, Section, sized
-from citeledger.sources.codegraph_explore.header import names_of
+from citeledger.sources.sectioned.header import names_of
 
 
 def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, int]:
@@ -48,8 +49,9 @@ def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, i
     return tuple(pieces), len(decode(data[start:end]))
 
 
-def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
-    """Sections of one response text under a ruleset's `splitter` rules.
+def split_sections(text: str, rules, unit: str, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
+    """Sections of one response text under a source's `header`, `trailer` and
+    `trailing_block` options (`rules`), sized in `unit`.
 
     A section runs from its header line to the next header; the last one ends
     at the trailer marker (the guidance quote) or the end of the text. With
@@ -57,7 +59,20 @@ def split_sections(text: str, rules, cuts: "Cuts | None" = None) -> tuple[Sectio
     fence is split off as a meta section charged to no file. `cuts` lets the
     rulesets scoring one transcript reuse each other's regex work.
     """
-    return (cuts or Cuts()).cut(text, rules).sections(rules.trailing_block, rules.unit)
+    return (cuts or Cuts()).cut(text, rules).sections(rules.trailing_block, unit)
+
+
+class Fixed:
+    """A cut under one source's trailing-block rule: what the source hands the accountant
+    (`sections(unit)`, `number`; core/source.py's Pulled cut)."""
+
+    __slots__ = ("cut", "number", "trailing_block")
+
+    def __init__(self, cut: "_Cut", trailing_block: str):
+        self.cut, self.number, self.trailing_block = cut, cut.number, trailing_block
+
+    def sections(self, unit: str) -> tuple[Section, ...]:
+        return self.cut.sections(self.trailing_block, unit)
 
 
 class Cuts:
