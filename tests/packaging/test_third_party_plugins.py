@@ -1,7 +1,8 @@
 """Plugins added by a third party, each one module and its entry point, in one throwaway
 distribution installed (pip install --target) beside this checkout: a metric (a figure
-beside the score in `score --json`), written only against `citeledger.core`'s names,
-registered exactly as the built-ins are."""
+beside the score in `score --json`), a reader (a transcript format of its own) and a
+source (a tool's results cut into sections), each written only against
+`citeledger.core`'s names and registered exactly as the built-ins are."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ dependencies = ["citeledger"]
 
 [project.entry-points.citeledger]
 answer_size = "citeledger_answer_size"
+minilog = "citeledger_minilog"
+fetch_file = "citeledger_fetch_file"
 
 [tool.setuptools]
-py-modules = ["citeledger_answer_size"]
+py-modules = ["citeledger_answer_size", "citeledger_minilog", "citeledger_fetch_file"]
 """
 
 METRIC = '''\
@@ -61,6 +64,86 @@ def citeledger_register_metrics(register):
 '''
 
 
+READER = '''\
+"""A made-up agent's log, `*.minilog.json`: {"answer": str, "calls": [{"tool", "path", "output"}]}."""
+
+import json
+
+from citeledger.core import (
+    InputError, Origin, ResultText, ToolResult, ToolUse, Transcript, hookimpl, is_explore, reading,
+)
+
+
+class MiniLogReader:
+    name = "minilog"
+
+    def claims(self, path):
+        return path.endswith(".minilog.json")
+
+    def read(self, paths, options):
+        (path,) = paths
+        with reading(path, "a minilog file"):
+            with open(path, encoding="utf-8") as handle:
+                log = json.load(handle)
+        if not isinstance(log.get("answer"), str):
+            raise InputError(path, "no answer")
+        responses, kept, uses = [], [], []
+        for number, call in enumerate(log["calls"]):
+            origin = Origin(file=path, line=1)
+            use = ToolUse(name=call["tool"], id=f"c{number}", thread=None, origin=origin, order=number,
+                          file_path=call.get("path"), assistant=True)
+            result = ToolResult(name=call["tool"], blocks=(call["output"],), origin=origin, use=use,
+                                tool_use_id=use.id, order=number)
+            uses.append(use)
+            if is_explore(call["tool"], options.explore_tool):
+                responses.append(result)
+            elif options.keep is not None and options.keep(call["tool"]):
+                kept.append(result)
+        return Transcript(name=path, files=(path,), responses=tuple(responses),
+                          results=(ResultText(text=log["answer"], origin=Origin(file=path, line=1)),),
+                          assistant_texts=(), warnings=(), reader=self.name, tool_uses=tuple(uses),
+                          tool_results=tuple(kept), turns=1)
+
+
+@hookimpl
+def citeledger_register_readers(register):
+    register(MiniLogReader)
+'''
+
+SOURCE = '''\
+"""An MCP server's `fetch_file` tool: its result is one file's text, charged whole to that file."""
+
+import attrs
+
+from citeledger.core import UNKNOWN, ResultSource, hookimpl
+
+
+class FetchFileSource(ResultSource):
+    name = "fetch_file"
+
+    @attrs.frozen
+    class Options:
+        tools: tuple = ("fetch_file",)
+
+    def pieces(self, text, result):
+        path = result.use and result.use.file_path
+        return ([(path, text)], "") if path else ([(UNKNOWN, text)], "it names no path")
+
+
+@hookimpl
+def citeledger_register_sources(register):
+    register(FetchFileSource)
+'''
+
+RULESET = """\
+extends: default
+name: fetched
+description: the reference metric plus a third party's fetch_file results
+sources:
+  use: [codegraph_explore, fetch_file]
+"""
+
+
 def citeledger(args, site=None):
     env = dict(os.environ)
     if site is not None:
@@ -76,6 +159,8 @@ def site(tmp_path_factory):
     source.mkdir()
     (source / "pyproject.toml").write_text(PYPROJECT)
     (source / "citeledger_answer_size.py").write_text(METRIC)
+    (source / "citeledger_minilog.py").write_text(READER)
+    (source / "citeledger_fetch_file.py").write_text(SOURCE)
     target = root / "site"
     install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
                               str(source)], capture_output=True, text=True)
@@ -97,3 +182,36 @@ def test_a_metric_from_another_distribution_is_measured_beside_the_score(tmp_pat
     # The built-in metrics are still there, and the score did not move.
     assert {"occupancy", "run"} <= data.keys()
     assert data["efficiency"] == json.loads(before.stdout)["efficiency"]
+
+
+def minilog(tmp_path, answer: str):
+    log = tmp_path / "run.minilog.json"
+    log.write_text(json.dumps({"answer": answer, "calls": [
+        {"tool": "fetch_file", "path": "lib/a.js", "output": "a" * 300},
+        {"tool": "fetch_file", "path": "lib/b.js", "output": "b" * 100},
+        {"tool": "Bash", "output": "not fetched"},
+    ]}))
+    return log
+
+
+def test_a_reader_and_a_source_from_another_distribution_score_their_format(tmp_path, site):
+    log = minilog(tmp_path, "The fix is in lib/a.js.")
+    ruleset = tmp_path / "fetched.yaml"
+    ruleset.write_text(RULESET)
+    without = citeledger(["score", "--json", str(log)])
+    assert without.returncode == 2 and str(log) in without.stderr  # no reader claims it: so the test can fail
+
+    got = citeledger(["score", "--json", "--ruleset", str(ruleset), str(log)], site)
+    assert got.returncode == 0, got.stderr
+    data = json.loads(got.stdout)
+    # 300 chars to the cited lib/a.js, 100 to lib/b.js (counted by hand); the Bash result is no source's.
+    assert (data["envelope"], data["used"]) == (400, 300)
+    assert data["efficiency"] == 0.75
+
+
+def test_a_third_party_reader_reports_its_bad_file_in_one_line(tmp_path, site):
+    log = tmp_path / "bad.minilog.json"
+    log.write_text(json.dumps({"calls": []}))
+    got = citeledger(["score", str(log)], site)
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert got.stderr.strip().splitlines() == [f"citeledger: error: {log}: no answer"]
