@@ -1,7 +1,8 @@
 """Plugins added by a third party, each one module and its entry point, in one throwaway
-distribution installed (pip install --target) beside this checkout: a metric (a figure
-beside the score in `score --json`), a reader (a transcript format of its own) and a
-source (a tool's results cut into sections), each written only against
+distribution installed once (pip install --target) beside this checkout: a metric (a figure
+beside the score in `score --json`), a reader (a transcript format of its own), a
+source (a tool's results cut into sections) and a report format (chosen with
+`--format NAME`), each written only against
 `citeledger.core`'s names and registered exactly as the built-ins are."""
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ dependencies = ["citeledger"]
 answer_size = "citeledger_answer_size"
 minilog = "citeledger_minilog"
 fetch_file = "citeledger_fetch_file"
+tsv = "citeledger_tsv_format"
 
 [tool.setuptools]
-py-modules = ["citeledger_answer_size", "citeledger_minilog", "citeledger_fetch_file"]
+py-modules = ["citeledger_answer_size", "citeledger_minilog", "citeledger_fetch_file", "citeledger_tsv_format"]
 """
 
 METRIC = '''\
@@ -63,6 +65,25 @@ def citeledger_register_metrics(register):
     register(AnswerSizeMetric)
 '''
 
+
+FORMAT = '''\
+"""One line per returned file: path, pooled chars, the crediting channel (- for none)."""
+
+from citeledger.core import hookimpl
+
+
+class Tsv:
+    name = "tsv"
+    renders = frozenset({"score"})
+
+    def render(self, result):
+        return "".join(f"{f.path}\\t{f.chars}\\t{f.verdict.channel or '-'}\\n" for f in result.score.files)
+
+
+@hookimpl
+def citeledger_register_formats(register):
+    register(Tsv)
+'''
 
 READER = '''\
 """A made-up agent's log, `*.minilog.json`: {"answer": str, "calls": [{"tool", "path", "output"}]}."""
@@ -161,6 +182,7 @@ def site(tmp_path_factory):
     (source / "citeledger_answer_size.py").write_text(METRIC)
     (source / "citeledger_minilog.py").write_text(READER)
     (source / "citeledger_fetch_file.py").write_text(SOURCE)
+    (source / "citeledger_tsv_format.py").write_text(FORMAT)
     target = root / "site"
     install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
                               str(source)], capture_output=True, text=True)
@@ -215,3 +237,29 @@ def test_a_third_party_reader_reports_its_bad_file_in_one_line(tmp_path, site):
     got = citeledger(["score", str(log)], site)
     assert got.returncode == 2 and "Traceback" not in got.stderr
     assert got.stderr.strip().splitlines() == [f"citeledger: error: {log}: no answer"]
+
+
+def test_a_format_from_another_distribution_renders_score(tmp_path, site):
+    text = response(section("lib/a.js", " — handle(function)", size=300), section("lib/b.js", size=100))
+    transcript = session(tmp_path, [text], "The fix is in lib/a.js.")
+
+    # Without the distribution the name is refused before anything is read (so the test can fail).
+    before = citeledger(["score", "--format", "tsv", str(transcript)])
+    assert before.returncode == 2
+    assert before.stderr.startswith("citeledger: error: --format tsv: no installed format renders score results")
+
+    run = citeledger(["score", "--format", "tsv", str(transcript)], site)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "lib/a.js\t300\tpath\nlib/b.js\t100\t-\n"
+    # It says which results it renders: explain is not among them.
+    other = citeledger(["explain", "--format", "tsv", str(transcript)], site)
+    assert other.returncode == 2
+    assert "no installed format renders explain results (these do: " in other.stderr
+
+
+def test_a_format_that_does_not_render_a_command_is_refused(tmp_path):
+    transcript = session(tmp_path, [response(section("lib/a.js", size=50))], "lib/a.js")
+    run = citeledger(["score", "--format", "csv", str(transcript)])
+    assert run.returncode == 2
+    assert run.stderr == ("citeledger: error: --format csv: no installed format renders score results "
+                          "(these do: html, json, text)\n")
