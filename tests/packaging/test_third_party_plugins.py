@@ -165,6 +165,10 @@ sources:
 """
 
 
+MODULES = {"citeledger_answer_size": METRIC, "citeledger_minilog": READER, "citeledger_fetch_file": SOURCE,
+           "citeledger_tsv_format": FORMAT}
+
+
 def citeledger(args, site=None):
     env = dict(os.environ)
     if site is not None:
@@ -174,20 +178,21 @@ def citeledger(args, site=None):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The distribution, built from its source and installed into a directory of its own."""
-    root = tmp_path_factory.mktemp("third-party")
-    source = root / "src"
-    source.mkdir()
-    (source / "pyproject.toml").write_text(PYPROJECT)
-    (source / "citeledger_answer_size.py").write_text(METRIC)
-    (source / "citeledger_minilog.py").write_text(READER)
-    (source / "citeledger_fetch_file.py").write_text(SOURCE)
-    (source / "citeledger_tsv_format.py").write_text(FORMAT)
-    target = root / "site"
-    install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                              str(source)], capture_output=True, text=True)
-    assert install.returncode == 0, install.stderr[-2000:]
-    return target
+    """The distribution, built from its source and installed into a directory of its own,
+    once per test run (conftest.built_once: the xdist workers share it)."""
+    from conftest import built_once
+
+    def build(root):
+        source = root / "src"
+        source.mkdir()
+        (source / "pyproject.toml").write_text(PYPROJECT)
+        for module, text in MODULES.items():
+            (source / f"{module}.py").write_text(text)
+        install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                                  str(root / "site"), str(source)], capture_output=True, text=True)
+        assert install.returncode == 0, install.stderr[-2000:]
+
+    return built_once(tmp_path_factory, "third-party", build) / "site"
 
 
 def test_a_metric_from_another_distribution_is_measured_beside_the_score(tmp_path, site):
