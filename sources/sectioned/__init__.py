@@ -13,11 +13,13 @@ __all__ = ["CUTS", "CUTS_HELD", "HEADERS_HELD", "Cuts", "Fixed", "shared_cuts"]
 CUTS = "cuts"
 
 # What the memo of a scoring call (a sweep's worker: core.accountant.Plan) keeps,
-# least recently used out: 4 M characters of response text (about 400 real explore
-# responses; with their pieces and sections about 20 MB), and 200,000 header lines
-# (their parsed names with them). Its memory is bounded whatever the corpus's size.
-CUTS_HELD = 4 << 20
-HEADERS_HELD = 200_000
+# least recently used out: 2 M characters of response text (about 170 real explore
+# responses; an A/B pass's three groups return 36 distinct ones, 0.5 M characters)
+# and 5,000 header lines beyond those (a header line is a Header with its parsed
+# names: about 1 KB). About 8 MB a worker at most, whatever the corpus's size
+# (measured: bench/README.md, "The lean engine").
+CUTS_HELD = 2 << 20
+HEADERS_HELD = 5_000
 
 
 def shared_cuts(memo: dict) -> Cuts:
