@@ -231,7 +231,7 @@ class Registry(Mapping):
 
     def __init__(self, kind: str, check=None, order=None):
         self.kind, self._check, self._order = kind, check, order
-        self._got: dict[str, type] = {}
+        self._got: dict[str, type | None] = {}  # None: no plugin registers the name
         self._all: dict[str, type] | None = None
 
     def _found(self) -> dict[str, type]:
@@ -244,8 +244,11 @@ class Registry(Mapping):
             entry = index().providers(self.kind).get(name)
             if entry is not None:
                 load(entry)
-            self._got[name] = self._found()[name]  # KeyError: no plugin registers it
-        return self._got[name]
+            self._got[name] = self._found().get(name)
+        found = self._got[name]
+        if found is None:
+            raise KeyError(name)
+        return found
 
     def _every(self) -> dict[str, type]:
         if self._all is None:
