@@ -85,9 +85,14 @@ class Index:
     sources: tuple  # ((module, origin path, sha256 of its bytes), ...)
 
     def providers(self, kind: str) -> dict:
-        """Registered name -> the Entry that registers it, for one kind, in the order of a full load."""
-        return {name: entry for entry in reversed(self.entries) for k, names in entry.provides if k == kind
-                for name, _ in names}  # pluggy calls the last registered first
+        """Registered name -> the Entries that register it (two: a conflict, refused when the name
+        is asked for), for one kind, in the order of a full load (pluggy calls the last registered first)."""
+        found: dict[str, tuple] = {}
+        for entry in reversed(self.entries):
+            for k, names in entry.provides:
+                for name, _ in names if k == kind else ():
+                    found[name] = (*found.get(name, ()), entry)
+        return found
 
     def qualified(self, kind: str) -> dict:
         """Registered name -> "module.qualname" of its class, for one kind."""
@@ -241,10 +246,9 @@ class Registry(Mapping):
         if self._all is not None:
             return self._all[name]
         if name not in self._got:
-            entry = index().providers(self.kind).get(name)
-            if entry is not None:
+            for entry in index().providers(self.kind).get(name, ()):
                 load(entry)
-            self._got[name] = self._found().get(name)
+            self._got[name] = self._found().get(name)  # two plugins registering it: a PluginError
         found = self._got[name]
         if found is None:
             raise KeyError(name)
@@ -253,7 +257,7 @@ class Registry(Mapping):
     def _every(self) -> dict[str, type]:
         if self._all is None:
             known = index().providers(self.kind)
-            for entry in dict.fromkeys(known.values()):
+            for entry in dict.fromkeys(e for entries in known.values() for e in entries):
                 load(entry)
             found = self._found()
             rank = {name: i for i, name in enumerate(known)}

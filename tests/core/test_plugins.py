@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import sys
 
 import attrs
 import pytest
@@ -292,7 +293,7 @@ def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
         path = plugins._index_file()
         assert plugins._kept(path) == built
         providers = built.providers("channels")
-        assert providers["path"].module == "citeledger.channels.path"
+        assert [e.module for e in providers["path"]] == ["citeledger.channels.path"]
         assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive",
                                                    "claude-stream"}
         assert list(providers) == list(plugins.channels())  # the order of a full load
@@ -314,3 +315,26 @@ def test_a_lookup_registers_only_the_plugin_that_provides_the_name():
     with pytest.raises(KeyError):
         registry["no-such-channel"]
     assert "no-such-channel" not in registry and "symbol" in registry
+
+
+def test_a_name_two_entry_points_register_is_refused_when_asked_for(monkeypatch):
+    """The kept index names every provider of a name: asking for it loads them all, so two
+    distributions registering one name stop the command as a full load did."""
+    import types
+
+    twin_module = types.ModuleType("citeledger_test_twin")
+    twin_module.citeledger_register_channels = plugins.hookspecs.hookimpl(
+        lambda register: register(type("Twin", (), {"name": "path"})))
+    monkeypatch.setitem(sys.modules, "citeledger_test_twin", twin_module)
+    twin = plugins.Entry(name="path-twin", module="citeledger_test_twin",
+                         provides=(("channels", (("path", "citeledger_test_twin.Twin"),)),))
+    doubled = plugins.Index(entries=(*plugins.index().entries, twin), sources=plugins.index().sources)
+    monkeypatch.setattr(plugins, "index", lambda: doubled)
+    registry = plugins.Registry("channels", plugins.check_channel)
+    pm = plugins.manager()
+    try:
+        with pytest.raises(plugins.PluginError, match="two plugins register the name 'path'"):
+            registry["path"]
+    finally:
+        if pm.has_plugin("path-twin"):
+            pm.unregister(name="path-twin")
