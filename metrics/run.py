@@ -190,6 +190,8 @@ RUN_COLUMNS = (
     "run_tools_exposed", "run_raced", "run_ok", "run_subtype", "run_segments", "run_turns", "run_duration_s",
     "run_tokens_processed", "run_cost_usd", "run_tool_calls", "run_tools", "run_codegraph_calls",
     *(f"run_calls_{family}" for family in FAMILIES), "run_cli_attempts", "run_cli_returned",
+    # By name, as compare-arms.mjs counts its Read, Grep/Glob and Bash rows (a family adds NotebookRead, BashOutput).
+    "run_named_read", "run_named_grep_glob", "run_named_bash",
 )
 
 
@@ -206,6 +208,9 @@ class RunMetric:
             "run_cli_attempts": r.cli.attempts, "run_cli_returned": r.cli.returned,
         }
         values.update({f"run_calls_{family}": n for family, n in r.by_family().items()})
+        names = r.by_name()
+        values.update(run_named_read=names.get("Read", 0), run_named_grep_glob=names.get("Grep", 0) + names.get("Glob", 0),
+                      run_named_bash=names.get("Bash", 0))
         return values
 
     def measure(self, transcript, options: MetricOptions) -> RunBasics:

@@ -10,7 +10,7 @@ of the slice, arm or not.
 
 from __future__ import annotations
 
-from citeledger.report.arm_table import median, pct1, span, tokens
+from citeledger.report.arm_table import pct1, span, spread, tokens
 
 ALL_ARMS = "(all)"
 POOLED_RECORD = "pooled-occupancy"  # the JSON record's type
@@ -43,8 +43,7 @@ class OccupancyPool:
             pool = self.pools[(slice_label, arm)]
             record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
             for name, _ in FIGURES:
-                xs = pool[name]
-                record[name] = {"median": median(xs), "min": min(xs), "max": max(xs)}
+                record[name] = dict(zip(("median", "min", "max"), spread(pool[name])))
             out.append(record)
         return out
 

@@ -38,7 +38,7 @@ def _compare(result) -> str:
     pooled = result.sufficiency.section(groups, result.labels) if result.with_sufficiency else ""
     return compare_page(result.header, groups, list(result.files), list(result.unscored),
                         [w.as_dict() for w in result.warnings], _svg(result), list(result.other_arms),
-                        pooled, list(result.diagnostics))
+                        pooled, list(result.diagnostics), list(result.behaviour))
 
 
 def _sensitivity(result) -> str:

@@ -10,16 +10,18 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from citeledger.core import percent, points, to_fixed
+from citeledger.report.arm_table import behaviour_items
 from citeledger.report.html.diagnostics import diagnostics_section
 from citeledger.report.html.page import cell, document, esc, mark, pct, table, value_attr, warnings_list
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],
                  warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=(), sufficiency: str = "",
-                 diagnostics: Sequence[dict] = ()) -> str:
+                 diagnostics: Sequence[dict] = (), behaviour=()) -> str:
     """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them;
     `sufficiency` the pooled sufficiency section (compare --sufficiency), after the harness view;
-    `diagnostics` the diagnostic join's records (`--json`'s `diagnostics` and `diagnostics-session`)."""
+    `diagnostics` the diagnostic join's records (`--json`'s `diagnostics` and `diagnostics-session`);
+    `behaviour` per group its sides' runs (CompareResult.behaviour), drawn as the arm table's rows."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
     labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
@@ -46,6 +48,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         "Quantiles: Hyndman-Fan type 7.</p></section>",
     ]
     body.append(_harness(groups, labels))
+    body.append(_behaviour(behaviour))
     body.append(sufficiency)
     if plot_svg:
         body.append(f'<section id="plot"><h2>Plot</h2><figure>{inline_svg(plot_svg)}'
@@ -135,6 +138,28 @@ def _harness(groups: list[dict], labels) -> str:
         + table(("group", "arm", "pooled efficiency", "per-run efficiency, median [min–max]"), rows, numeric=(2, 3))
         + "</section>"
     )
+
+
+def _behaviour(behaviour) -> str:
+    """Per group, the arm table's runs, behaviour, occupancy and contamination rows (its cells)."""
+    if not behaviour:
+        return ""
+    parts = []
+    for name, arms in behaviour:
+        rows = []
+        for item in behaviour_items(arms, lambda label, cells: (label.strip(), cells)):
+            if isinstance(item, tuple):
+                if item[0]:  # the arms' labels are the table's head
+                    rows.append(f'<tr><th scope="row">{esc(item[0])}</th>'
+                                + "".join(f'<td class="num">{esc(c)}</td>' for c in item[1]) + "</tr>")
+            elif item.strip():  # a block's title, or the contamination warning
+                rows.append(f'<tr><th colspan="{len(arms) + 1}" class="block">{esc(item.strip())}</th></tr>')
+        parts.append(f'<h3 data-group="{esc(name)}">{esc(name)}</h3>'
+                     + table(("", *(label for label, _ in arms)), rows, cls="behaviour",
+                             numeric=tuple(range(1, len(arms) + 1))))
+    return ('<section id="behaviour"><h2>Behavior, occupancy and contamination</h2><p class="muted">As '
+            "compare-arms.mjs prints them: median [min–max] over every session read, scored or not.</p>"
+            + "".join(parts) + "</section>")
 
 
 def _runs(name: str, values: list[float]) -> str:

@@ -147,6 +147,8 @@ td.runs { min-width: 12em; max-width: 22em; }
 table.groups thead th { white-space: normal; }
 table.groups thead th { vertical-align: bottom; }
 table.groups tbody th { white-space: nowrap; }
+table.behaviour th.block { background: none; font-weight: 600; padding-top: .6rem; }
+table.behaviour tbody th[scope=row] { background: none; font-weight: 400; white-space: nowrap; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }
 footer { margin-top: 2.5rem; font-size: .85em; color: var(--muted); }
 """ + f".mark.yes {{ color: {CITED}; }} .mark.no {{ color: {UNCITED}; }}\n"
