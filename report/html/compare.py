@@ -37,10 +37,11 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         f'<dt>grouped by</dt><dd><code>{esc(header["key"])}</code></dd></dl>',
         '<section id="groups"><h2>Groups</h2>'
         + table(
-            ("group", f"{labels[0]} n", f"{labels[0]} runs (%)", f"{labels[1]} n", f"{labels[1]} runs (%)",
-             f"{labels[0]} median", f"{labels[1]} median", "diff (pp)", f"{conf}% CI (pp)",
+            # The medians, the difference and its interval first: in view in an 800 px window.
+            ("group", f"{labels[0]} median", f"{labels[1]} median", "diff (pp)", f"{conf}% CI (pp)",
+             f"{labels[0]} n", f"{labels[0]} runs (%)", f"{labels[1]} n", f"{labels[1]} runs (%)",
              f"{labels[0]} not scored", f"{labels[1]} not scored"),
-            rows, cls="sortable groups", numeric=(1, 3, 5, 6, 7, 9, 10),
+            rows, cls="sortable groups", numeric=(1, 2, 3, 4, 5, 7, 9, 10),
         )
         + f'<p class="muted">Runs are every scored session of the group, in the pass\'s order. Bootstrap: '
         f'{esc(header["resamples"])} percentile resamples of each side\'s median, seed {esc(header["seed"])} '
@@ -78,14 +79,14 @@ def _group_row(g: dict) -> str:
     ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
     return (
         f'<tr data-group="{esc(g["group"])}"><th scope="row">{esc(g["group"])}</th>'
-        + cell("base_n", g["base_n"], str(g["base_n"]))
-        + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
-        + cell("new_n", g["new_n"], str(g["new_n"]))
-        + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
         + cell("base_median", g["base_median"], pct(g["base_median"]))
         + cell("new_median", g["new_median"], pct(g["new_median"]))
         + cell("difference", g["difference"], points(g["difference"]))
         + f'<td class="num" data-field="ci" data-value="{value_attr(None if g["ci_low"] is None else [g["ci_low"], g["ci_high"]])}">{esc(ci)}</td>'
+        + cell("base_n", g["base_n"], str(g["base_n"]))
+        + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
+        + cell("new_n", g["new_n"], str(g["new_n"]))
+        + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
         + cell("base_not_scored", g["base_not_scored"], str(g["base_not_scored"]))
         + cell("new_not_scored", g["new_not_scored"], str(g["new_not_scored"]))
         + "</tr>"

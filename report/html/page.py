@@ -124,6 +124,7 @@ tr:target, details:target > summary, li:target { background: var(--hit); }
 .big { font-size: 1.5rem; font-weight: 700; }
 .mark { font-weight: 700; display: inline-block; width: 1.1em; text-align: center; }
 .bar { display: flex; height: 1.6rem; border: 1px solid #777; margin: .3rem 0 .2rem; }
+.bar.occupancy { background: #fff; }
 .bar > a, .bar > span { display: block; height: 100%; min-width: 1px; border-right: 1px solid #fff; }
 .miss { background: repeating-linear-gradient(135deg, #c9c9c9 0 4px, #ececec 4px 8px); }
 .meta { background: repeating-linear-gradient(90deg, #999 0 2px, #fff 2px 5px); }
