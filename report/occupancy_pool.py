@@ -43,9 +43,25 @@ class OccupancyPool:
             pool = self.pools[(slice_label, arm)]
             record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
             for name, _ in FIGURES:
-                record[name] = dict(zip(("median", "min", "max"), spread(pool[name])))
+                record[name] = dict(zip(ENDS, spread(pool[name])))
             out.append(record)
         return out
+
+
+ENDS = ("median", "min", "max")
+# The slices CSV's pooled occupancy columns: the `(all)` arm's record of the row's slice, flat.
+SLICE_COLUMNS = ("occupancy_sessions",) + tuple(f"occupancy_{name}_{end}" for name, _ in FIGURES for end in ENDS)
+
+
+def slice_cells(records: list[dict], slice_label: str) -> dict:
+    """SLICE_COLUMNS of one slice row: its `(all)` record's figures; 0 sessions and every figure
+    empty (None) when no session of the slice logs prompt sizes. The figures depend on no ruleset: every ruleset's row has them."""
+    found = next((r for r in records if r["slice"] == slice_label and r["arm"] == ALL_ARMS), None)
+    if found is None:
+        return {**dict.fromkeys(SLICE_COLUMNS), "occupancy_sessions": 0}
+    cells = {"occupancy_sessions": found["sessions"]}
+    cells.update({f"occupancy_{name}_{end}": found[name][end] for name, _ in FIGURES for end in ENDS})
+    return cells
 
 
 def _spanned(record: dict, name: str, fmt, scale: float = 1) -> str:

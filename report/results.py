@@ -127,5 +127,12 @@ class SweepResult:
     kind: str = "sweep"
 
     def tables(self) -> dict:
+        """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's
+        pooled occupancy (the `(all)` arm's, report/occupancy_pool.py)."""
+        from citeledger.report.occupancy_pool import SLICE_COLUMNS, slice_cells
+
         flat = [r for rows in self.slices for r in rows]
-        return {"slices": self.sufficiency.csv(flat, self.with_sufficiency)}
+        columns, rows = self.sufficiency.csv(flat, self.with_sufficiency)
+        records = list(self.occupancy)
+        rows = [dict(r, **slice_cells(records, r["slice"])) for r in rows]
+        return {"slices": (tuple(columns) + SLICE_COLUMNS, rows)}
