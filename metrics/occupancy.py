@@ -242,6 +242,9 @@ OCCUPANCY_COLUMNS = (
 )
 
 
+FAMILY_COLUMNS = tuple(f"occupancy_{family}" for family in FAMILIES)
+
+
 class OccupancyMetric:
     name = "occupancy"
     columns = OCCUPANCY_COLUMNS
@@ -253,11 +256,12 @@ class OccupancyMetric:
             "occupancy_fixed": o.fixed, "occupancy_base": o.base, "occupancy_chars_per_token": o.chars_per_token,
             "occupancy_calibrated": o.calibrated, "occupancy_dispersion": o.dispersion,
             "occupancy_requests": o.requests, "occupancy_compactions": o.compactions, "occupancy_evicted": o.evicted,
-            "occupancy_file_access": o.residual_file_access, "occupancy_retrieval": retrieval,
-            "occupancy_retrieval_share": _share(retrieval, o.final_context),
         }
-        values.update({f"occupancy_{family}": getattr(o.residual, family) for family in FAMILIES})
-        return values
+        residual = o.residual
+        values.update(zip(FAMILY_COLUMNS, [getattr(residual, family) for family in FAMILIES]))
+        values.update(occupancy_file_access=o.residual_file_access, occupancy_retrieval=retrieval,
+                      occupancy_retrieval_share=_share(retrieval, o.final_context))
+        return values  # in OCCUPANCY_COLUMNS' order: core.row_of takes it as it is
 
     def measure(self, transcript, options: MetricOptions) -> Optional[Occupancy]:
         """None when the transcript's format logs no prompt sizes (a Codex or Gemini session)."""

@@ -21,18 +21,17 @@ HEADINGS = ("slice", "arm", "n", "final context (tok)", "retrieval residual (tok
 
 class OccupancyPool:
     def __init__(self):
-        self.pools: dict = {}  # (slice, arm) -> {figure: [values]}
+        self.pools: dict = {}  # (slice, arm) -> [(final context, retrieval, retrieval share) per session]
 
     def add(self, slice_label: str, arm, figures) -> None:
         """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass)."""
         if not figures or figures.get("occupancy_final_context") is None:
             return
+        one = tuple(figures[column] for _, column in FIGURES)  # one tuple a session, shared by its pools
+        pools = self.pools
         for key in ((slice_label, ALL_ARMS), ("all", ALL_ARMS), (slice_label, arm), ("all", arm)):
-            if key[1] is None:
-                continue
-            pool = self.pools.setdefault(key, {name: [] for name, _ in FIGURES})
-            for name, column in FIGURES:
-                pool[name].append(figures[column])
+            if key[1] is not None:
+                pools.setdefault(key, []).append(one)
 
     def records(self) -> list[dict]:
         """One `pooled-occupancy` record per slice and arm with sessions: all first, then each slice; (all) first."""
@@ -40,10 +39,10 @@ class OccupancyPool:
         keys = sorted(self.pools, key=lambda k: (order[k[0]], k[1] != ALL_ARMS, k[1]))
         out = []
         for slice_label, arm in keys:
-            pool = self.pools[(slice_label, arm)]
-            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
-            for name, _ in FIGURES:
-                record[name] = dict(zip(ENDS, spread(pool[name])))
+            sessions = self.pools[(slice_label, arm)]
+            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(sessions)}
+            for index, (name, _) in enumerate(FIGURES):
+                record[name] = dict(zip(ENDS, spread([one[index] for one in sessions])))
             out.append(record)
         return out
 
