@@ -119,6 +119,48 @@ def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
     )
 
 
+
+class ResultSource:
+    """A base for a source reading the kept results of the tools its `tools` option names.
+
+    A subclass gives `name`, `Options` (with `tools: tuple[str, ...]`) and
+    `pieces(text, result) -> (pieces, why)`: (path or None for meta, text)
+    pairs that add up to the result's text (its content items joined with
+    nothing, as the reference joins an explore's), or (None, "") when the
+    result is not this source's to charge; `why` says why a piece went to
+    UNKNOWN ("" when none did). The built-in Read, Grep, Glob and Bash
+    sources are written on it (docs/sources.md).
+    """
+
+    name = ""
+
+    def __init__(self, options):
+        self.options = options
+
+    def tools(self) -> Optional[KeptTools]:
+        return KeptTools(frozenset(self.options.tools))
+
+    def wants(self, result: ToolResult) -> bool:
+        return result.name in self.options.tools
+
+    def pieces(self, text: str, result: ToolResult) -> tuple[list, str]:
+        raise NotImplementedError
+
+    def cuts(self, given, ruleset, memo: dict):
+        join = "".join
+        pulled, warnings = [], []
+        for result in given.results:
+            if not self.wants(result):
+                continue
+            pieces, why = self.pieces(join(result.blocks), result)
+            if pieces is None:  # not this source's to charge (a bash command that reads nothing)
+                continue
+            pieces = by_file([(within(path, result.cwd), part) for path, part in pieces])
+            if why and any(path == UNKNOWN for path, _ in pieces):
+                warnings.append(unknown_warning(self.name, result, why))
+            pulled.append(Pulled(Pieces(pieces), result.origin, self.name, result=result_key(result)))
+        return pulled, warnings
+
 def make_sources(rules, known: dict) -> tuple:
     """The source objects of a ruleset's `sources` (SourceRule: name, options)."""
     return tuple(known[rule.name](rule.options) for rule in rules)

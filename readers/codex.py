@@ -11,7 +11,6 @@ The final answer of a turn is its last assistant `message`.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Hashable, Optional, Sequence
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-import orjson
-
 from citeledger.core import (
     AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResult,
     Transcript, decode_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,

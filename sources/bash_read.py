@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import hookimpl, shell_intent
-from citeledger.sources.results import ResultSource
+from citeledger.core import ResultSource, hookimpl, shell_intent
 
 
 class BashReadSource(ResultSource):

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import hookimpl
-from citeledger.sources.results import ResultSource, lines_of
+from citeledger.core import ResultSource, hookimpl
 
 # A Glob line that is no path: the tool's own words.
 NOT_A_PATH = ("No files found", "(")
@@ -20,7 +19,7 @@ NOT_A_PATH = ("No files found", "(")
 def path_lines(text: str) -> list:
     """(path or None, line) of a path list: blank lines and the tool's own lines are meta."""
     out = []
-    for line in lines_of(text):
+    for line in text.splitlines(keepends=True):
         path = line.strip()
         out.append((None if not path or path.startswith(NOT_A_PATH) else path, line))
     return out

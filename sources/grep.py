@@ -20,9 +20,8 @@ import re
 
 import attrs
 
-from citeledger.core import UNKNOWN, hookimpl
+from citeledger.core import ResultSource, UNKNOWN, hookimpl
 from citeledger.sources.glob import path_lines
-from citeledger.sources.results import ResultSource, lines_of
 
 _NUMBERED = re.compile(r"(.+?):([0-9]+)[:-]")  # path:12: (a match) or path:12- (rare)
 _CONTEXT = re.compile(r"(.+?)-([0-9]+)-")  # path-12- (a context line)
@@ -50,7 +49,7 @@ def _names_a_file(path) -> bool:
 def content_lines(text: str, one_file) -> tuple[list, bool]:
     """(path or None, line) of a content-mode result, and whether a line went to UNKNOWN."""
     out, seen, last, lost = [], set(), None, False
-    for line in lines_of(text):
+    for line in text.splitlines(keepends=True):
         if _OWN.match(line):
             out.append((None, line))
             continue
@@ -83,7 +82,7 @@ def listed_lines(text: str) -> list:
 
 def count_lines(text: str) -> list:
     out = []
-    for line in lines_of(text):
+    for line in text.splitlines(keepends=True):
         m = None if _OWN.match(line) else _COUNT.fullmatch(line)
         out.append((m.group(1) if m else None, line))
     return out

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import UNKNOWN, hookimpl
-from citeledger.sources.results import ResultSource
+from citeledger.core import ResultSource, UNKNOWN, hookimpl
 
 
 class ReadSource(ResultSource):

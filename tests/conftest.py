@@ -50,33 +50,44 @@ if "CITELEDGER_TEST_CACHE" not in os.environ:
     os.environ["CITELEDGER_TEST_CACHE"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="citeledger-cache-")
     atexit.register(shutil.rmtree, os.environ["CITELEDGER_TEST_CACHE"], True)
 
-@pytest.fixture(scope="session")
-def installed_env(tmp_path_factory):
-    """One fresh virtual environment holding citeledger (`pip install .` of a copy of this
-    checkout) and examples/citeledger-example-channel, shared by test_packaging's plain
-    install and test_example_plugin: built once per run, by whichever xdist worker asks
-    first (a lock in the run's temporary directory, which the workers share)."""
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """`build(root)` run once per test run into RUN_TMP/name, by whichever xdist worker asks
+    first (a lock in the run's temporary directory, which the workers share); a failed
+    attempt's leftovers are removed before the next."""
     import fcntl
     import shutil
-
-    from fresh_env import REPO, copy_checkout, fresh_env, pip_install
 
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the run's directory; each worker's basetemp is below it
-    root = base / "installed"
-    with open(base / "installed.lock", "w") as lock:
+    root = base / name
+    with open(base / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (root / "complete").exists():
-            shutil.rmtree(root, ignore_errors=True)  # what a failed attempt left
+            shutil.rmtree(root, ignore_errors=True)
             root.mkdir()
-            python = fresh_env(root / "env")
-            example = root / "example-src"
-            shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
-                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-            pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+            build(root)
             (root / "complete").touch()
-    return root / "env"
+    return root
+
+
+@pytest.fixture(scope="session")
+def installed_env(tmp_path_factory):
+    """One fresh virtual environment holding citeledger (`pip install .` of a copy of this
+    checkout) and examples/citeledger-example-channel, shared by test_packaging's plain
+    install and test_example_plugin, built once per run."""
+    import shutil
+
+    from fresh_env import REPO, copy_checkout, fresh_env, pip_install
+
+    def build(root):
+        python = fresh_env(root / "env")
+        example = root / "example-src"
+        shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
+                        ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+        pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+
+    return built_once(tmp_path_factory, "installed", build) / "env"
 
 
 @pytest.fixture(scope="session")

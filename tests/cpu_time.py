@@ -3,6 +3,7 @@ other (4x the input at most 6x the time), never with a wall-clock threshold."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 GROWTH = 4  # the larger input is this many times the smaller
@@ -10,17 +11,23 @@ BOUND = 6  # linear work grows by 4x; quadratic by 16x
 
 
 def cpu_seconds(call, repeat: int = 3) -> float:
-    """The least process_time of `repeat` runs of call(): the run least disturbed by the machine."""
+    """The least process_time of `repeat` runs of call() (other processes do not count; the
+    least: a run the machine slowed down does not either), the collector off (a collection in
+    one run and not another is no cost of `call`)."""
     best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        call()
-        best = min(best, time.process_time() - start)
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.process_time()
+            call()
+            best = min(best, time.process_time() - start)
+    finally:
+        gc.enable()
     return best
 
 
-def grows_linearly(make, small: int) -> tuple[bool, float, float]:
+def grows_linearly(make, small: int, repeat: int = 3) -> tuple[bool, float, float]:
     """(the time of make(4*small) is at most 6x that of make(small), both times). `make(n)` returns
     the call to time, its input built outside the timing."""
-    little, large = cpu_seconds(make(small)), cpu_seconds(make(GROWTH * small))
+    little, large = cpu_seconds(make(small), repeat), cpu_seconds(make(GROWTH * small), repeat)
     return large <= BOUND * little, little, large

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 
-from typing import Optional
 
 from citeledger.core import ratio
 from citeledger.report.html.page import (

@@ -8,7 +8,6 @@ arrive; every record and every number stays what the whole-corpus join gave.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 from pathlib import Path
 

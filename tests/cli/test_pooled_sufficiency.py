@@ -97,7 +97,6 @@ def test_a_sweeps_pooled_sufficiency_is_the_sum_of_each_sessions_score(capsys):
     # The text: one row per bucket, a column per slice, each cell the count and its share.
     text = run(capsys, "sweep", PASS, "-q", "-j", "1", "--sufficiency")
     pooled = text[text.index("Explore sufficiency — what the agent did NEXT, pooled"):]
-    everything = total(by_slice["all"])
     for bucket, label in zip(BUCKETS, LABELS):
         row = next(line for line in pooled.splitlines() if line.startswith(f"  {label} "))
         cells = re.findall(r"\d+ \(\d+%\)", row)

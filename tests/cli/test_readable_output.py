@@ -171,11 +171,11 @@ def test_a_warnings_kind_is_what_re_made_of_it(message):
 def test_a_warning_quoting_a_long_value_is_classified_in_linear_cpu_time():
     # On re, `[^\s()]+\.jsonl` tried every start in a word: quadratic in a long quoted id.
     from citeledger.cli.commands.common import warning_kind
-    from test_sources import cpu_seconds
+    from cpu_time import grows_linearly
 
     def work(size):
         message = "unknown call_id 'a\\'" + "b" * size + "'"
         return lambda: [warning_kind(message) for _ in range(20)]
 
-    small, large = cpu_seconds(work(20_000)), cpu_seconds(work(80_000))
-    assert large <= 6 * small, (small, large)
+    linear, small, large = grows_linearly(work, 20_000, repeat=9)
+    assert linear, (small, large)

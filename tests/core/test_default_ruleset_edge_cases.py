@@ -408,6 +408,7 @@ def test_a_glob_that_does_not_compile_is_a_usage_error_naming_it(tmp_path, capsy
 def test_envelope_view_in_json(tmp_path, capsys):
     code = main(["score", "--json", "--answer", "lib/f00.js", str(envelope_run(tmp_path))])
     data = json.loads(capsys.readouterr().out)
+    assert code == 0
     view = data["envelope_view"]
     assert (view["chars"], view["responses"], view["answer_share"], view["top_file_answers"]) == (2420, 3, 300 / 2420, True)
     assert len(view["files"]) == 14 and view["files"][0] == {"path": "lib/f00.js", "chars": 300, "share": 300 / 2420, "in_answer_set": True}

@@ -7,7 +7,6 @@ these patterns: no ^/$/. and ASCII \\w, \\b), never from citeledger's code.
 
 from __future__ import annotations
 
-import io
 import re
 from unittest import mock
 
@@ -23,12 +22,10 @@ from citeledger.infra import jsonl
 from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
 from citeledger.sources.sectioned.header import parse_header
-from citeledger.infra.jsstr import LINE_TERMINATORS, utf16_len
 from citeledger.core.transcript import AssistantText, Origin, ResultText, ToolResult, Transcript
 from citeledger.readers.claude_interactive import ClaudeInteractiveReader
 from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.sources.sectioned.splitter import split_sections
-from citeledger.core.sections.units import MEASURES
 from citeledger.rules.loader import load_ruleset, shipped_names
 
 from test_differential import PATHS, answer_text, explore_text, header_suffix, json_value

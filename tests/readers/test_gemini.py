@@ -14,7 +14,6 @@ from citeledger.core.accountant import score
 from citeledger.core.errors import InputError
 from citeledger.core.reader import ReadOptions
 from citeledger.readers.codex import CodexReader
-from citeledger.readers.claude_stream import ClaudeStreamReader
 from citeledger.readers.gemini import GeminiReader, mcp_blocks, result_blocks
 from citeledger.rules.loader import load_ruleset
 
@@ -50,7 +49,7 @@ def write_doc(path: Path, messages, **extra) -> Path:
 # -- claims -------------------------------------------------------------------
 
 def test_claims_gemini_files_and_nothing_else():
-    gemini, codex, claude = GeminiReader(), CodexReader(), ClaudeStreamReader()
+    gemini, codex = GeminiReader(), CodexReader()
     assert gemini.claims(str(DOC)) and gemini.claims(str(LOG))
     assert not gemini.claims(str(CODEX)) and not gemini.claims(str(CLAUDE))
     assert not codex.claims(str(LOG)) and not codex.claims(str(DOC))

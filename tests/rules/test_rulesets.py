@@ -7,7 +7,6 @@ session so that what must NOT change is checked too.
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
