@@ -10,6 +10,8 @@ of the slice, arm or not.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from citeledger.report.arm_table import pct1, span, spread, tokens
 
 ALL_ARMS = "(all)"
@@ -23,11 +25,19 @@ class OccupancyPool:
     def __init__(self):
         self.pools: dict = {}  # (slice, arm) -> [(final context, retrieval, retrieval share) per session]
 
-    def add(self, slice_label: str, arm, figures) -> None:
-        """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass)."""
+    @staticmethod
+    def pooled(figures) -> Optional[tuple]:
+        """What the pool keeps of a session's metric columns (made in the worker: only this crosses
+        back); None when it logs no prompt sizes or was not read."""
         if not figures or figures.get("occupancy_final_context") is None:
+            return None
+        return tuple(figures[column] for _, column in FIGURES)
+
+    def add(self, slice_label: str, arm, one: Optional[tuple]) -> None:
+        """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass),
+        `one` its `pooled` figures."""
+        if one is None:
             return
-        one = tuple(figures[column] for _, column in FIGURES)  # one tuple a session, shared by its pools
         pools = self.pools
         for key in ((slice_label, ALL_ARMS), ("all", ALL_ARMS), (slice_label, arm), ("all", arm)):
             if key[1] is not None:
