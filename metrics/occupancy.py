@@ -99,10 +99,13 @@ def _gaps(context) -> tuple[list, list, int, dict, dict]:
     compactions = 0
     chars, results = dict.fromkeys(FAMILIES, 0), dict.fromkeys(FAMILIES, 0)
     gap = None
+    family_of: dict = {}  # tool name -> family, worked out once per name
     for step in context:
         kind = type(step)
         if kind is ToolOutput:
-            family = tool_family(step.name)
+            family = family_of.get(step.name)
+            if family is None:
+                family = family_of[step.name] = tool_family(step.name)
             chars[family] += step.chars
             results[family] += 1
             if gap is not None:

@@ -144,7 +144,13 @@ class RunLogReader:
         if type(message) is dict:
             usage = message.get("usage")
             if type(usage) is dict:  # a usage that is no object adds 0 to every sum: no call
-                self._logged(usage)
+                out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
+                                          usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
+                # parse-session.mjs's sums (`u.output_tokens || 0`, ...), js_number's int case inline
+                self.generated += out if type(out) is int else js_number(out)
+                self.fresh += ((given if type(given) is int else js_number(given))
+                               + (made if type(made) is int else js_number(made)))
+                self.cached += read if type(read) is int else js_number(read)
         if not own_window:
             return
         if kind == "assistant":
@@ -158,17 +164,6 @@ class RunLogReader:
                 subtype=event.get("subtype") if type(event.get("subtype")) is str else None,
                 duration_ms=optional_number(event.get("duration_ms")),
                 cost_usd=optional_number(event.get("total_cost_usd")), origin=origin))
-
-    def _logged(self, usage) -> None:
-        """parse-session.mjs's sums: `u.output_tokens || 0`, ... for every usage logged."""
-        if type(usage) is not dict:  # a usage that is no object adds 0 to every sum
-            return
-        out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
-                                  usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
-        # js_number, its int case inline: this runs for every event of a corpus.
-        self.generated += out if type(out) is int else js_number(out)
-        self.fresh += (given if type(given) is int else js_number(given)) + (made if type(made) is int else js_number(made))
-        self.cached += read if type(read) is int else js_number(read)
 
     def _assistant(self, message, origin: Origin, key) -> None:
         if type(message) is not dict:  # an object is truthy, even empty: only one is read
