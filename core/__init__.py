@@ -114,6 +114,7 @@ _LAZY = {
     "NONE": "citeledger.harness.sufficiency", "Sufficiency": "citeledger.harness.sufficiency",
     "pooled": "citeledger.harness.sufficiency", "sufficiency": "citeledger.harness.sufficiency",
     "spent": "citeledger.harness.spend", "starved_paths": "citeledger.harness.spend",
+    "RunBehaviour": "citeledger.harness.arm_runs", "behaviour_of": "citeledger.harness.arm_runs",
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
 # fs: paths on disk or behind a URL (fsspec), asked as os asks: `fs.isdir(path)`, `fs.listdir(folder)`.

@@ -54,7 +54,10 @@ def row_of(records: dict, metrics: dict) -> dict:
             continue
         record = records.get(name)
         values = cls().row(record) if record is not None else {}
-        row.update({column: values.get(column) for column in columns})
+        if tuple(values) == columns:  # every column, in order (the built-in metrics'): as it is
+            row.update(values)
+        else:
+            row.update({column: values.get(column) for column in columns})
     return row
 
 

@@ -60,14 +60,15 @@ def discover_runs(folder: str, label: str) -> list[ArmRun]:
 
 
 @attrs.frozen
-class RunFigures:
-    """What one run gives the arm table; None where the run's format logs no such figure.
+class RunBehaviour:
+    """What one run gives the arm table's behaviour, occupancy and contamination rows (and
+    compare's, beside its statistics); None where the run's format logs no such figure.
 
-    Occupancy tokens are rounded as the harness rounds them; `retrieval_share`
-    is the retrieval residual (codegraph + file access) as a percentage of the
-    final context (0 when the final context is 0). `alloc_envelope` and
-    `alloc_used` are None for a run whose explore returned no section: it adds
-    nothing to the pooled allocation (not a zero).
+    Built from the run's metric columns (`behaviour_of`): the arm table and
+    compare read the same figures of the same columns. Occupancy tokens are
+    rounded as the harness rounds them; `retrieval_share` is the retrieval
+    residual (codegraph + file access) as a percentage of the final context
+    (0 when the final context is 0).
     """
 
     name: str
@@ -84,12 +85,6 @@ class RunFigures:
     final_context: Optional[int]
     codegraph_residual: Optional[int]
     file_access_residual: Optional[int]
-    sufficiency_answered: int
-    sufficiency_counts: tuple[int, ...]  # per BUCKETS
-    sufficiency_errors: int
-    alloc_calls: int
-    alloc_envelope: Optional[int]
-    alloc_used: Optional[int]
 
     @property
     def retrieval_residual(self) -> Optional[int]:
@@ -103,25 +98,54 @@ class RunFigures:
             return None
         return self.retrieval_residual / self.final_context * 100 if self.final_context > 0 else 0
 
+
+def behaviour_fields(columns: dict) -> dict:
+    """RunBehaviour's fields (but its name) from a run's metric columns (a sweep row's `run_*`
+    and `occupancy_*`); every figure None or 0 when the columns are absent (a row of an older sweep)."""
+    get = columns.get
+    duration = get("run_duration_s")
+    return {
+        "ok": get("run_ok"), "raced": get("run_raced"), "tools": get("run_tools") or 0,
+        # The harness sums `duration_ms || 0`: a run that logs result events but no duration is 0s.
+        "duration_s": duration if duration is not None or get("run_segments") is None else 0,
+        "reads": get("run_named_read") or 0, "search": get("run_named_grep_glob") or 0,
+        "bash": get("run_named_bash") or 0, "codegraph_calls": get("run_codegraph_calls") or 0,
+        "cli_attempts": get("run_cli_attempts") or 0, "cli_returned": get("run_cli_returned"),
+        "final_context": get("occupancy_final_context"), "codegraph_residual": get("occupancy_codegraph"),
+        "file_access_residual": get("occupancy_file_access"),
+    }
+
+
+def behaviour_of(name: str, columns: dict) -> RunBehaviour:
+    return RunBehaviour(name=name, **behaviour_fields(columns))
+
+
+@attrs.frozen
+class RunFigures(RunBehaviour):
+    """What one run gives the whole arm table: its behaviour and its sufficiency and allocation.
+
+    `alloc_envelope` and `alloc_used` are None for a run whose explore
+    returned no section: it adds nothing to the pooled allocation (not a zero).
+    """
+
+    sufficiency_answered: int
+    sufficiency_counts: tuple[int, ...]  # per BUCKETS
+    sufficiency_errors: int
+    alloc_calls: int
+    alloc_envelope: Optional[int]
+    alloc_used: Optional[int]
+
     @property
     def alloc_efficiency(self) -> Optional[float]:
         """The run's allocation efficiency as a percentage; None without an envelope."""
         return self.alloc_used / self.alloc_envelope * 100 if self.alloc_envelope else None
 
 
-def run_figures(name: str, run, occupancy, score, sufficiency) -> RunFigures:
-    """A run's figures from its `run` and `occupancy` metric records, its score and its sufficiency."""
-    counts = run.by_name()
+def run_figures(name: str, columns: dict, score, sufficiency) -> RunFigures:
+    """A run's figures from its metric columns (core.row_of of its `run` and `occupancy` records),
+    its score and its sufficiency."""
     return RunFigures(
-        name=name, ok=run.ok, raced=run.raced, tools=run.tools,
-        # The harness sums `duration_ms || 0`: a run that logs result events but no duration is 0s.
-        duration_s=run.duration_s if run.duration_s is not None or run.segments is None else 0,
-        reads=counts.get("Read", 0), search=counts.get("Grep", 0) + counts.get("Glob", 0),
-        bash=counts.get("Bash", 0), codegraph_calls=run.codegraph_calls,
-        cli_attempts=run.cli.attempts, cli_returned=run.cli.returned,
-        final_context=None if occupancy is None else occupancy.final_context,
-        codegraph_residual=None if occupancy is None else occupancy.residual.codegraph,
-        file_access_residual=None if occupancy is None else occupancy.residual_file_access,
+        name=name, **behaviour_fields(columns),
         sufficiency_answered=sufficiency.answered, sufficiency_counts=tuple(sufficiency.counts),
         sufficiency_errors=sufficiency.errors, alloc_calls=len(score.calls),
         alloc_envelope=score.envelope or None, alloc_used=score.used if score.envelope else None,

@@ -99,10 +99,13 @@ def _gaps(context) -> tuple[list, list, int, dict, dict]:
     compactions = 0
     chars, results = dict.fromkeys(FAMILIES, 0), dict.fromkeys(FAMILIES, 0)
     gap = None
+    family_of: dict = {}  # tool name -> family, worked out once per name
     for step in context:
         kind = type(step)
         if kind is ToolOutput:
-            family = tool_family(step.name)
+            family = family_of.get(step.name)
+            if family is None:
+                family = family_of[step.name] = tool_family(step.name)
             chars[family] += step.chars
             results[family] += 1
             if gap is not None:
@@ -242,6 +245,9 @@ OCCUPANCY_COLUMNS = (
 )
 
 
+FAMILY_COLUMNS = tuple(f"occupancy_{family}" for family in FAMILIES)
+
+
 class OccupancyMetric:
     name = "occupancy"
     columns = OCCUPANCY_COLUMNS
@@ -253,11 +259,12 @@ class OccupancyMetric:
             "occupancy_fixed": o.fixed, "occupancy_base": o.base, "occupancy_chars_per_token": o.chars_per_token,
             "occupancy_calibrated": o.calibrated, "occupancy_dispersion": o.dispersion,
             "occupancy_requests": o.requests, "occupancy_compactions": o.compactions, "occupancy_evicted": o.evicted,
-            "occupancy_file_access": o.residual_file_access, "occupancy_retrieval": retrieval,
-            "occupancy_retrieval_share": _share(retrieval, o.final_context),
         }
-        values.update({f"occupancy_{family}": getattr(o.residual, family) for family in FAMILIES})
-        return values
+        residual = o.residual
+        values.update(zip(FAMILY_COLUMNS, [getattr(residual, family) for family in FAMILIES]))
+        values.update(occupancy_file_access=o.residual_file_access, occupancy_retrieval=retrieval,
+                      occupancy_retrieval_share=_share(retrieval, o.final_context))
+        return values  # in OCCUPANCY_COLUMNS' order: core.row_of takes it as it is
 
     def measure(self, transcript, options: MetricOptions) -> Optional[Occupancy]:
         """None when the transcript's format logs no prompt sizes (a Codex or Gemini session)."""

@@ -135,7 +135,7 @@ def _calls(transcript) -> tuple[list, set, int]:
     for use in transcript.tool_uses:
         if not use.assistant or (skipped and use.origin in skipped):
             continue
-        calls.append(ToolCall(name=use.name, use=use))
+        calls.append(ToolCall(use.name, None, use))  # positional (name, text, use): one per call of a corpus
         if use.name == "Bash" and runs_codegraph_cli(use.command or ""):
             attempts += 1
             if use.key is not None:  # an id that is an object or a list matches no result
@@ -190,7 +190,12 @@ RUN_COLUMNS = (
     "run_tools_exposed", "run_raced", "run_ok", "run_subtype", "run_segments", "run_turns", "run_duration_s",
     "run_tokens_processed", "run_cost_usd", "run_tool_calls", "run_tools", "run_codegraph_calls",
     *(f"run_calls_{family}" for family in FAMILIES), "run_cli_attempts", "run_cli_returned",
+    # By name, as compare-arms.mjs counts its Read, Grep/Glob and Bash rows (a family adds NotebookRead, BashOutput).
+    "run_named_read", "run_named_grep_glob", "run_named_bash",
 )
+
+
+FAMILY_COLUMNS = tuple(f"run_calls_{family}" for family in FAMILIES)
 
 
 class RunMetric:
@@ -198,15 +203,23 @@ class RunMetric:
     columns = RUN_COLUMNS
 
     def row(self, r: RunBasics) -> dict:
+        names = r.by_name()  # one pass over the calls; the other counts per distinct name
+        families = dict.fromkeys(FAMILIES, 0)
+        tools = codegraph = 0
+        for name, n in names.items():
+            families[tool_family(name)] += n
+            tools += 0 if name.startswith(UNCOUNTED_PREFIX) else n
+            codegraph += n if is_codegraph_tool(name) else 0
         values = {
             "run_tools_exposed": r.tools_exposed, "run_raced": r.raced, "run_ok": r.ok, "run_subtype": r.subtype,
             "run_segments": None if r.segments is None else len(r.segments), "run_turns": r.turns,
             "run_duration_s": r.duration_s, "run_tokens_processed": r.tokens_processed, "run_cost_usd": r.cost_usd,
-            "run_tool_calls": len(r.calls), "run_tools": r.tools, "run_codegraph_calls": r.codegraph_calls,
-            "run_cli_attempts": r.cli.attempts, "run_cli_returned": r.cli.returned,
+            "run_tool_calls": len(r.calls), "run_tools": tools, "run_codegraph_calls": codegraph,
         }
-        values.update({f"run_calls_{family}": n for family, n in r.by_family().items()})
-        return values
+        values.update(zip(FAMILY_COLUMNS, families.values()))
+        values.update(run_cli_attempts=r.cli.attempts, run_cli_returned=r.cli.returned, run_named_read=names.get("Read", 0),
+                      run_named_grep_glob=names.get("Grep", 0) + names.get("Glob", 0), run_named_bash=names.get("Bash", 0))
+        return values  # in RUN_COLUMNS' order: core.row_of takes it as it is
 
     def measure(self, transcript, options: MetricOptions) -> RunBasics:
         return run_basics(transcript)

@@ -54,11 +54,9 @@ def usage_of(message: dict) -> Usage:
     given, read, made, out = (u.get("input_tokens"), u.get("cache_read_input_tokens"),
                               u.get("cache_creation_input_tokens"), u.get("output_tokens"))
     # js_number, its int case inline: this runs for every request of a corpus.
-    return Usage(
-        input_tokens=given if type(given) is int else js_number(given),
-        cache_read_tokens=read if type(read) is int else js_number(read),
-        cache_creation_tokens=made if type(made) is int else js_number(made),
-        output_tokens=out if type(out) is int else js_number(out),
+    return Usage(  # positional (input, cache read, cache creation, output): one per request of a corpus
+        given if type(given) is int else js_number(given), read if type(read) is int else js_number(read),
+        made if type(made) is int else js_number(made), out if type(out) is int else js_number(out),
     )
 
 
@@ -133,7 +131,7 @@ class RunLogReader:
 
     def _step(self, step) -> None:
         if self.pending:
-            self.steps.append(Appended(chars=self.pending))
+            self.steps.append(Appended(self.pending))  # positional: one per step of a corpus
             self.pending = 0
         self.steps.append(step)
 
@@ -144,13 +142,21 @@ class RunLogReader:
         tokens and nothing else."""
         message = event.get("message")
         if type(message) is dict:
-            self._logged(message.get("usage"))
+            usage = message.get("usage")
+            if type(usage) is dict:  # a usage that is no object adds 0 to every sum: no call
+                out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
+                                          usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
+                # parse-session.mjs's sums (`u.output_tokens || 0`, ...), js_number's int case inline
+                self.generated += out if type(out) is int else js_number(out)
+                self.fresh += ((given if type(given) is int else js_number(given))
+                               + (made if type(made) is int else js_number(made)))
+                self.cached += read if type(read) is int else js_number(read)
         if not own_window:
             return
         if kind == "assistant":
-            self._assistant(event.get("message"), origin, message_key)
+            self._assistant(message, origin, message_key)
         elif kind == "user":
-            self._user(event.get("message"), origin)
+            self._user(message, origin)
         elif kind == "system":
             self._system(event, origin)
         elif kind == "result":
@@ -159,33 +165,29 @@ class RunLogReader:
                 duration_ms=optional_number(event.get("duration_ms")),
                 cost_usd=optional_number(event.get("total_cost_usd")), origin=origin))
 
-    def _logged(self, usage) -> None:
-        """parse-session.mjs's sums: `u.output_tokens || 0`, ... for every usage logged."""
-        if type(usage) is not dict:  # a usage that is no object adds 0 to every sum
-            return
-        out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
-                                  usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
-        # js_number, its int case inline: this runs for every event of a corpus.
-        self.generated += out if type(out) is int else js_number(out)
-        self.fresh += (given if type(given) is int else js_number(given)) + (made if type(made) is int else js_number(made))
-        self.cached += read if type(read) is int else js_number(read)
-
     def _assistant(self, message, origin: Origin, key) -> None:
-        if not self.truthy(message) or type(message) is not dict:
+        if type(message) is not dict:  # an object is truthy, even empty: only one is read
             return
         if key is not None and key not in self.seen:
             self.seen.add(key)
-            self._step(Request(usage=usage_of(message), origin=origin))
+            self._step(Request(usage_of(message), origin))  # positional (usage, origin): one per request
         content = message.get("content")
         if type(content) is list:
+            added = 0
             for block in content:
-                self.pending += block_chars(block)
+                # block_chars, its text case inline: this runs for every assistant block of a corpus
+                text = block.get("text") if type(block) is dict and block.get("type") == "text" else None
+                if type(text) is str:
+                    added += len(text) if text.isascii() else utf16_len(text)
+                else:
+                    added += block_chars(block)
+            self.pending += added
         elif type(content) is str:  # iterated character by character, each one's JSON
             for ch in content:
                 self.pending += json_length(ch)
 
     def _user(self, message, origin: Origin) -> None:
-        if not self.truthy(message) or type(message) is not dict:
+        if type(message) is not dict:  # an object is truthy, even empty: only one is read
             return
         content = message.get("content")
         if type(content) is str:
@@ -200,20 +202,27 @@ class RunLogReader:
                 self.pending += sum(utf16_len(t) for t in self.content_blocks([block]))
 
     def _tool_output(self, block: dict, origin: Origin) -> None:
-        pieces = self.content_blocks(block.get("content"))
-        text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        content = block.get("content")
+        if type(content) is str:  # content_blocks' one-string case inline: most results of a corpus
+            text = content
+        else:
+            pieces = self.content_blocks(content)
+            text = pieces[0] if len(pieces) == 1 else "".join(pieces)
         chars = len(text) if text.isascii() else utf16_len(text)
-        key = self.key_of(block, "tool_use_id")
+        tool_id = block.get("tool_use_id")
+        key = tool_id if type(tool_id) is str else self.key_of(block, "tool_use_id")  # key_of's common case inline
         known = self.names.get(key) if key is not None else None
         name = known[0] if known is not None and type(known[0]) is str else ""
-        self._step(ToolOutput(name=name, key=key, chars=chars, error=self.truthy(block.get("is_error")),
-                              no_such_tool=NO_SUCH_TOOL in text, origin=origin))
+        error = block.get("is_error")
+        error = error is True or (error is not None and error is not False and self.truthy(error))
+        # positional (name, key, chars, error, no_such_tool, origin): one per tool result of a corpus
+        self._step(ToolOutput(name, key, chars, error, NO_SUCH_TOOL in text, origin))
 
     def _system(self, event: dict, origin: Origin) -> None:
         subtype = event.get("subtype")
         if subtype == "init":
             tools = event.get("tools")
-            self.init_tools = tuple(js_string(t) for t in tools) if type(tools) is list else ()
+            self.init_tools = tuple(t if type(t) is str else js_string(t) for t in tools) if type(tools) is list else ()
         elif type(subtype) is str and subtype in COMPACTION_SUBTYPES:
             self._step(Compaction(origin=origin))
 

@@ -220,7 +220,7 @@ class EventWalker:
         # only in a dict message, so an assistant event walked below has its key here.
         message_key = _message_key(message, self._order) if kind == "assistant" and type(message) is dict else None
         if not line.bom:  # JSON.parse refuses a BOM; a subagent file has its own window (its usage only)
-            self.log.feed(kind, event, origin, message_key, own_window=parent_override is None)
+            self.log.feed(kind, event, origin, message_key, parent_override is None)  # own_window
         if not isinstance(content, list):  # not walked: a user's string prompt, or skipped
             self._unwalked(event, kind, message, content, main_thread, origin)
             return kind

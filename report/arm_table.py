@@ -9,6 +9,8 @@ there is one run or min and max print the same.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from citeledger.core import BUCKETS, js_round, thousands, to_fixed, utf16_len
 from citeledger.report.sufficiency import LABELS
 
@@ -59,16 +61,35 @@ def pct1(x) -> str:
     return to_fixed(x, 1) + "%"
 
 
-def span(values, fmt=whole) -> str:
-    """`median [min–max]` of the figures that are numbers; `—` when none is."""
+def spread(values) -> Optional[tuple]:
+    """(median, min, max) of the figures that are numbers; None when none is."""
     xs = [x for x in values if x is not None and x == x and abs(x) != float("inf")]
     if not xs:
+        return None
+    return median(xs), min(xs), max(xs)
+
+
+def span(values, fmt=whole) -> str:
+    """`median [min–max]` of the figures that are numbers; `—` when none is."""
+    found = spread(values)
+    if found is None:
         return "—"
-    middle = fmt(median(xs))
-    if len(xs) == 1:
-        return middle
-    lo, hi = fmt(min(xs)), fmt(max(xs))
+    middle, lo, hi = fmt(found[0]), fmt(found[1]), fmt(found[2])
+    # one value for a single run: its min and max are the median and print the same
     return middle if lo == hi else f"{middle} [{lo}–{hi}]"
+
+
+# The spanned rows, each (field of a RunBehaviour, label, format): the arm table's and compare's.
+BEHAVIOUR_ROWS = (("duration_s", "duration (s)", whole), ("tools", "tool calls", whole), ("reads", "Read", whole),
+                  ("search", "Grep/Glob", whole), ("bash", "Bash", whole), ("codegraph_calls", "codegraph calls", whole))
+OCCUPANCY_ROWS = (("final_context", "final context (tok)", tokens),
+                  ("codegraph_residual", "codegraph residual (tok)", tokens),
+                  ("file_access_residual", "file-access residual (tok)", tokens),
+                  ("retrieval_residual", "→ retrieval residual (tok)", tokens),
+                  ("retrieval_share", "→ share of final context", pct1))
+OCCUPANCY_TITLE = "residual context occupancy (CG-7) — tokens still resident at end of run"
+CONTAMINATION_TITLE = "contamination — the CLI must never be how codegraph is reached"
+CLI_RETURNED, CLI_BLOCKED = "CLI calls that RETURNED output", "CLI attempts blocked"
 
 
 def _row(label: str, cells) -> str:
@@ -79,28 +100,26 @@ def _pooled_share(n: int, total: int) -> str:
     return f"{n}  {to_fixed(n / total * 100, 0)}%" if total else "—"
 
 
+def non_success(runs) -> int:
+    """Runs without a success result (a killed run's none counts, as the harness's `!ok`)."""
+    return sum(1 for r in runs if not r.ok)
+
+
 def _head(arms, row) -> list[str]:
     out = [row("", [label for label, _ in arms]), row("runs", [len(runs) for _, runs in arms])]
-    if any(not r.ok for _, runs in arms for r in runs):
-        out.append(row("  of which non-success", [sum(1 for r in runs if not r.ok) for _, runs in arms]))
+    if any(non_success(runs) for _, runs in arms):
+        out.append(row("  of which non-success", [non_success(runs) for _, runs in arms]))
     if any(r.raced for _, runs in arms for r in runs):
         out.append(row("  MCP cold-start race", [sum(1 for r in runs if r.raced) for _, runs in arms]))
     return out
 
 
 def _behaviour(arms, row) -> list[str]:
-    def spanned(label, pick, fmt=whole):
-        return row(label, [span([pick(r) for r in runs], fmt) for _, runs in arms])
+    def spanned(rows):
+        return [row(f"  {label}", [span([getattr(r, field) for r in runs], fmt) for _, runs in arms])
+                for field, label, fmt in rows]
 
-    return ["  behavior", spanned("  duration (s)", lambda r: r.duration_s), spanned("  tool calls", lambda r: r.tools),
-            spanned("  Read", lambda r: r.reads), spanned("  Grep/Glob", lambda r: r.search),
-            spanned("  Bash", lambda r: r.bash), spanned("  codegraph calls", lambda r: r.codegraph_calls), "",
-            "  residual context occupancy (CG-7) — tokens still resident at end of run",
-            spanned("  final context (tok)", lambda r: r.final_context, tokens),
-            spanned("  codegraph residual (tok)", lambda r: r.codegraph_residual, tokens),
-            spanned("  file-access residual (tok)", lambda r: r.file_access_residual, tokens),
-            spanned("  → retrieval residual (tok)", lambda r: r.retrieval_residual, tokens),
-            spanned("  → share of final context", lambda r: r.retrieval_share, pct1)]
+    return ["  behavior", *spanned(BEHAVIOUR_ROWS), "", f"  {OCCUPANCY_TITLE}", *spanned(OCCUPANCY_ROWS)]
 
 
 def _sufficiency(arms, row) -> list[str]:
@@ -129,14 +148,71 @@ def _allocation(arms, row) -> list[str]:
             row("  envelope (chars)", [tokens(sum(r.alloc_envelope or 0 for r in runs)) for _, runs in arms])]
 
 
+def cli_counts(runs) -> tuple[int, int]:
+    """(CLI calls that returned output, CLI attempts) summed over `runs`."""
+    return sum(r.cli_returned or 0 for r in runs), sum(r.cli_attempts for r in runs)
+
+
+def contaminated(arms) -> list[str]:
+    """The labels of the arms one of whose runs reached codegraph through its CLI."""
+    return [label for label, runs in arms if any(r.cli_returned for r in runs)]
+
+
 def _contamination(arms, row) -> list[str]:
     # The harness's "blocked" row counts every attempt, returned or not (docs/decisions.md).
-    out = ["  contamination — the CLI must never be how codegraph is reached",
-           row("  CLI calls that RETURNED output", [sum(r.cli_returned or 0 for r in runs) for _, runs in arms]),
-           row("  CLI attempts blocked", [sum(r.cli_attempts for r in runs) for _, runs in arms])]
-    dirty = [label for label, runs in arms if any(r.cli_returned for r in runs)]
+    counts = [cli_counts(runs) for _, runs in arms]
+    out = [f"  {CONTAMINATION_TITLE}", row(f"  {CLI_RETURNED}", [c[0] for c in counts]),
+           row(f"  {CLI_BLOCKED}", [c[1] for c in counts])]
+    dirty = contaminated(arms)
     if dirty:
         out += [f"  !! {', '.join(dirty)} {CONTAMINATED}", CONTAMINATED_NOTE]
+    return out
+
+
+def behaviour_items(arms, row=_row) -> list:
+    """The runs, behaviour, occupancy and contamination rows of `arms` ((label, [RunBehaviour, ...])
+    pairs), each made by `row(label, cells)`, between the blocks' titles (str, "" between blocks):
+    compare's block beside its statistics, as the arm table prints it."""
+    return _head(arms, row) + [""] + _behaviour(arms, row) + [""] + _contamination(arms, row)
+
+
+def behaviour_block(arms) -> str:
+    """behaviour_items as the arm table's text."""
+    return "\n".join(behaviour_items(arms)) + "\n"
+
+
+def behaviour_dict(runs) -> dict:
+    """The same rows of one arm's runs as numbers: each spanned figure `{median, min, max}` (null
+    when no run logs it; `retrieval_share` a ratio), the counts summed."""
+    out = {"measured": len(runs), "non_success": non_success(runs),
+           "raced": sum(1 for r in runs if r.raced)}
+    for field, _, _ in BEHAVIOUR_ROWS + OCCUPANCY_ROWS:
+        found = spread([getattr(r, field) for r in runs])
+        scale = 0.01 if field == "retrieval_share" else 1  # a ratio, as the sweep's shares are
+        out[field] = None if found is None else {end: x * scale if scale != 1 else x
+                                                 for end, x in zip(("median", "min", "max"), found)}
+    out["cli_returned"], out["cli_attempts"] = cli_counts(runs)
+    out["contaminated"] = bool(contaminated([("", runs)]))
+    return out
+
+
+SPANNED = tuple(field for field, _, _ in BEHAVIOUR_ROWS + OCCUPANCY_ROWS)
+COUNTED = ("measured", "non_success", "raced")
+SUMMED = ("cli_returned", "cli_attempts", "contaminated")
+
+
+def behaviour_columns(prefix: str) -> tuple[str, ...]:
+    """behaviour_dict's figures as flat CSV columns, each named after `prefix`."""
+    spanned = tuple(f"{prefix}{field}_{end}" for field in SPANNED for end in ("median", "min", "max"))
+    return tuple(prefix + k for k in COUNTED) + spanned + tuple(prefix + k for k in SUMMED)
+
+
+def behaviour_flat(prefix: str, figures: dict) -> dict:
+    """behaviour_dict's record as behaviour_columns' scalars (empty where no run logs a figure)."""
+    out = {prefix + k: figures[k] for k in COUNTED + SUMMED}
+    for field in SPANNED:
+        found = figures[field] or {}
+        out.update({f"{prefix}{field}_{end}": found.get(end) for end in ("median", "min", "max")})
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import percent, points, printable, to_fixed
+from citeledger.core import behaviour_of, percent, points, printable, to_fixed
+from citeledger.report.arm_table import behaviour_block, behaviour_dict
 from citeledger.report.stats import bootstrap_median_difference, median
 from citeledger.report.tables import layout, pct
 from citeledger.report.text import added_line
@@ -40,6 +41,8 @@ class Comparison:
         self.groups: dict[str, dict[str, Side]] = {}
         self.unscored: list[dict] = []
         self.other_arms: list[dict] = []  # sessions of arms not compared: listed, not counted
+        # (group, side) -> every read session's RunBehaviour, scored or not (compare-arms.mjs keeps them all)
+        self.behaviour: dict[tuple, list] = {}
 
     def add(self, side: str, row: dict, key=None) -> None:
         if row["status"] == "other-arm":
@@ -51,6 +54,8 @@ class Comparison:
                                   "reason": "--key pattern does not match the session's path"})
             return
         s = self.groups.setdefault(group, {"base": Side(), "new": Side()})[side]
+        if row.get("run_tools") is not None:  # read, and measured (a sweep output of before has no columns)
+            self.behaviour.setdefault((group, side), []).append(behaviour_of(row["session"], row))
         if row["status"] != "scored":
             s.not_scored += 1
             self.unscored.append({"side": side, "session": row["session"], "status": row["status"], "reason": row["reason"]})
@@ -101,8 +106,20 @@ class Comparison:
                 # the harness's allocation lines (compare-arms.mjs): pooled over the group's scored runs
                 "base_pooled": pooled_of["base"], "new_pooled": pooled_of["new"],
                 "base_sessions": sessions["base"], "new_sessions": sessions["new"],
+                **{f"{side}_behaviour": behaviour_dict(self.runs_of(name, side)) for side in SIDES},
             })
         return rows
+
+    def runs_of(self, group: str, side: str) -> list:
+        """The RunBehaviour of every session read of `side` in `group` (in `(all)`: of every group)."""
+        if group != "(all)":
+            return self.behaviour.get((group, side), [])
+        return [r for (_, s), runs in sorted(self.behaviour.items()) if s == side for r in runs]
+
+    def behaviour_arms(self, labels) -> list[tuple]:
+        """Per group (but `(all)`), its sides' runs as the arm table takes them: (label, runs) pairs."""
+        return [(name, [(label, self.runs_of(name, side)) for side, label in zip(SIDES, labels)])
+                for name in sorted(self.groups)]
 
     def file_rows(self, top: int) -> list[dict]:
         rows = []
@@ -132,8 +149,9 @@ NOT_COMPARED_LISTED = 20  # text lists this many; JSON and --out list all
 
 
 def render_text(header: dict, groups: list[dict], files: list[dict], unscored: list[dict], plot: list[str],
-                other_arms: list[dict] = (), sufficiency: str = "") -> str:
-    """`sufficiency`: the pooled sufficiency block (compare --sufficiency), after the harness view."""
+                other_arms: list[dict] = (), sufficiency: str = "", behaviour=()) -> str:
+    """`sufficiency`: the pooled sufficiency block (compare --sufficiency), after the harness view;
+    `behaviour`: per group, its arms' runs (Comparison.behaviour_arms), before it."""
     labels = header.get("arms") or ["baseline", "new"]
     if header.get("arms"):
         out = (
@@ -163,6 +181,8 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
         f"seed {header['seed']} (numpy PCG64 seeded with seed and crc32 of the group)\n"
     )
     out += "\n" + harness_lines(groups, labels)
+    if behaviour:
+        out += "\n" + behaviour_lines(behaviour)
     if sufficiency:
         out += "\n" + sufficiency
     if files:
@@ -204,6 +224,19 @@ def harness_lines(groups: list[dict], labels) -> str:
             runs = g[f"{side}_runs"]
             spread = f"{pct(g[f'{side}_median'])} [{pct(min(runs))}–{pct(max(runs))}]" if runs else "—"
             out += f"    {label:<{width}}  pooled efficiency  {pct(g[f'{side}_pooled']):>6}   per-run efficiency  {spread}\n"
+    return out
+
+
+BEHAVIOUR_HEADING = ("behavior, occupancy and contamination as compare-arms.mjs prints them (median [min–max] "
+                     "over every session read, scored or not), per group:")
+
+
+def behaviour_lines(behaviour) -> str:
+    """The arm table's runs, behaviour, occupancy and contamination rows of each group's sides."""
+    out = BEHAVIOUR_HEADING + "\n"
+    for index, (name, arms) in enumerate(behaviour):
+        out += ("\n" if index else "") + f"  {printable(name)}\n" + "".join(f"  {line}" if line.strip() else line
+                                                  for line in behaviour_block(arms).splitlines(True))
     return out
 
 

@@ -10,7 +10,9 @@ of the slice, arm or not.
 
 from __future__ import annotations
 
-from citeledger.report.arm_table import median, pct1, span, tokens
+from typing import Optional
+
+from citeledger.report.arm_table import pct1, span, spread, tokens
 
 ALL_ARMS = "(all)"
 POOLED_RECORD = "pooled-occupancy"  # the JSON record's type
@@ -21,18 +23,25 @@ HEADINGS = ("slice", "arm", "n", "final context (tok)", "retrieval residual (tok
 
 class OccupancyPool:
     def __init__(self):
-        self.pools: dict = {}  # (slice, arm) -> {figure: [values]}
+        self.pools: dict = {}  # (slice, arm) -> [(final context, retrieval, retrieval share) per session]
 
-    def add(self, slice_label: str, arm, figures) -> None:
-        """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass)."""
+    @staticmethod
+    def pooled(figures) -> Optional[tuple]:
+        """What the pool keeps of a session's metric columns (made in the worker: only this crosses
+        back); None when it logs no prompt sizes or was not read."""
         if not figures or figures.get("occupancy_final_context") is None:
+            return None
+        return tuple(figures[column] for _, column in FIGURES)
+
+    def add(self, slice_label: str, arm, one: Optional[tuple]) -> None:
+        """One session (`slice_label`: single-question or multi-turn; `arm` None outside a pass),
+        `one` its `pooled` figures."""
+        if one is None:
             return
+        pools = self.pools
         for key in ((slice_label, ALL_ARMS), ("all", ALL_ARMS), (slice_label, arm), ("all", arm)):
-            if key[1] is None:
-                continue
-            pool = self.pools.setdefault(key, {name: [] for name, _ in FIGURES})
-            for name, column in FIGURES:
-                pool[name].append(figures[column])
+            if key[1] is not None:
+                pools.setdefault(key, []).append(one)
 
     def records(self) -> list[dict]:
         """One `pooled-occupancy` record per slice and arm with sessions: all first, then each slice; (all) first."""
@@ -40,13 +49,28 @@ class OccupancyPool:
         keys = sorted(self.pools, key=lambda k: (order[k[0]], k[1] != ALL_ARMS, k[1]))
         out = []
         for slice_label, arm in keys:
-            pool = self.pools[(slice_label, arm)]
-            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(pool["final_context"])}
-            for name, _ in FIGURES:
-                xs = pool[name]
-                record[name] = {"median": median(xs), "min": min(xs), "max": max(xs)}
+            sessions = self.pools[(slice_label, arm)]
+            record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(sessions)}
+            for index, (name, _) in enumerate(FIGURES):
+                record[name] = dict(zip(ENDS, spread([one[index] for one in sessions])))
             out.append(record)
         return out
+
+
+ENDS = ("median", "min", "max")
+# The slices CSV's pooled occupancy columns: the `(all)` arm's record of the row's slice, flat.
+SLICE_COLUMNS = ("occupancy_sessions",) + tuple(f"occupancy_{name}_{end}" for name, _ in FIGURES for end in ENDS)
+
+
+def slice_cells(records: list[dict], slice_label: str) -> dict:
+    """SLICE_COLUMNS of one slice row: its `(all)` record's figures; 0 sessions and every figure
+    empty (None) when no session of the slice logs prompt sizes. The figures depend on no ruleset: every ruleset's row has them."""
+    found = next((r for r in records if r["slice"] == slice_label and r["arm"] == ALL_ARMS), None)
+    if found is None:
+        return {**dict.fromkeys(SLICE_COLUMNS), "occupancy_sessions": 0}
+    cells = {"occupancy_sessions": found["sessions"]}
+    cells.update({f"occupancy_{name}_{end}": found[name][end] for name, _ in FIGURES for end in ENDS})
+    return cells
 
 
 def _spanned(record: dict, name: str, fmt, scale: float = 1) -> str:

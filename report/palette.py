@@ -29,6 +29,9 @@ SERIES = ("#7f7f7f", "#ff7f0e", "#d62728", "#8c564b", "#393b79", "#637939")  # p
 SLICES = {"all": "#393b79", "single-question": "#ff7f0e", "multi-turn": "#8c564b"}
 HISTOGRAM = {"sessions": "#393b79", "calls": "#ff7f0e"}
 CITED, UNCITED = "#126b12", "#8a1c1c"  # the verdict marks (✓, ✗) and the diagnostics plot's dots
+# The session page's occupancy bar: each tool family's residual, and the base (prompt + prose).
+FAMILIES = {"codegraph": "#6b6ecf", "read": "#e7ba52", "search": "#ad494a", "bash": "#8ca252", "other": "#a55194",
+            "base": "#d9d9d9"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,4 +55,5 @@ def channel_colours() -> frozenset[str]:
 
 def other_colours() -> frozenset[str]:
     """Every colour that means something other than a channel."""
-    return frozenset((NOT_CREDITED, *SERIES, *SLICES.values(), *HISTOGRAM.values(), CITED, UNCITED))
+    return frozenset((NOT_CREDITED, *SERIES, *SLICES.values(), *HISTOGRAM.values(), CITED, UNCITED,
+                      *FAMILIES.values()))

@@ -63,6 +63,9 @@ class CompareResult:
     intervals: tuple  # (ci_low, ci_high) per plotted group
     plot_paths: tuple[str, ...] = ()  # the images written, once they are (the text names them)
     images: Optional[dict] = None  # the plot's images by suffix, once drawn (the page shows its SVG)
+    # per group but (all): (group, [(label, [RunBehaviour, ...]) per side]), the arm table's rows beside the
+    # statistics (the groups' `*_behaviour` records hold the same as numbers)
+    behaviour: tuple = ()
     kind: str = "compare"
 
     def records(self) -> list[dict]:
@@ -72,10 +75,14 @@ class CompareResult:
 
     def tables(self) -> dict:
         """CSV tables by name (the first is what `--csv` prints)."""
+        from citeledger.report.arm_table import behaviour_columns, behaviour_flat
         from citeledger.report.compare import FILE_COLUMNS
 
-        return {"groups": self.sufficiency.csv(list(self.groups), self.with_sufficiency),
-                "files": (FILE_COLUMNS, list(self.files))}
+        columns, rows = self.sufficiency.csv(list(self.groups), self.with_sufficiency)
+        columns = tuple(columns) + behaviour_columns("base_") + behaviour_columns("new_")
+        rows = [dict(r, **behaviour_flat("base_", r["base_behaviour"]), **behaviour_flat("new_", r["new_behaviour"]))
+                for r in rows]
+        return {"groups": (columns, rows), "files": (FILE_COLUMNS, list(self.files))}
 
 
 @attrs.frozen
@@ -120,5 +127,12 @@ class SweepResult:
     kind: str = "sweep"
 
     def tables(self) -> dict:
+        """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's
+        pooled occupancy (the `(all)` arm's, report/occupancy_pool.py)."""
+        from citeledger.report.occupancy_pool import SLICE_COLUMNS, slice_cells
+
         flat = [r for rows in self.slices for r in rows]
-        return {"slices": self.sufficiency.csv(flat, self.with_sufficiency)}
+        columns, rows = self.sufficiency.csv(flat, self.with_sufficiency)
+        records = list(self.occupancy)
+        rows = [dict(r, **slice_cells(records, r["slice"])) for r in rows]
+        return {"slices": (tuple(columns) + SLICE_COLUMNS, rows)}

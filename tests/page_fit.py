@@ -62,3 +62,21 @@ SCROLLED_JS = r"""(function () {
   });
   return out.slice(0, 20);
 })()"""
+
+# The elements matching a selector that are not wholly in view with every box scrolled to its start:
+# past the viewport's right edge, or past the visible part of a box that scrolls or clips them.
+def OUT_OF_VIEW_JS(selector: str) -> str:
+    import json
+
+    return r"""(function (selector) {
+  var out = [], vw = document.documentElement.clientWidth, found = document.querySelectorAll(selector);
+  if (!found.length) return ['nothing matches ' + selector];
+  found.forEach(function (el) {
+    var r = el.getBoundingClientRect(), right = vw;
+    for (var a = el.parentElement; a && a !== document.body; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== 'visible') right = Math.min(right, a.getBoundingClientRect().right);
+    if (r.right > right + 1) out.push(el.tagName + '[' + (el.dataset.field || el.className) + '] ' +
+                                      (el.textContent || '').slice(0, 30) + ': ' + Math.round(r.right) + ' > ' + Math.round(right));
+  });
+  return out.slice(0, 20);
+})(""" + json.dumps(selector) + ")"

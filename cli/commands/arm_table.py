@@ -33,6 +33,7 @@ def check_harness_args(args) -> None:
 
 
 def measure_run(run, ruleset, args, warnings: list):
+    from citeledger.core import metrics, row_of
     from citeledger.harness.arm_runs import run_figures
     from citeledger.harness.sufficiency import sufficiency
 
@@ -41,7 +42,7 @@ def measure_run(run, ruleset, args, warnings: list):
     scored = score(transcript, ruleset)
     warnings.extend(scored.warnings)
     judged = sufficiency(transcript, ruleset.explore_tool)
-    return run_figures(run.name, records["run"], records["occupancy"], scored, judged)
+    return run_figures(run.name, row_of(records, metrics()), scored, judged)
 
 
 def run_arm_table(args) -> int:

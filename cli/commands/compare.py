@@ -19,7 +19,8 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputE
 from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
-from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, workers
+from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
+from citeledger.core.metric import Measured, MetricOptions, split_measured
 import attrs
 
 from citeledger.cli.formats import check, chosen, out_path, render, write
@@ -160,13 +161,16 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
             return
     with progress_bar(len(refs), label, args.quiet) as advance:
         join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
-        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=judged(join, on, rulesets[0])):
+        extra = judged(Measured(join, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
+        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=extra):
             outcome, counted = split(outcome, on)
+            outcome, figures = split_measured(outcome)
             warnings.extend(outcome.warnings)
             added.extend(completed_files([outcome_inputs(outcome)], [path]))
             if diagnosed is not None:
                 diagnosed.add(outcome, outcome.ref.arm if arms else label)
             row = session_rows(outcome, rulesets[:1])[0]
+            row.update(figures if figures is not None else {})  # the run and occupancy columns, as a sweep's rows
             if on:
                 row["sufficiency"] = None if counted is None else counted_dict(counted)
             yield dict(row, arm=outcome.ref.arm, run=outcome.ref.run) if arms else dict(row, run=outcome.ref.run)
@@ -329,14 +333,15 @@ def _result(args, comparison, pooled, diagnosed, warnings, ruleset_name: str, ad
     if added:  # read with a file given by name (the partial-session rule)
         header["added_inputs"] = added
     plotted = [g for g in groups if g["group"] != "(all)"]
+    labels = tuple(args.arms) if args.arms else ("baseline", "new")
     return CompareResult(
         header=header, added=tuple(added), groups=tuple(groups), files=tuple(files),
         unscored=tuple(comparison.unscored), other_arms=tuple(comparison.other_arms), warnings=warnings,
         diagnostics=tuple(diagnosed.records()), diagnostics_text=diagnosed.text("Diagnostics"),
-        sufficiency=pooled, with_sufficiency=bool(args.sufficiency),
-        labels=tuple(args.arms) if args.arms else ("baseline", "new"),
+        sufficiency=pooled, with_sufficiency=bool(args.sufficiency), labels=labels,
         plot_groups=tuple((plot_label(g["group"], args), [g["base_runs"], g["new_runs"]]) for g in plotted),
         intervals=tuple((g["ci_low"], g["ci_high"]) for g in plotted),
+        behaviour=tuple(comparison.behaviour_arms(labels)),
     )
 
 

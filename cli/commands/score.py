@@ -97,7 +97,8 @@ def run(args) -> int:
         session_path=transcript.files[0] if args.session else None,
         view=view, sufficiency=judged, next_acts=acts, transcript=transcript,
         extra_text=extra_text, extra_data=extra_data,
-        metrics=measured(transcript, args) if fmt != "text" else {},  # the text block shows none of them
+        # the text block shows none of them; the JSON and the page do
+        metrics=measured(transcript, args) if fmt != "text" or args.html else {},
     )
     write_pages(result, args.html)
     write(result, fmt)

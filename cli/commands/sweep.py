@@ -137,7 +137,7 @@ class SweepSession:
     call_rows: tuple[tuple, ...]  # its calls.csv rows (report/long_rows.py, with --out), else ()
     file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
-    figures: Optional[dict] = None  # its run and occupancy columns (None: not read)
+    occupancy: Optional[tuple] = None  # what the occupancy pool adds of it (OccupancyPool.pooled; None: nothing)
 
 
 class Rows:
@@ -182,7 +182,7 @@ class Rows:
             call_rows=calls,
             file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
-            figures=figures,
+            occupancy=OccupancyPool.pooled(figures),
         )
 
 
@@ -342,7 +342,7 @@ class _Tally:
         diagnosed.add_joined(one.ref, one.scored, one.diag)
         if args.sufficiency:
             self.pooled.add_session(one.ref.turns, one.counted, [])
-        self.occupancy.add(slice_of(one.ref.turns), one.ref.arm, one.figures)
+        self.occupancy.add(slice_of(one.ref.turns), one.ref.arm, one.occupancy)
         outputs.session(one)
         for table, row in zip(self.tables, one.tallies):
             table.add(row)

@@ -22,7 +22,18 @@ def _session(result) -> str:
     score = result.score
     data = {**page_dict(score), **views_dict(result.view)}  # bounded: the page lists the largest (bounded.py)
     every_call = ({"call": c.number, "source": {"file": c.origin_file, "line": c.origin_line}} for c in score.calls)
-    return session_page(with_next_acts(data, result.transcript, result.next_acts, every_call, CALLS), score.answer)
+    return session_page(with_next_acts(data, result.transcript, result.next_acts, every_call, CALLS), score.answer,
+                        context=_context(result))
+
+
+def _context(result) -> str:
+    """The residual context occupancy section, from the occupancy metric's record as score --json prints it."""
+    if "occupancy" not in result.metrics:  # not measured (explain)
+        return ""
+    from citeledger.core import metrics
+    from citeledger.report.html.occupancy import occupancy_section
+
+    return occupancy_section(metrics()["occupancy"]().as_json(result.metrics["occupancy"]))
 
 
 def _svg(result) -> str:
@@ -38,7 +49,7 @@ def _compare(result) -> str:
     pooled = result.sufficiency.section(groups, result.labels) if result.with_sufficiency else ""
     return compare_page(result.header, groups, list(result.files), list(result.unscored),
                         [w.as_dict() for w in result.warnings], _svg(result), list(result.other_arms),
-                        pooled, list(result.diagnostics))
+                        pooled, list(result.diagnostics), list(result.behaviour))
 
 
 def _sensitivity(result) -> str:

@@ -46,7 +46,7 @@ def _compare(result) -> str:
     pooled = result.sufficiency.text(list(result.groups), result.labels) if result.with_sufficiency else ""
     return render_text(dict(result.header, added=list(result.added)), list(result.groups), list(result.files),
                        list(result.unscored), list(result.plot_paths), list(result.other_arms),
-                       pooled) + result.diagnostics_text
+                       pooled, list(result.behaviour)) + result.diagnostics_text
 
 
 def _sensitivity(result) -> str:

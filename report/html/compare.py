@@ -10,16 +10,18 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from citeledger.core import percent, points, to_fixed
+from citeledger.report.arm_table import behaviour_items
 from citeledger.report.html.diagnostics import diagnostics_section
 from citeledger.report.html.page import cell, document, esc, mark, pct, table, value_attr, warnings_list
 
 
 def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: list[dict],
                  warnings: list[dict], plot_svg: Optional[bytes] = None, other_arms=(), sufficiency: str = "",
-                 diagnostics: Sequence[dict] = ()) -> str:
+                 diagnostics: Sequence[dict] = (), behaviour=()) -> str:
     """`other_arms`: sessions of arms not compared (`compare --arms`), listed as the text lists them;
     `sufficiency` the pooled sufficiency section (compare --sufficiency), after the harness view;
-    `diagnostics` the diagnostic join's records (`--json`'s `diagnostics` and `diagnostics-session`)."""
+    `diagnostics` the diagnostic join's records (`--json`'s `diagnostics` and `diagnostics-session`);
+    `behaviour` per group its sides' runs (CompareResult.behaviour), drawn as the arm table's rows."""
     title = f"citeledger compare — {header['baseline']} vs {header['new']}"
     conf = int(round(header["confidence"] * 100))
     labels = tuple(header["arms"]) if header.get("arms") else ("baseline", "new")
@@ -35,10 +37,11 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         f'<dt>grouped by</dt><dd><code>{esc(header["key"])}</code></dd></dl>',
         '<section id="groups"><h2>Groups</h2>'
         + table(
-            ("group", f"{labels[0]} n", f"{labels[0]} runs (%)", f"{labels[1]} n", f"{labels[1]} runs (%)",
-             f"{labels[0]} median", f"{labels[1]} median", "diff (pp)", f"{conf}% CI (pp)",
+            # The medians, the difference and its interval first: in view in an 800 px window.
+            ("group", f"{labels[0]} median", f"{labels[1]} median", "diff (pp)", f"{conf}% CI (pp)",
+             f"{labels[0]} n", f"{labels[0]} runs (%)", f"{labels[1]} n", f"{labels[1]} runs (%)",
              f"{labels[0]} not scored", f"{labels[1]} not scored"),
-            rows, cls="sortable groups", numeric=(1, 3, 5, 6, 7, 9, 10),
+            rows, cls="sortable groups", numeric=(1, 2, 3, 4, 5, 7, 9, 10),
         )
         + f'<p class="muted">Runs are every scored session of the group, in the pass\'s order. Bootstrap: '
         f'{esc(header["resamples"])} percentile resamples of each side\'s median, seed {esc(header["seed"])} '
@@ -46,6 +49,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         "Quantiles: Hyndman-Fan type 7.</p></section>",
     ]
     body.append(_harness(groups, labels))
+    body.append(_behaviour(behaviour))
     body.append(sufficiency)
     if plot_svg:
         body.append(f'<section id="plot"><h2>Plot</h2><figure>{inline_svg(plot_svg)}'
@@ -75,14 +79,14 @@ def _group_row(g: dict) -> str:
     ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
     return (
         f'<tr data-group="{esc(g["group"])}"><th scope="row">{esc(g["group"])}</th>'
-        + cell("base_n", g["base_n"], str(g["base_n"]))
-        + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
-        + cell("new_n", g["new_n"], str(g["new_n"]))
-        + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
         + cell("base_median", g["base_median"], pct(g["base_median"]))
         + cell("new_median", g["new_median"], pct(g["new_median"]))
         + cell("difference", g["difference"], points(g["difference"]))
         + f'<td class="num" data-field="ci" data-value="{value_attr(None if g["ci_low"] is None else [g["ci_low"], g["ci_high"]])}">{esc(ci)}</td>'
+        + cell("base_n", g["base_n"], str(g["base_n"]))
+        + f"<td class=runs>{_runs('base_runs', g['base_runs'])}</td>"
+        + cell("new_n", g["new_n"], str(g["new_n"]))
+        + f"<td class=runs>{_runs('new_runs', g['new_runs'])}</td>"
         + cell("base_not_scored", g["base_not_scored"], str(g["base_not_scored"]))
         + cell("new_not_scored", g["new_not_scored"], str(g["new_not_scored"]))
         + "</tr>"
@@ -135,6 +139,28 @@ def _harness(groups: list[dict], labels) -> str:
         + table(("group", "arm", "pooled efficiency", "per-run efficiency, median [min–max]"), rows, numeric=(2, 3))
         + "</section>"
     )
+
+
+def _behaviour(behaviour) -> str:
+    """Per group, the arm table's runs, behaviour, occupancy and contamination rows (its cells)."""
+    if not behaviour:
+        return ""
+    parts = []
+    for name, arms in behaviour:
+        rows = []
+        for item in behaviour_items(arms, lambda label, cells: (label.strip(), cells)):
+            if isinstance(item, tuple):
+                if item[0]:  # the arms' labels are the table's head
+                    rows.append(f'<tr><th scope="row">{esc(item[0])}</th>'
+                                + "".join(f'<td class="num">{esc(c)}</td>' for c in item[1]) + "</tr>")
+            elif item.strip():  # a block's title, or the contamination warning
+                rows.append(f'<tr><th colspan="{len(arms) + 1}" class="block">{esc(item.strip())}</th></tr>')
+        parts.append(f'<h3 data-group="{esc(name)}">{esc(name)}</h3>'
+                     + table(("", *(label for label, _ in arms)), rows, cls="behaviour",
+                             numeric=tuple(range(1, len(arms) + 1))))
+    return ('<section id="behaviour"><h2>Behavior, occupancy and contamination</h2><p class="muted">As '
+            "compare-arms.mjs prints them: median [min–max] over every session read, scored or not.</p>"
+            + "".join(parts) + "</section>")
 
 
 def _runs(name: str, values: list[float]) -> str:

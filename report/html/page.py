@@ -124,6 +124,7 @@ tr:target, details:target > summary, li:target { background: var(--hit); }
 .big { font-size: 1.5rem; font-weight: 700; }
 .mark { font-weight: 700; display: inline-block; width: 1.1em; text-align: center; }
 .bar { display: flex; height: 1.6rem; border: 1px solid #777; margin: .3rem 0 .2rem; }
+.bar.occupancy { background: #fff; }
 .bar > a, .bar > span { display: block; height: 100%; min-width: 1px; border-right: 1px solid #fff; }
 .miss { background: repeating-linear-gradient(135deg, #c9c9c9 0 4px, #ececec 4px 8px); }
 .meta { background: repeating-linear-gradient(90deg, #999 0 2px, #fff 2px 5px); }
@@ -147,6 +148,8 @@ td.runs { min-width: 12em; max-width: 22em; }
 table.groups thead th { white-space: normal; }
 table.groups thead th { vertical-align: bottom; }
 table.groups tbody th { white-space: nowrap; }
+table.behaviour th.block { background: none; font-weight: 600; padding-top: .6rem; }
+table.behaviour tbody th[scope=row] { background: none; font-weight: 400; white-space: nowrap; }
 .chart text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #333; }
 footer { margin-top: 2.5rem; font-size: .85em; color: var(--muted); }
 """ + f".mark.yes {{ color: {CITED}; }} .mark.no {{ color: {UNCITED}; }}\n"

@@ -20,13 +20,14 @@ from citeledger.report.html.page import (
 )
 
 
-def session_page(data: dict, answer: str, title: Optional[str] = None) -> str:
-    """`data`: score's JSON dict (with `envelope_view` and `answer_set` when --envelope/--answer was given)."""
+def session_page(data: dict, answer: str, title: Optional[str] = None, context: str = "") -> str:
+    """`data`: score's JSON dict (with `envelope_view` and `answer_set` when --envelope/--answer was given);
+    `context` the residual context occupancy section (report/html/occupancy.py), when measured."""
     title = title or f"citeledger — {data['session']}"
-    return document(title, session_body(data, answer, heading=title), "session")
+    return document(title, session_body(data, answer, heading=title, context=context), "session")
 
 
-def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
+def session_body(data: dict, answer: str, heading: str, level: int = 1, context: str = "") -> str:
     index = {f["path"]: f.get("rank", i + 1) for i, f in enumerate(data["files"])}  # path -> its row (#file-N)
     parts = [
         f"<h{level}>{esc(heading)}</h{level}>",
@@ -39,6 +40,7 @@ def session_body(data: dict, answer: str, heading: str, level: int = 1) -> str:
     else:
         parts.append('<p data-field="status" data-value="&quot;no-explore&quot;">'
                      f"No {TOOL_NAME} response with a source section: nothing to charge.</p>")
+    parts.append(context)  # residual context occupancy, beside sufficiency and allocation: read together
     if "sufficiency" in data:
         parts.append(session_section(data["sufficiency"]))
     parts.append(answer_html(data, answer))
@@ -207,11 +209,13 @@ def _evidence(evidence: Optional[str]) -> str:
 
 def _files(data: dict) -> str:
     lines = "line_level" in data
-    headers = ["#", "verdict", "file", "chars", "share", "sections", "channel", "evidence", "why (each channel, in rank order)"]
-    numeric = (0, 3, 4, 5)
+    # The why beside the file: it stays in view in an 800 px window (the numbers scroll in their box).
+    headers = ["#", "verdict", "file", "why (each channel, in rank order)", "chars", "share", "sections", "channel",
+               "evidence"]
+    numeric = (0, 4, 5, 6)
     if lines:
-        headers.insert(6, "line chars")
-        numeric += (6,)
+        headers.insert(7, "line chars")
+        numeric += (7,)
     rows = []
     for i, f in ((f.get("rank", i), f) for i, f in enumerate(data["files"], 1)):
         why = "".join(
@@ -222,6 +226,7 @@ def _files(data: dict) -> str:
         row = (
             f'<tr id="file-{i}" data-path="{esc(f["path"])}"><td class=num>{i}</td><td>{mark(f["channel"] is not None)}</td>'
             f"<td><code>{esc(f['path'])}</code></td>"
+            f'<td><ul class="why">{why}</ul></td>'
             + cell("chars", f["chars"], num(f["chars"]))
             + cell("share", f["share"], pct(f["share"]))
             + cell("calls", f["calls"], str(f["calls"]))
@@ -229,8 +234,7 @@ def _files(data: dict) -> str:
         if lines:
             row += cell("line_used", f["line_used"], num(f["line_used"]))
         row += (
-            f"<td class=channel>{_channel(f['channel'])}</td><td>{_evidence(f['evidence'])}</td>"
-            f'<td><ul class="why">{why}</ul></td></tr>'
+            f"<td class=channel>{_channel(f['channel'])}</td><td>{_evidence(f['evidence'])}</td></tr>"
         )
         rows.append(row)
     more = data.get("files_more")

@@ -306,6 +306,7 @@ def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("pages")
     argvs = {
         "session": ["score", EXPRESS / "run-new-2.jsonl", "--answer", "lib/**"],
+        "explain": ["explain", EXPRESS / "run-new-2.jsonl"],
         "sweep": ["sweep", PASS, "-q", "-j", "1"],
         "compare": ["compare", PASS, "--arms", "baseline", "new", "-q", "-j", "1"],
         "sensitivity": ["sensitivity", REAL, "--ruleset", "corrected", "--ruleset", "path-only", "-q", "-j", "1"],
@@ -316,7 +317,7 @@ def pages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("width", [1400, 800])
-@pytest.mark.parametrize("name", ["session", "sweep", "compare", "sensitivity"])
+@pytest.mark.parametrize("name", ["session", "explain", "sweep", "compare", "sensitivity"])
 def test_a_page_opened_at_1400_or_800_px_fits_and_no_text_overlaps(pages, name, width, browser):
     from page_fit import OVERFLOW_JS, OVERLAP_JS, SCROLLED_JS
 
@@ -326,6 +327,29 @@ def test_a_page_opened_at_1400_or_800_px_fits_and_no_text_overlaps(pages, name, 
         assert page.eval(OVERLAP_JS) == []
         if width >= 1400 and name == "compare":  # its group table (issue 22 item 6) fits without scrolling
             assert page.eval(SCROLLED_JS) == []
+    finally:
+        page.close()
+
+
+# What each page kind is read for, which must be in view at 800 px without scrolling a table sideways.
+KEY_COLUMNS = {
+    "session": ("table.files ul.why", "#occupancy .bar.occupancy", "table.residual td"),  # the why; occupancy
+    "explain": ("table.files ul.why",),
+    "compare": ("table.groups [data-field=difference]", "table.groups [data-field=ci]",  # the diff, its interval
+                "table.behaviour td"),  # and the arm table's rows beside them
+    "sweep": ("table [data-field=pooled]", "table [data-field=median]", "td[data-field=efficiency]"),
+    "sensitivity": ("[data-field=delta_pooled]", "[data-field=delta_median]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEY_COLUMNS))
+def test_a_pages_key_columns_are_in_view_at_800_px(pages, name, browser):
+    from page_fit import OUT_OF_VIEW_JS
+
+    page = browser.open(pages / f"{name}.html", width=800)
+    try:
+        for selector in KEY_COLUMNS[name]:
+            assert page.eval(OUT_OF_VIEW_JS(selector)) == [], selector
     finally:
         page.close()
 

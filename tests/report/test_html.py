@@ -79,7 +79,7 @@ def test_score_page_numbers_equal_the_json_output(browser, tmp_path, capsys):
     rows = page.eval("""Array.from(document.querySelectorAll('#files tbody tr')).map(function (tr) {
         return [tr.dataset.path, JSON.parse(tr.querySelector('[data-field=chars]').dataset.value),
                 JSON.parse(tr.querySelector('[data-field=share]').dataset.value),
-                tr.querySelector('.mark').classList.contains('yes'), tr.cells[6].textContent.trim()]; })""")
+                tr.querySelector('.mark').classList.contains('yes'), tr.querySelector('td.channel').textContent.trim()]; })""")
     assert rows == [
         [f["path"], f["chars"], f["share"], f["channel"] is not None, f["channel"] or "—"] for f in data["files"]
     ]
@@ -256,7 +256,7 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
         var row = {group: tr.dataset.group};
         tr.querySelectorAll('[data-field]').forEach(function (el) { row[el.dataset.field] = JSON.parse(el.dataset.value); });
         return row; })""")
-    keys = ("base_n", "base_runs", "new_n", "new_runs", "base_median", "new_median", "difference",
+    keys = ("base_median", "new_median", "difference", "base_n", "base_runs", "new_n", "new_runs",
             "base_not_scored", "new_not_scored")
     expected = [r for r in records if r["record"] == "group"]
     assert groups == [
@@ -267,7 +267,7 @@ def test_compare_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     _, text, _ = cli(capsys, "compare", BASE, NEW, "-q", "-j1")
     text_lines = {line.split()[0]: line for line in text.splitlines()[1:7] if line.strip()}
     shown = page.eval("""Array.from(document.querySelectorAll('table.groups tbody tr')).map(function (tr) {
-        return [tr.dataset.group].concat([2, 4, 5, 6, 7, 8].map(function (i) { return tr.cells[i].textContent; })); })""")
+        return [tr.dataset.group].concat([6, 8, 1, 2, 3, 4].map(function (i) { return tr.cells[i].textContent; })); })""")
     for group, base_runs, new_runs, base_med, new_med, diff, ci in shown:
         expected = "  ".join([group, base_runs, new_runs, base_med, new_med, diff, ci])
         assert text_lines[group].split() == expected.split()
@@ -420,7 +420,7 @@ def test_compare_arms_page_has_the_harness_view_and_the_arm_labels(browser, tmp_
     groups = [r for r in map(json.loads, lines.splitlines()) if r["record"] == "group" and r["group"] != "(all)"]
     page = load(browser, html)
     heads = page.eval("Array.from(document.querySelectorAll('table.groups thead th')).map(function (th) { return th.textContent; })")
-    assert heads[1:3] == ["baseline n", "baseline runs (%)"] and heads[3:5] == ["new n", "new runs (%)"]
+    assert heads[5:7] == ["baseline n", "baseline runs (%)"] and heads[7:9] == ["new n", "new runs (%)"]
     harness = page.eval("""Array.from(document.querySelectorAll('#harness tbody tr')).map(function (tr) {
         var c = tr.querySelector('[data-field]');
         return [tr.dataset.group, tr.cells[1].textContent, JSON.parse(c.dataset.value), c.textContent, tr.cells[3].textContent]; })""")

@@ -4,8 +4,9 @@ from citeledger.report.occupancy_pool import OccupancyPool, render_pooled_occupa
 
 
 def figures(ctx, retrieval):
-    return {"occupancy_final_context": ctx, "occupancy_retrieval": retrieval,
-            "occupancy_retrieval_share": retrieval / ctx}
+    """What the pool keeps of a session's metric columns (made in the worker)."""
+    return OccupancyPool.pooled({"occupancy_final_context": ctx, "occupancy_retrieval": retrieval,
+                                 "occupancy_retrieval_share": retrieval / ctx})
 
 
 def test_medians_and_ranges_per_slice_and_arm():
@@ -14,8 +15,8 @@ def test_medians_and_ranges_per_slice_and_arm():
     pool.add("single-question", "new", figures(20_000, 1_000))
     pool.add("multi-turn", "base", figures(30_000, 3_000))
     pool.add("single-question", None, figures(40_000, 0))  # outside a pass: (all) only
-    pool.add("single-question", "new", None)  # not read: nothing
-    pool.add("single-question", "new", {"occupancy_final_context": None})  # a Codex rollout: nothing
+    pool.add("single-question", "new", OccupancyPool.pooled(None))  # not read: nothing
+    pool.add("single-question", "new", OccupancyPool.pooled({"occupancy_final_context": None}))  # a Codex rollout
     records = {(r["slice"], r["arm"]): r for r in pool.records()}
     assert list(records) == [("all", "(all)"), ("all", "base"), ("all", "new"), ("single-question", "(all)"),
                              ("single-question", "new"), ("multi-turn", "(all)"), ("multi-turn", "base")]
