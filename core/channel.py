@@ -93,7 +93,7 @@ class Channel(Protocol):
         """A Finding for every path in `envelope.paths`."""
 
     # Optional: how the channel's credits are shown. Reports call these
-    # through the registry (core.plugins.evidence_label / evidence_spans);
+    # through the registry (report/evidence.py: evidence_label / evidence_spans);
     # a channel without them gets the defaults named.
 
     # The colour ("#rrggbb") every page draws the channel's credits in.

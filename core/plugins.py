@@ -26,11 +26,7 @@ plugin loaded, as pluggy's `load_setuptools_entrypoints` does (docs/decisions.md
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
-import marshal
-import os
-import sys
 from collections.abc import Mapping
 
 import attrs
@@ -38,7 +34,8 @@ import pluggy
 
 from citeledger.core import hookspecs
 from citeledger.core.errors import UserError
-from citeledger.infra import cache
+from citeledger.infra import plugin_index
+from citeledger.infra.plugin_index import Entry, Index
 
 GROUP = "citeledger"
 
@@ -50,9 +47,6 @@ HOOKS = {
     "metrics": "citeledger_register_metrics",
     "formats": "citeledger_register_formats",
 }
-
-# How many kept indexes stay in the cache directory (one per state of sys.path met); older ones go.
-INDEXES_KEPT = 8
 
 
 class PluginError(UserError):
@@ -67,116 +61,20 @@ def manager() -> pluggy.PluginManager:
     return pm
 
 
-@attrs.frozen
-class Entry:
-    """One entry point of the group, as a full load found it."""
-
-    name: str  # the entry point's name: its plugin's name in the manager
-    module: str | None  # the module it names (None: it names an object in one; loaded through pluggy)
-    provides: tuple  # ((kind, ((registered name, "module.qualname"), ...)), ...)
-
-
-@attrs.frozen
-class Index:
-    """What the group holds: its entries in scan order, and the source digest of every module that
-    defines one of their plugins (the entry's module, each class's and its Options' module)."""
-
-    entries: tuple  # of Entry
-    sources: tuple  # ((module, origin path, sha256 of its bytes), ...)
-
-    def providers(self, kind: str) -> dict:
-        """Registered name -> the Entries that register it (two: a conflict, refused when the name
-        is asked for), for one kind, in the order of a full load (pluggy calls the last registered first)."""
-        found: dict[str, tuple] = {}
-        for entry in reversed(self.entries):
-            for k, names in entry.provides:
-                for name, _ in names if k == kind else ():
-                    found[name] = (*found.get(name, ()), entry)
-        return found
-
-    def qualified(self, kind: str) -> dict:
-        """Registered name -> "module.qualname" of its class, for one kind."""
-        return {name: where for entry in reversed(self.entries) for k, names in entry.provides if k == kind
-                for name, where in names}
-
-
-def _index_file():
-    parts = [sys.version, sys.executable]  # pluggy upgraded: its directory on sys.path changed
-    for entry in sys.path:
-        try:
-            stamp = str(os.stat(entry or ".").st_mtime_ns)
-        except OSError:
-            stamp = "-"
-        parts += [entry, stamp]
-    from citeledger.core import __version__
-
-    return cache.file_for("plugins", *parts, version=__version__)
-
-
-def _digest(path: str) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
-    except OSError:
-        return None
-
-
-def _kept(path) -> Index | None:
-    data = cache.read(path)
-    if data is None:
-        return None
-    try:
-        entries, sources = marshal.loads(data)
-        index = Index(entries=tuple(Entry(name=n, module=m, provides=p) for n, m, p in entries),
-                      sources=tuple(sources))
-    except Exception:  # any failure to load: not trusted, built again
-        return None
-    if all(_digest(origin) == digest for _, origin, digest in index.sources):
-        return index
-    return None
-
-
 @functools.lru_cache(maxsize=1)
 def index() -> Index:
     """The group's entries: the kept index when it still holds, else a scan and a full load (kept)."""
-    path = _index_file()
-    found = _kept(path)
+    from citeledger.core import __version__
+
+    path = plugin_index.index_file(__version__)
+    found = plugin_index.kept(path)
     if found is not None:
         return found
     pm = manager()
     pm.load_setuptools_entrypoints(GROUP)
-    found = _built(pm)
-    data = marshal.dumps(([(e.name, e.module, e.provides) for e in found.entries], list(found.sources)))
-    cache.write(path, data, keep=INDEXES_KEPT)
+    found = plugin_index.built(pm, HOOKS)
+    plugin_index.keep(path, found)
     return found
-
-
-def _built(pm: pluggy.PluginManager) -> Index:
-    """The Index of what `pm` holds after a full load of the group."""
-    provides: dict[str, dict[str, list]] = {}
-    modules: set[str] = set()
-    for kind, hook in HOOKS.items():
-        for impl in getattr(pm.hook, hook).get_hookimpls():
-            classes: list = []
-            impl.function(register=classes.append)
-            mine = provides.setdefault(impl.plugin_name, {}).setdefault(kind, [])
-            mine += [(cls.name, f"{cls.__module__}.{cls.__qualname__}") for cls in classes]
-            modules |= {cls.__module__ for cls in classes}
-            modules |= {cls.Options.__module__ for cls in classes if isinstance(getattr(cls, "Options", None), type)}
-    entries = []
-    for name, plugin in pm.list_name_plugin():
-        module = plugin.__name__ if isinstance(plugin, type(sys)) else None
-        if module is not None:
-            modules.add(module)
-        kinds = provides.get(name, {})
-        entries.append(Entry(name=name, module=module, provides=tuple(
-            (kind, tuple(kinds[kind])) for kind in HOOKS if kind in kinds)))
-    sources = []
-    for module in sorted(modules):
-        origin = getattr(sys.modules.get(module), "__file__", None)
-        if origin:
-            sources.append((module, origin, _digest(origin)))
-    return Index(entries=tuple(entries), sources=tuple(sources))
 
 
 def load(entry: Entry) -> None:
@@ -356,32 +254,3 @@ def check_format(cls) -> None:
         raise PluginError(f"format plugin {cls.name!r}: renders must be a set of result kinds (str)")
     if not callable(getattr(cls, "render", None)):
         raise PluginError(f"format plugin {cls.name!r}: has no render(result) method")
-
-
-# ------------------------------------------------------ evidence, as the channel renders it
-
-
-def _channel_method(name: str, method: str):
-    """A channel class's own rendering method, or None (the channel is not installed or has none)."""
-    cls = channels().get(name)
-    return getattr(cls, method, None) if cls is not None else None
-
-
-def evidence_label(verdict) -> str:
-    """How the text block labels a credit: the crediting channel's `evidence_label`, else
-    "<channel> `<evidence>`". `verdict` has `channel` (not None) and `evidence` (a Verdict or a Finding)."""
-    own = _channel_method(verdict.channel, "evidence_label")
-    return own(verdict) if own is not None else default_evidence_label(verdict)
-
-
-def default_evidence_label(verdict) -> str:
-    return f"{verdict.channel} `{verdict.evidence}`"
-
-
-def evidence_spans(channel: str, answer: str, evidence: str) -> list[tuple[int, int]]:
-    """Where in `answer` the evidence of a `channel` credit stands (the HTML's citation marks):
-    the channel's `evidence_spans`, else every occurrence (core.channel.find_evidence)."""
-    from citeledger.core.channel import find_evidence
-
-    own = _channel_method(channel, "evidence_spans")
-    return list(own(answer, evidence)) if own is not None else find_evidence(answer, evidence)

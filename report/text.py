@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citeledger.core import percent, printable, thousands
-from citeledger.core.plugins import evidence_label
+from citeledger.report.evidence import evidence_label
 from citeledger.core.scores import SessionScore, ratio
 
 TOP_FILES = 12
@@ -17,7 +17,7 @@ NOTE = "  note: relative metric — attribution is by citation, so compare build
 
 
 def label(verdict) -> str:
-    """The file's credit as its channel renders it (core.plugins.evidence_label); "—" for none."""
+    """The file's credit as its channel renders it (report/evidence.py); "—" for none."""
     return "—" if verdict.channel is None else evidence_label(verdict)
 
 

@@ -22,7 +22,7 @@ from typing import Iterable
 
 import attrs
 
-from citeledger.core.plugins import evidence_spans
+from citeledger.report.evidence import evidence_spans
 
 
 @attrs.frozen

@@ -11,7 +11,8 @@ import sys
 import attrs
 import pytest
 
-from citeledger.core import Finding, Verdict, plugins
+from citeledger.core import Finding, Verdict, __version__, plugins
+from citeledger.infra import plugin_index
 
 
 def test_builtin_channels_and_readers_are_registered():
@@ -290,8 +291,8 @@ def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
     plugins.index.cache_clear()
     try:
         built = plugins.index()
-        path = plugins._index_file()
-        assert plugins._kept(path) == built
+        path = plugin_index.index_file(__version__)
+        assert plugin_index.kept(path) == built
         providers = built.providers("channels")
         assert [e.module for e in providers["path"]] == ["citeledger.channels.path"]
         assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive",
@@ -301,9 +302,9 @@ def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
         stale = [(module, origin, "0" * 64 if module == "citeledger.channels.path" else digest)
                  for module, origin, digest in data[1]]
         open(path, "wb").write(marshal.dumps((data[0], stale)))
-        assert plugins._kept(path) is None
+        assert plugin_index.kept(path) is None
         open(path, "wb").write(b"not an index")
-        assert plugins._kept(path) is None
+        assert plugin_index.kept(path) is None
     finally:
         plugins.index.cache_clear()
 
