@@ -59,7 +59,8 @@ def frames(
         sessions += [{k: v for k, v in r.items() if k not in DROPPED} for r in rows]
         calls += call_rows
         files += file_rows
-    from citeledger.core import columns_of, metrics
+    from citeledger.core import metrics
+    from citeledger.corpus.measured import columns_of
 
     columns = [c for c in SESSION_COLUMNS if c not in DROPPED] + list(columns_of(metrics()))  # run_*, occupancy_*
     return {

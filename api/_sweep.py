@@ -28,7 +28,8 @@ class SessionRecords:
         from citeledger.report.long_rows import call_rows, credited_paths, file_rows
         from citeledger.report.tables import session_rows
 
-        from citeledger.core import columns_of, metrics, split_measured
+        from citeledger.core import metrics
+        from citeledger.corpus.measured import columns_of, split_measured
 
         outcome, figures = split_measured(outcome)
         rows = session_rows(outcome, self.rulesets)
@@ -67,7 +68,8 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
     count = jobs if jobs and jobs > 0 else 0
     if engine != "local" and engine != "dask" and not engine.startswith("dask="):
         raise UserError(f"engine {engine!r}: expected 'local', 'dask' or 'dask=SCHEDULER_ADDRESS'")
-    from citeledger.core import Measured, MetricOptions
+    from citeledger.core import MetricOptions
+    from citeledger.corpus.measured import Measured
 
     measured = Measured(None, MetricOptions())  # the default window, as `sweep` without --window-tokens
     with Workers(count, rules, measured, SessionRecords(rules, long), None if engine == "local" else engine) as pool:

@@ -15,6 +15,7 @@ def measured(transcript, args) -> dict:
 
 
 def metric_columns() -> tuple[str, ...]:
-    from citeledger.core import columns_of, metrics
+    from citeledger.core import metrics
+    from citeledger.corpus.measured import columns_of
 
     return columns_of(metrics())

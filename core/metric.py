@@ -8,7 +8,8 @@ format does not log is None in the record and null in JSON, never 0.
 
 A metric may also give a sweep's rows scalar columns: `columns` (their
 names, prefixed with the metric's name) and `row(record) -> {column: value}`
-(None for a figure not logged, every column None when the record is).
+(None for a figure not logged, every column None when the record is);
+corpus/measured.py makes a session's row of them.
 """
 
 from __future__ import annotations
@@ -40,50 +41,6 @@ class Metric(Protocol):
     def as_json(self, record) -> dict: ...
 
 
-def columns_of(metrics: dict) -> tuple[str, ...]:
-    """Every metric's sweep columns, in the registry's order."""
-    return tuple(column for cls in metrics.values() for column in getattr(cls, "columns", ()))
-
-
-def row_of(records: dict, metrics: dict) -> dict:
-    """The sweep columns of one transcript's metric records (`measure_all`'s)."""
-    row: dict = {}
-    for name, cls in metrics.items():
-        columns = getattr(cls, "columns", ())
-        if not columns:
-            continue
-        record = records.get(name)
-        values = cls().row(record) if record is not None else {}
-        if tuple(values) == columns:  # every column, in order (the built-in metrics'): as it is
-            row.update(values)
-        else:
-            row.update({column: values.get(column) for column in columns})
-    return row
-
-
 def measure_all(transcript, options: MetricOptions, metrics: dict) -> dict:
     """Every metric's record of `transcript`, by name, in the registry's order."""
     return {name: cls().measure(transcript, options) for name, cls in metrics.items()}
-
-
-class Measured:
-    """score_corpus's `extra` for a corpus command: (what `inner` made, the session's metric
-    columns, `row_of`), made in the worker from the transcript it read (nothing is read
-    again). Picklable."""
-
-    def __init__(self, inner, options: MetricOptions):
-        self.inner = inner
-        self.options = options
-
-    def __call__(self, ref, transcript, score):
-        from citeledger.core.plugins import metrics
-
-        made = self.inner(ref, transcript, score) if self.inner is not None else None
-        known = metrics()
-        return made, row_of(measure_all(transcript, self.options, known), known)
-
-
-def split_measured(outcome):
-    """(the outcome as its command knew it, its metric columns or None): an unread session has none."""
-    made, columns = outcome.extra if outcome.extra is not None else (None, None)
-    return attrs.evolve(outcome, extra=made), columns

@@ -142,7 +142,7 @@ class RunFigures(RunBehaviour):
 
 
 def run_figures(name: str, columns: dict, score, sufficiency) -> RunFigures:
-    """A run's figures from its metric columns (core.row_of of its `run` and `occupancy` records),
+    """A run's figures from its metric columns (corpus.measured.row_of of its `run` and `occupancy` records),
     its score and its sufficiency."""
     return RunFigures(
         name=name, **behaviour_fields(columns),

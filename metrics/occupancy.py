@@ -264,7 +264,7 @@ class OccupancyMetric:
         values.update(zip(FAMILY_COLUMNS, [getattr(residual, family) for family in FAMILIES]))
         values.update(occupancy_file_access=o.residual_file_access, occupancy_retrieval=retrieval,
                       occupancy_retrieval_share=_share(retrieval, o.final_context))
-        return values  # in OCCUPANCY_COLUMNS' order: core.row_of takes it as it is
+        return values  # in OCCUPANCY_COLUMNS' order: corpus/measured.row_of takes it as it is
 
     def measure(self, transcript, options: MetricOptions) -> Optional[Occupancy]:
         """None when the transcript's format logs no prompt sizes (a Codex or Gemini session)."""

@@ -219,7 +219,7 @@ class RunMetric:
         values.update(zip(FAMILY_COLUMNS, families.values()))
         values.update(run_cli_attempts=r.cli.attempts, run_cli_returned=r.cli.returned, run_named_read=names.get("Read", 0),
                       run_named_grep_glob=names.get("Grep", 0) + names.get("Glob", 0), run_named_bash=names.get("Bash", 0))
-        return values  # in RUN_COLUMNS' order: core.row_of takes it as it is
+        return values  # in RUN_COLUMNS' order: corpus/measured.row_of takes it as it is
 
     def measure(self, transcript, options: MetricOptions) -> RunBasics:
         return run_basics(transcript)

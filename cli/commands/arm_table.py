@@ -33,7 +33,8 @@ def check_harness_args(args) -> None:
 
 
 def measure_run(run, ruleset, args, warnings: list):
-    from citeledger.core import metrics, row_of
+    from citeledger.core import metrics
+    from citeledger.corpus.measured import row_of
     from citeledger.harness.arm_runs import run_figures
     from citeledger.harness.sufficiency import sufficiency
 

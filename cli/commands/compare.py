@@ -20,7 +20,8 @@ from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
 from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
-from citeledger.core.metric import Measured, MetricOptions, split_measured
+from citeledger.core.metric import MetricOptions
+from citeledger.corpus.measured import Measured, split_measured
 import attrs
 
 from citeledger.cli.formats import check, chosen, out_path, render, write

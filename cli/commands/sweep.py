@@ -29,7 +29,8 @@ from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged
 from citeledger.cli.metrics import metric_columns
 from citeledger.report.occupancy_pool import OccupancyPool
 from citeledger.report.tables import slice_of
-from citeledger.core.metric import Measured, MetricOptions, split_measured
+from citeledger.core.metric import MetricOptions
+from citeledger.corpus.measured import Measured, split_measured
 from citeledger.cli.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
