@@ -11,11 +11,9 @@ import pandas as pd
 import pytest
 
 from citeledger.cli import main
+from exact_csv import read_csv
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-# Floats are written as Python's shortest repr. pandas 2's default parser can land one ulp
-# away from it (round_trip reads it exactly); pandas 3 reads it exactly and deprecates the option.
-EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def swept(tmp_path, capsys, folder: str, *extra: str) -> tuple[Path, list[dict]]:
@@ -29,8 +27,8 @@ def swept(tmp_path, capsys, folder: str, *extra: str) -> tuple[Path, list[dict]]
 @pytest.mark.parametrize("folder", ["real", "pass", "codex", "gemini"])
 def test_calls_and_files_add_up_to_the_session_records(tmp_path, capsys, folder):
     out, sessions = swept(tmp_path, capsys, folder, "--ruleset", "default", "--ruleset", "path-only")
-    calls = pd.read_csv(out / "calls.csv", **EXACT)  # no converters: every column a scalar
-    files = pd.read_csv(out / "files.csv", **EXACT)
+    calls = read_csv(out / "calls.csv")  # no converters: every column a scalar
+    files = read_csv(out / "files.csv")
     assert len(calls) == sum(r["calls"] for r in sessions)
     assert len(files) == sum(r["files_returned"] for r in sessions)
     for r in sessions:

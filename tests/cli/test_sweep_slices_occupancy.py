@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from citeledger.cli import main
+from exact_csv import read_csv
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 PASS = FIXTURES / "pass"
@@ -24,7 +25,7 @@ def sweep(capsys, *args) -> str:
 def test_each_slice_row_has_its_all_arm_record_flat(capsys):
     records = [json.loads(line) for line in sweep(capsys, PASS, "--json").splitlines()]
     pooled = {r["slice"]: r for r in records if r["record"] == "pooled-occupancy" and r["arm"] == "(all)"}
-    table = pd.read_csv(io.StringIO(sweep(capsys, PASS, "--csv", "--ruleset", "default", "--ruleset", "path-only")))
+    table = read_csv(io.StringIO(sweep(capsys, PASS, "--csv", "--ruleset", "default", "--ruleset", "path-only")))
     assert len(table) == 6  # two rulesets x three slices
     for _, row in table.iterrows():
         record = pooled[row["slice"]]
@@ -46,7 +47,7 @@ def test_out_writes_the_same_slices_csv(capsys, tmp_path):
 
 
 def test_a_sweep_that_logs_no_prompt_sizes_has_empty_cells_and_no_sessions(capsys):
-    table = pd.read_csv(io.StringIO(sweep(capsys, CODEX, "--csv")))
+    table = read_csv(io.StringIO(sweep(capsys, CODEX, "--csv")))
     assert (table["occupancy_sessions"] == 0).all()
     figures = table.filter(regex=r"^occupancy_.*_(median|min|max)$")
     assert len(figures.columns) == 9 and figures.isna().all().all()  # absent, never zero
