@@ -18,7 +18,7 @@ import sys
 
 from citeledger.corpus import discover, score_corpus
 from citeledger.infra.jsstr import percent
-from citeledger.report.sensitivity import Sensitivity
+from citeledger.report.sensitivity import Sensitivity, Verdicts
 from citeledger.rules.variation import switches, variant
 from citeledger.rules.loader import load_ruleset
 
@@ -44,7 +44,7 @@ def table() -> str:
     result = Sensitivity(names)
     per_session = []
     for outcome in score_corpus(refs, sets, jobs=1):
-        result.add(outcome.ref.turns, outcome.scores)
+        result.add(outcome.ref.turns, [None if s is None else Verdicts.of(s) for s in outcome.scores])
         per_session.append((outcome.ref.key, outcome.scores))
     rows = {(r["ruleset"], r["slice"]): r for r in result.rows()}
     lines = [

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+import attrs
+
 from citeledger.core import points
 from citeledger.report.stats import median, pooled, quantile
 from citeledger.report.sweep import QUANTILE_NOTE
@@ -31,9 +33,26 @@ COLUMNS = (
 )
 
 
-def verdict_key(score) -> tuple:
+@attrs.frozen(slots=True, kw_only=True)
+class Verdicts:
+    """What sensitivity reads of one session's score under one ruleset: made where the
+    session was scored, so only these numbers cross back from a worker."""
+
+    status: str  # scored / no-explore / no-answer ...
+    efficiency: Optional[float]
+    used: int
+    envelope: int
+    credited: frozenset  # the paths of the files it credits
+
+    @classmethod
+    def of(cls, score) -> "Verdicts":
+        return cls(status=score.status, efficiency=score.efficiency, used=score.used, envelope=score.envelope,
+                   credited=frozenset(f.path for f in score.files if f.verdict.credited))
+
+
+def verdict_key(verdicts: Verdicts) -> tuple:
     """What counts as a session's verdicts: its status and the files it credits."""
-    return score.status, frozenset(f.path for f in score.files if f.verdict.credited)
+    return verdicts.status, verdicts.credited
 
 
 class _Slice:
@@ -57,8 +76,8 @@ class Sensitivity:
         self.acc = [{s: _Slice() for s in SLICES} for _ in self.names]
         self.unreadable = 0  # sessions no ruleset could read
 
-    def add(self, turns: int, scores: Sequence[Optional[object]]) -> None:
-        """One session: its number of turns and its score under each ruleset (None: unreadable)."""
+    def add(self, turns: int, scores: Sequence[Optional[Verdicts]]) -> None:
+        """One session: its number of turns and its Verdicts under each ruleset (None: unreadable)."""
         if all(s is None for s in scores):
             self.unreadable += 1
             return

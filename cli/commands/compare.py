@@ -163,18 +163,44 @@ def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, 
     with progress_bar(len(refs), label, args.quiet) as advance:
         join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
         extra = judged(Measured(join, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
-        for outcome in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=extra):
-            outcome, counted = split(outcome, on)
-            outcome, figures = split_measured(outcome)
-            warnings.extend(outcome.warnings)
-            added.extend(completed_files([outcome_inputs(outcome)], [path]))
+        for one in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=extra,
+                                shape=PassRow(rulesets[0], on)):
+            warnings.extend(one.warnings)
+            added.extend(completed_files([one.inputs], [path]))
             if diagnosed is not None:
-                diagnosed.add(outcome, outcome.ref.arm if arms else label)
-            row = session_rows(outcome, rulesets[:1])[0]
-            row.update(figures if figures is not None else {})  # the run and occupancy columns, as a sweep's rows
-            if on:
-                row["sufficiency"] = None if counted is None else counted_dict(counted)
-            yield dict(row, arm=outcome.ref.arm, run=outcome.ref.run) if arms else dict(row, run=outcome.ref.run)
+                diagnosed.add_joined(one.ref, one.scored, one.diag, one.ref.arm if arms else label)
+            yield dict(one.row, arm=one.ref.arm, run=one.ref.run) if arms else dict(one.row, run=one.ref.run)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class PassSession:
+    """What compare keeps of one scored session: made in the worker, so the whole score
+    (every call and its response) never crosses back to this process."""
+
+    ref: object
+    warnings: tuple
+    inputs: tuple  # (root, every file read): outcome_inputs
+    scored: bool
+    diag: object  # the diagnostic join the worker made, or None
+    row: dict
+
+
+class PassRow:
+    """score_corpus's `shape` for compare: one outcome to its PassSession, in the worker.
+    Picklable (sent to each worker once)."""
+
+    def __init__(self, ruleset, sufficiency: bool):
+        self.ruleset, self.sufficiency = ruleset, sufficiency
+
+    def __call__(self, outcome) -> PassSession:
+        outcome, counted = split(outcome, self.sufficiency)
+        outcome, figures = split_measured(outcome)
+        row = session_rows(outcome, [self.ruleset])[0]
+        row.update(figures if figures is not None else {})  # the run and occupancy columns, as a sweep's rows
+        if self.sufficiency:
+            row["sufficiency"] = None if counted is None else counted_dict(counted)
+        return PassSession(ref=outcome.ref, warnings=tuple(outcome.warnings), inputs=outcome_inputs(outcome),
+                           scored=outcome.scores[0] is not None, diag=outcome.extra, row=row)
 
 
 def row_arm(row: dict) -> dict:

@@ -7,6 +7,7 @@ from citeledger.cli.commands import SUMMARY
 import contextlib
 import os
 import sys
+from typing import Optional
 
 from citeledger.rules.loader import load_ruleset
 
@@ -21,7 +22,7 @@ from citeledger.cli.output import output_dir
 from citeledger.report.results import SensitivityResult
 from citeledger.cli.limits import workers
 from citeledger.cli.progress import progress_bar
-from citeledger.report.sensitivity import Sensitivity
+from citeledger.report.sensitivity import Sensitivity, Verdicts
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
@@ -121,13 +122,13 @@ def _measure(args, rulesets, refs, warnings: list) -> tuple[SensitivityResult, i
     turns: list[int] = []
     read: list[tuple] = []  # (root, files read) per session
     with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
-        for outcome in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance):
-            internal += bool(outcome.error and outcome.error.startswith("internal error"))
-            unreadable += outcome.error is not None
-            warnings.extend(outcome.warnings)
-            turns.append(outcome.ref.turns)
-            read.append(outcome_inputs(outcome))
-            measured.add(outcome.ref.turns, outcome.scores)
+        for one in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance, shape=verdicts_of):
+            internal += bool(one.error and one.error.startswith("internal error"))
+            unreadable += one.error is not None
+            warnings.extend(one.warnings)
+            turns.append(one.ref.turns)
+            read.append(one.inputs)
+            measured.add(one.ref.turns, one.verdicts)
     header = {
         "record": "sensitivity", "format": FORMAT, "paths": list(args.paths), "base": names[0],
         "rulesets": names, "sessions": len(refs), **turn_counts(turns),
@@ -139,3 +140,21 @@ def _measure(args, rulesets, refs, warnings: list) -> tuple[SensitivityResult, i
     result = SensitivityResult(header=header, added=tuple(added), rows=tuple(measured.rows()),
                                deltas=tuple(measured.deltas()), warnings=warnings)
     return result, internal
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class SensitivitySession:
+    """What sensitivity keeps of one session, made in the worker (score_corpus's `shape`):
+    the whole score, every call and its response, never crosses back."""
+
+    ref: object
+    error: Optional[str]
+    warnings: tuple
+    inputs: tuple  # (root, every file read): outcome_inputs
+    verdicts: tuple  # a Verdicts (or None) per ruleset
+
+
+def verdicts_of(outcome) -> SensitivitySession:
+    return SensitivitySession(ref=outcome.ref, error=outcome.error, warnings=tuple(outcome.warnings),
+                              inputs=outcome_inputs(outcome),
+                              verdicts=tuple(None if s is None else Verdicts.of(s) for s in outcome.scores))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
 from builders import response, section, session, write_jsonl
 from citeledger.cli import main
-from citeledger.report.sensitivity import Sensitivity
+from citeledger.report.sensitivity import Sensitivity, Verdicts
 
 
 def corpus_dir(tmp_path):
@@ -116,11 +117,9 @@ def test_usage_errors(tmp_path, capsys):
 
 
 def test_status_change_counts_as_changed():
-    class S:  # the two fields Sensitivity reads, besides the numbers
-        def __init__(self, status, credited, used=0, envelope=100):
-            self.status, self.used, self.envelope = status, used, envelope
-            self.efficiency = used / envelope
-            self.files = [type("F", (), {"path": p, "verdict": type("V", (), {"credited": True})()})() for p in credited]
+    def S(status, credited, used=0, envelope=100):
+        return Verdicts(status=status, efficiency=used / envelope, used=used, envelope=envelope,
+                        credited=frozenset(credited))
 
     s = Sensitivity(["base", "other"])
     s.add(1, [S("no-answer", []), S("scored", ["a"], used=50)])
@@ -132,3 +131,13 @@ def test_status_change_counts_as_changed():
     assert rows[("base", "all")]["n"] == 1
     assert s.unreadable == 1
     assert s.deltas() == [[0.0], [0.0]]  # paired only where both scored
+
+
+def test_verdicts_of_a_score_keep_its_numbers_and_its_credited_files():
+    import citeledger
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures/real/stream/express-debug-3owners.jsonl"
+    score = citeledger.score([str(fixture)])
+    v = Verdicts.of(score)
+    assert (v.status, v.efficiency, v.used, v.envelope) == (score.status, score.efficiency, score.used, score.envelope)
+    assert v.credited == {f.path for f in score.files if f.verdict.credited} and len(v.credited) == 3
