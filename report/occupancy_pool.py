@@ -58,6 +58,8 @@ class OccupancyPool:
 
 
 ENDS = ("median", "min", "max")
+POOLED_TITLE = ("Residual context occupancy (CG-7), pooled per slice and arm: median [min–max] over the sessions "
+                "that log prompt sizes")
 # The slices CSV's pooled occupancy columns: the `(all)` arm's record of the row's slice, flat.
 SLICE_COLUMNS = ("occupancy_sessions",) + tuple(f"occupancy_{name}_{end}" for name, _ in FIGURES for end in ENDS)
 
@@ -79,16 +81,19 @@ def _spanned(record: dict, name: str, fmt, scale: float = 1) -> str:
     return span([figure["min"] * scale, figure["median"] * scale, figure["max"] * scale], fmt)
 
 
+def shown_cells(record: dict) -> tuple:
+    """A record's figures as the text block prints them: (final context, retrieval, retrieval share)."""
+    return (_spanned(record, "final_context", tokens), _spanned(record, "retrieval", tokens),
+            _spanned(record, "retrieval_share", pct1, 100))
+
+
 def render_pooled_occupancy(records: list[dict]) -> str:
     """The text block (empty when no session logs prompt sizes)."""
     if not records:
         return ""
-    rows = [HEADINGS] + [(r["slice"], r["arm"], str(r["sessions"]), _spanned(r, "final_context", tokens),
-                          _spanned(r, "retrieval", tokens), _spanned(r, "retrieval_share", pct1, 100))
-                         for r in records]
+    rows = [HEADINGS] + [(r["slice"], r["arm"], str(r["sessions"]), *shown_cells(r)) for r in records]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS))]
-    lines = ["Residual context occupancy (CG-7), pooled per slice and arm: median [min–max] over the sessions "
-             "that log prompt sizes"]
+    lines = [POOLED_TITLE]
     for row in rows:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
         lines.append("  " + "  ".join(cells).rstrip())

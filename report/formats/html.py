@@ -61,9 +61,12 @@ def _sensitivity(result) -> str:
 def _sweep(result) -> str:
     from citeledger.report.html import sweep_page
 
+    from citeledger.report.html.occupancy import pooled_occupancy_section
+
     pooled = result.sufficiency.section() if result.with_sufficiency else ""
     return sweep_page(result.header, list(result.slices), list(result.sessions), list(result.unscored),
-                      [w.as_dict() for w in result.warnings], result.floors, pooled)
+                      [w.as_dict() for w in result.warnings], result.floors, pooled,
+                      pooled_occupancy_section(list(result.occupancy)))
 
 
 PAGES = {"score": _session, "explain": _session, "compare": _compare, "sensitivity": _sensitivity, "sweep": _sweep}

@@ -10,7 +10,7 @@ same numbers in a table, as the harness's block lists them.
 from __future__ import annotations
 
 from citeledger.core import js_round, to_fixed
-from citeledger.report.html.page import cell, esc, field, num, pct
+from citeledger.report.html.page import cell, esc, field, num, pct, table
 from citeledger.report.palette import FAMILIES
 
 # (label, family key of the record): the harness's rows (report/harness.py ROWS), drawn families first.
@@ -85,3 +85,22 @@ def _table(o) -> str:
                 + "<td></td><td></td></tr>")
     return table(("family", "residual (tok)", "of context", "of window", "chars", "results"), rows,
                  cls="residual", numeric=(1, 2, 3, 4, 5))
+
+
+def pooled_occupancy_section(records: list[dict]) -> str:
+    """A sweep's `pooled-occupancy` records (report/occupancy_pool.py) as a table: per slice and arm,
+    the sessions and each figure's median [min–max] as the text prints it, the record's numbers in
+    data-value. Empty when no session logs prompt sizes."""
+    from citeledger.report.occupancy_pool import FIGURES, HEADINGS, POOLED_TITLE, shown_cells
+
+    if not records:
+        return ""
+    rows = []
+    for r in records:
+        key = f'{r["slice"]}.{r["arm"]}.'
+        figures = "".join(cell(key + name, r[name], shown) for (name, _), shown in zip(FIGURES, shown_cells(r)))
+        rows.append(f'<tr><td>{esc(r["slice"])}</td><td>{esc(r["arm"])}</td>'
+                    f'{cell(key + "sessions", r["sessions"], str(r["sessions"]))}{figures}</tr>')
+    return (f'<section id="occupancy"><h2>Residual context occupancy (CG-7)</h2>'
+            f'<p class="muted">{esc(POOLED_TITLE.split(": ", 1)[1])}.</p>'
+            + table(HEADINGS, rows, numeric=(2, 3, 4, 5)) + "</section>")

@@ -52,9 +52,10 @@ def natural_key(name: str) -> tuple:
 
 
 def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
-               warnings: list[dict], floors: dict, sufficiency: str = "") -> str:
+               warnings: list[dict], floors: dict, sufficiency: str = "", occupancy: str = "") -> str:
     """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel);
-    `sufficiency` the pooled sufficiency section (sweep --sufficiency), before the rulesets."""
+    `sufficiency` the pooled sufficiency section (sweep --sufficiency) and `occupancy` the pooled
+    occupancy section (report/html/occupancy.py), before the rulesets."""
     names = header["rulesets"]
     sessions = sorted(sessions, key=lambda row: natural_key(row["session"]))  # run-x-2 before run-x-10
     ids: dict[tuple[str, str], str] = {}
@@ -76,10 +77,12 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
         '<p class="muted">Quantiles: Hyndman-Fan type 7 (linear interpolation between order statistics, as numpy '
         "and R by default); pooled = sum of used chars / sum of envelope chars over scored sessions.</p>",
         '<nav><ul>' + "".join(f'<li><a href="#ruleset-{i}">ruleset {esc(n)}</a></li>' for i, n in enumerate(names))
+        + ('<li><a href="#occupancy">occupancy</a></li>' if occupancy else "")
         + ('<li><a href="#not-scored">not scored</a></li>' if unscored else "")
         + ('<li><a href="#warnings">input warnings</a></li>' if warnings else "") + "</ul></nav>",
     ]
     body.append(sufficiency)  # before the rulesets' long session lists
+    body.append(occupancy)
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
         body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors[name]))
     if unscored:

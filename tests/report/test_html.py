@@ -239,6 +239,36 @@ def test_sweep_page_numbers_equal_the_json_lines(browser, tmp_path, capsys):
     assert "beta/r1.jsonl" in page.eval(f"document.querySelector('{link} summary').textContent")
 
 
+def test_sweep_page_pools_occupancy_as_the_json_records_and_the_text_block(browser, tmp_path, capsys):
+    passes = Path(__file__).parent.parent / "fixtures" / "pass"
+    html = tmp_path / "sweep.html"
+    cli(capsys, "sweep", passes, "--html", html, "-q", "-j1")
+    _, lines, _ = cli(capsys, "sweep", passes, "--json", "-q", "-j1")
+    records = [r for r in map(json.loads, lines.splitlines()) if r["record"] == "pooled-occupancy"]
+    assert len(records) > 3 and any(r["arm"] == "baseline" for r in records)  # slices and arms
+    page = load(browser, html)
+    shown = fields(page, "document.querySelector('#occupancy')")
+    for r in records:
+        key = f'{r["slice"]}.{r["arm"]}.'
+        assert [v for v, _ in shown[key + "sessions"]] == [r["sessions"]]
+        for name in ("final_context", "retrieval", "retrieval_share"):
+            assert [v for v, _ in shown[key + name]] == [r[name]], key + name
+    assert len(shown) == 4 * len(records)
+    # The cells read as the text block's rows, in its order.
+    _, text, _ = cli(capsys, "sweep", passes, "-q", "-j1")
+    block = text.split("Residual context occupancy (CG-7), pooled per slice and arm")[1].splitlines()[2:2 + len(records)]
+    cells = page.eval("""Array.from(document.querySelectorAll('#occupancy tbody tr')).map(function (tr) {
+        return Array.from(tr.cells).map(function (c) { return c.textContent; }).join(' '); })""")
+    assert [" ".join(c.split()) for c in cells] == [" ".join(line.split()) for line in block]
+    assert page.eval("!!document.querySelector('nav a[href=\"#occupancy\"]')")
+
+
+def test_a_sweep_whose_sessions_log_no_prompt_sizes_has_no_occupancy_table(tmp_path, capsys):
+    html = tmp_path / "sweep.html"
+    cli(capsys, "sweep", Path(__file__).parent.parent / "fixtures" / "codex", "--html", html, "-q", "-j1")
+    assert 'id="occupancy"' not in html.read_text() and html.read_text().count("<h2>") > 0
+
+
 # ---------------------------------------------------------------- a comparison
 
 
