@@ -94,7 +94,8 @@ def installed_env(tmp_path_factory):
         example = root / "example-src"
         shutil.copytree(REPO / "examples" / "citeledger-example-channel", example,
                         ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-        pip_install(python, str(copy_checkout(root / "citeledger-src")), str(example))
+        pip_install(python, str(copy_checkout(root / "citeledger-src")))  # citeledger's packaging: as a user's pip builds
+        pip_install(python, str(example), isolated=False)
 
     return built_once(tmp_path_factory, "installed", build) / "env"
 

@@ -33,10 +33,13 @@ def fresh_env(root: Path) -> Path:
     return python
 
 
-def pip_install(python: Path, *target: str) -> None:
-    """`pip install --no-deps TARGET...` into `python`'s environment, building as a user's pip does."""
+def pip_install(python: Path, *target: str, isolated: bool = True) -> None:
+    """`pip install --no-deps TARGET...` into `python`'s environment, building as a user's pip does
+    (`isolated`), or with the test environment's setuptools: a throwaway plugin distribution's
+    build is not under test, and an isolated build environment costs about 2 s to make."""
     run = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", *target],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+         *([] if isolated else ["--no-build-isolation"]), *target],
         capture_output=True, text=True,
     )
     assert run.returncode == 0, run.stderr[-2000:]
