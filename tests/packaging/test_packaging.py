@@ -43,5 +43,7 @@ def test_plain_install_in_fresh_venv(installed_env, tmp_path):
 
 def test_editable_install_in_fresh_venv(tmp_path):
     env_dir = tmp_path / "venv"
-    pip_install(fresh_env(env_dir), "-e", str(REPO))
+    # Built with the test environment's setuptools: the README's own `pip install -e`, which made
+    # that environment, already built it in isolation; the plain install above keeps an isolated build.
+    pip_install(fresh_env(env_dir), "-e", str(REPO), isolated=False)
     assert check_install(env_dir, tmp_path) == str(REPO / "core" / "__init__.py")
