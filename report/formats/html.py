@@ -60,7 +60,6 @@ def _sensitivity(result) -> str:
 
 def _sweep(result) -> str:
     from citeledger.report.html import sweep_page
-
     from citeledger.report.html.occupancy import pooled_occupancy_section
 
     pooled = result.sufficiency.section() if result.with_sufficiency else ""
