@@ -333,13 +333,17 @@ class _Tally:
     internal: bool = False
     sessions: list = attrs.field(factory=list)
     occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
+    # The paths given that are files (looked at once, not once a session): only their sessions
+    # can have files read with them that were not named.
+    given_files: tuple = ()
 
     def add(self, one: SweepSession, args, diagnosed, outputs) -> None:
         self.internal |= one.internal
         self.warnings.extend(one.warnings)
         for kind, n in turn_counts([one.ref.turns]).items():
             self.turns[kind] += n
-        self.added += completed_files([(one.ref.root, one.inputs)], args.paths)
+        if self.given_files:
+            self.added += completed_files([(one.ref.root, one.inputs)], self.given_files)
         diagnosed.add_joined(one.ref, one.scored, one.diag)
         if args.sufficiency:
             self.pooled.add_session(one.ref.turns, one.counted, [])
@@ -356,7 +360,8 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     refs, found_warnings = discover(args.paths, args.exclude, pool)
     if not refs:
         no_sessions(args.paths, found_warnings)
-    tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings))
+    tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),
+                   given_files=tuple(p for p in args.paths if os.path.isfile(p)))
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
