@@ -281,15 +281,16 @@ class _Discovery:
 
         # The walk first, the claims after: paths under one root are distinct, so
         # `seen` (earlier roots' files) says the same before and after claiming.
-        walked = _one_name_each(
+        reals = _one_name_each(
             [path for path in _walk(root, keep_dir, warnings)
              if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], self.real, self.seen, warnings)
+        walked = list(reals)
         claimed: dict[str, list[str]] = {}
         names = self.workers.claims(walked, order) if self.workers else [claim(path, order) for path in walked]
         for path, name in zip(walked, names):
             if name is None:
                 continue
-            self.seen.add(self.real(path))
+            self.seen.add(reals[path])
             claimed.setdefault(name, []).append(path)
         found = []
         for name, files in claimed.items():
@@ -299,9 +300,10 @@ class _Discovery:
         return found
 
 
-def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[str]:
-    """`paths` less those naming a file already seen (an earlier root) or named twice here: of two
-    names of one file the one that is not a symlink is kept (it carries the session's own name)."""
+def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> dict[str, str]:
+    """`paths` less those naming a file already seen (an earlier root) or named twice here, in
+    their order, each mapped to its real path (worked out once): of two names of one file the one
+    that is not a symlink is kept (it carries the session's own name)."""
     chosen: dict[str, str] = {}
     for path in paths:
         key = real(path)
@@ -316,8 +318,8 @@ def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> list[st
         if fs.islink(kept) and not fs.islink(path):
             chosen[key], alias = path, kept
         warnings.append(InputWarning(alias, 0, f"the same file as {chosen[key]} (a second name), counted once"))
-    keep = set(chosen.values())
-    return [path for path in paths if path in keep]
+    kept = {path: key for key, path in chosen.items()}
+    return {path: kept[path] for path in paths if path in kept}
 
 
 def _claim_chunk(paths: list[str]) -> list[Optional[str]]:
