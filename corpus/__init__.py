@@ -318,8 +318,8 @@ def _one_name_each(paths: list[str], real, seen: set, warnings: list) -> dict[st
         if fs.islink(kept) and not fs.islink(path):
             chosen[key], alias = path, kept
         warnings.append(InputWarning(alias, 0, f"the same file as {chosen[key]} (a second name), counted once"))
-    kept = {path: key for key, path in chosen.items()}
-    return {path: kept[path] for path in paths if path in kept}
+    real_of = {path: key for key, path in chosen.items()}
+    return {path: real_of[path] for path in paths if path in real_of}
 
 
 def _claim_chunk(paths: list[str]) -> list[Optional[str]]:
