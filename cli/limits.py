@@ -111,7 +111,7 @@ def check_options(args) -> None:
     and a URL given where a command writes."""
     # The window's range is the metrics' (core.metric): looked up only when the option is given.
     given = getattr(args, "window_tokens", None) is not None
-    for rng in (*_plain_ranges(), _window_range()) if given else _plain_ranges():
+    for rng in option_ranges() if given else _plain_ranges():
         rng.check(getattr(args, rng.dest, None))
     local_outputs(args)
 

@@ -119,7 +119,6 @@ def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
     )
 
 
-
 class ResultSource:
     """A base for a source reading the kept results of the tools its `tools` option names.
 
@@ -160,6 +159,7 @@ class ResultSource:
                 warnings.append(unknown_warning(self.name, result, why))
             pulled.append(Pulled(Pieces(pieces), result.origin, self.name, result=result_key(result)))
         return pulled, warnings
+
 
 def make_sources(rules, known: dict) -> tuple:
     """The source objects of a ruleset's `sources` (SourceRule: name, options)."""

@@ -189,8 +189,7 @@ def behaviour_dict(runs) -> dict:
     for field, _, _ in BEHAVIOUR_ROWS + OCCUPANCY_ROWS:
         found = spread([getattr(r, field) for r in runs])
         scale = 0.01 if field == "retrieval_share" else 1  # a ratio, as the sweep's shares are
-        out[field] = None if found is None else {end: x * scale if scale != 1 else x
-                                                 for end, x in zip(("median", "min", "max"), found)}
+        out[field] = None if found is None else {end: x * scale for end, x in zip(("median", "min", "max"), found)}
     out["cli_returned"], out["cli_attempts"] = cli_counts(runs)
     out["contaminated"] = bool(contaminated([("", runs)]))
     return out
