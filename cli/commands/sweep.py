@@ -131,7 +131,7 @@ class SweepSession:
     scored: bool  # read and scored under the first ruleset (the diagnostic join's)
     diag: object  # the diagnostic join's result (cli.sidecars), None without a sidecar
     counted: object  # its sufficiency numbers (--sufficiency), None when not asked or not read
-    lines: bytes  # its session records, one JSON line per ruleset, as --json prints them
+    lines: bytes  # its session records, one JSON line per ruleset, as --json prints them (b"" when none is written)
     tallies: tuple[dict, ...]  # per ruleset, what its slice table adds (report.tables.tally)
     unscored: tuple[dict, ...]  # per ruleset it was not scored under: session, ruleset, status, reason
     csv_rows: tuple[tuple[str, ...], ...]  # its sessions.csv rows (with --out), else ()
@@ -149,11 +149,12 @@ class Rows:
     Picklable (sent to each worker once).
     """
 
-    def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool):
+    def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool, json_lines: bool = True):
         self.rulesets = tuple(rulesets)
         self.sufficiency = sufficiency
         self.csv_rows = csv_rows
         self.pages = pages
+        self.json_lines = json_lines  # a JSON stream is written (--json, --out): else no line is made
         self.metric_columns = metric_columns()
         self.columns = SESSION_COLUMNS + self.metric_columns
 
@@ -175,7 +176,7 @@ class Rows:
             scored=outcome.scores[0] is not None,
             diag=outcome.extra,
             counted=counted,
-            lines=b"".join(jsonl(row) for row in rows),
+            lines=b"".join(jsonl(row) for row in rows) if self.json_lines else b"",
             tallies=tuple(tally(row) for row in rows),
             unscored=tuple({k: row[k] for k in ("session", "ruleset", "status", "reason")}
                            for row in rows if row["status"] != "scored"),
@@ -308,7 +309,7 @@ def run(args) -> int:
     # JSON stream is written, every join kept only for the --out files made from them all.
     diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
     pages = bool(args.html or args.out)  # the HTML page needs the session records
-    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages)
+    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages, json_lines=bool(args.json or args.out))
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
         extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency,
