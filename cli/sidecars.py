@@ -14,6 +14,7 @@ import attrs
 import orjson
 
 from citeledger.cli.output import write_file, write_images
+from citeledger.core import fs
 
 # The sidecar reader and the join's reports are imported where a sidecar is
 # read or joined: a `score` given none starts without them.
@@ -150,6 +151,7 @@ class SidecarJoin:
     """
 
     KEPT = 4  # a harness folder has one sidecar an arm, and two arms
+    LOOKED_UP = 4096  # candidate sidecar paths whose answer is kept; past that the answers start afresh
 
     def __init__(self, given, automatic: bool, ruleset, label=None, by_arm: bool = False, line: bool = False):
         self.given, self.automatic, self.ruleset = tuple(given), automatic, ruleset
@@ -157,14 +159,25 @@ class SidecarJoin:
         self.label, self.by_arm = label, by_arm
         self.line = line  # make the session's JSON record here (Diagnosed's spool)
         self._reports: dict[str, tuple] = {}  # path -> (reports, warnings), least recently used first
+        self._there: dict[str, bool] = {}  # candidate sidecar path -> whether it is a file, asked once
 
     def sidecars(self, files) -> list[str]:
         from citeledger.harness.diagnostics import sidecar_for
 
         if self.given:
             return list(self.given)
-        found = sidecar_for(files) if self.automatic else None
+        found = sidecar_for(files, self._isfile) if self.automatic else None
         return [found] if found else []
+
+    def _isfile(self, path: str) -> bool:
+        # A worker scores a folder's runs one after another: their sidecar is looked for once,
+        # not with a stat per run (a sweep reads the corpus as it was when each folder was met).
+        there = self._there.get(path)
+        if there is None:
+            if len(self._there) >= self.LOOKED_UP:
+                self._there.clear()
+            there = self._there[path] = fs.isfile(path)
+        return there
 
     def arm(self, ref, paths) -> str:
         if self.label is not None:  # compare: its side, or the session's harness arm

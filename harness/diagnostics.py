@@ -152,13 +152,15 @@ def read_diagnostics(path: str, tool: Optional[str]) -> tuple[tuple[ExploreRepor
     )
 
 
-def sidecar_for(files) -> Optional[str]:
+def sidecar_for(files, isfile=None) -> Optional[str]:
     """The harness's sidecar of a run: `explore-<label>.jsonl` for `run-<label>-N.jsonl`
     or `run-headless-<label>.jsonl` (labels as harness/layout.py reads them), in the
-    run's directory (or above bench-readme's `run<i>/` folder); None when there is none."""
+    run's directory (or above bench-readme's `run<i>/` folder); None when there is none.
+    `isfile(path)` is asked whether a candidate is there (infra/fs.py's isfile by default)."""
     from citeledger.harness.layout import arm_and_run, segment
     from citeledger.infra import fs
 
+    isfile = isfile or fs.isfile
     if not files:
         return None
     folder = os.path.dirname(files[0])
@@ -166,7 +168,7 @@ def sidecar_for(files) -> Optional[str]:
     if label is None:
         return None
     for where in (folder, os.path.dirname(folder) if re.match(r"^run\d+$", os.path.basename(folder)) else None):
-        if where is not None and fs.isfile(fs.join(where, f"explore-{label}.jsonl")):
+        if where is not None and isfile(fs.join(where, f"explore-{label}.jsonl")):
             return fs.join(where, f"explore-{label}.jsonl")
     return None
 
