@@ -163,3 +163,21 @@ def test_the_join_cuts_no_response_the_scoring_cut(tmp_path, monkeypatch):
         transcript = readers()[ref.reader]().read(list(ref.files), DEFAULT.read_options())
         alone.append(join(ref, transcript, outcome.scores[0]))
     assert shared == alone
+
+
+def test_a_worker_looks_for_a_folders_sidecar_once_and_forgets_past_its_bound(tmp_path, monkeypatch):
+    from citeledger.core import fs
+
+    root = copies(tmp_path, 2)
+    refs, _ = discover([str(root)])
+    asked: list[str] = []
+    real = fs.isfile
+    monkeypatch.setattr(fs, "isfile", lambda path: asked.append(path) or real(path))
+    join = SidecarJoin((), True, DEFAULT)
+    found = [join.sidecars(ref.files) for ref in refs]
+    assert sum(1 for f in found if f) == len(refs) > 4  # every run of the pass has its arm's sidecar
+    assert len(asked) == len(set(asked)) == 4  # two folders, two arms: each candidate asked once
+    monkeypatch.setattr(SidecarJoin, "LOOKED_UP", 1)
+    bounded = SidecarJoin((), True, DEFAULT)
+    assert [bounded.sidecars(ref.files) for ref in refs] == found
+    assert len(bounded._there) == 1

@@ -108,3 +108,24 @@ def test_same_output_whatever_the_jobs(capsys):
 def test_nothing_found_is_an_input_error(capsys, tmp_path):
     code, _, err = run(capsys, str(tmp_path))
     assert code == 2 and "no sessions found" in err and err.count("\n") == 2
+
+
+def test_a_text_sweep_makes_no_json_line_and_the_json_lines_are_its_records(capsys, monkeypatch):
+    from citeledger.cli.commands import sweep as command
+
+    made = []
+    real = command.Rows.__call__
+
+    def kept(self, outcome):
+        one = real(self, outcome)
+        made.append(one.lines)
+        return one
+
+    monkeypatch.setattr(command.Rows, "__call__", kept)
+    text = run(capsys, BASE, "-q", "-j1")
+    assert made and all(lines == b"" for lines in made)
+    made.clear()
+    code, out, _ = run(capsys, BASE, "--json", "-q", "-j1")
+    sessions = [line for line in out.splitlines() if json.loads(line)["record"] == "session"]
+    assert b"".join(made).decode().splitlines() == sessions
+    assert code == text[0] == 1
