@@ -3,6 +3,8 @@ from the transcript it read (core/metric.py says what a metric is)."""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import attrs
 
 from citeledger.core import MetricOptions, measure_all, metrics as installed_metrics
@@ -32,15 +34,22 @@ def row_of(records: dict, metrics: dict) -> dict:
 class Measured:
     """score_corpus's `extra` for a corpus command: (what `inner` made, the session's metric
     columns, `row_of`), made in the worker from the transcript it read (nothing is read
-    again). Picklable."""
+    again). Picklable.
 
-    def __init__(self, inner, options: MetricOptions):
+    `columns`, when given, are the only metric columns the command shows: only the metrics
+    that give one of them are measured (a text sweep shows the occupancy pool, not the rest).
+    """
+
+    def __init__(self, inner, options: MetricOptions, columns: Optional[frozenset] = None):
         self.inner = inner
         self.options = options
+        self.columns = columns
 
     def __call__(self, ref, transcript, score):
         made = self.inner(ref, transcript, score) if self.inner is not None else None
         known = installed_metrics()
+        if self.columns is not None:
+            known = {name: cls for name, cls in known.items() if self.columns.intersection(getattr(cls, "columns", ()))}
         return made, row_of(measure_all(transcript, self.options, known), known)
 
 

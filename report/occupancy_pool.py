@@ -22,6 +22,8 @@ HEADINGS = ("slice", "arm", "n", "final context (tok)", "retrieval residual (tok
 
 
 class OccupancyPool:
+    COLUMNS = frozenset(column for _, column in FIGURES)  # the metric columns it reads
+
     def __init__(self):
         self.pools: dict = {}  # (slice, arm) -> [(final context, retrieval, retrieval share) per session]
 

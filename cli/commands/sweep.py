@@ -309,11 +309,14 @@ def run(args) -> int:
     # JSON stream is written, every join kept only for the --out files made from them all.
     diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
     pages = bool(args.html or args.out)  # the HTML page needs the session records
+    rows_written = bool(args.json or args.out or args.html)  # the session rows, metric columns and all
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages, json_lines=bool(args.json or args.out))
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
-        extra = judged(Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args))), args.sufficiency,
-                       rulesets[0])
+        # Without session rows the text shows, of the metrics, only the occupancy pool.
+        measured = Measured(diagnosed.join(), MetricOptions(window_tokens=window_tokens(args)),
+                            columns=None if rows_written else OccupancyPool.COLUMNS)
+        extra = judged(measured, args.sufficiency, rulesets[0])
         with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
                      engine) as pool:
             return _sweep(args, rulesets, diagnosed, pages, pool)
