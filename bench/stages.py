@@ -14,7 +14,10 @@ registry's readers and channels), so the figures survive rewrites of the modules
   scoring a session does);
 - scoring, whole: `score(transcript, ruleset)`, which repeats the two stages
   above and adds verdicts, pooling and records; "the rest" is its time less
-  theirs (by difference).
+  theirs (by difference);
+- of the channels, the header lines lark parses (header.lark, the one definition of a
+  header: `sources.sectioned.header.read_names`, which every Header's names are read with,
+  timed call by call), how many a session and what one costs.
 
 Start-up, the parent's merging and output are not in it (bench/run.py times
 whole commands). A stage the current API cannot time is reported as n/a with
@@ -38,6 +41,7 @@ def main() -> None:
     args = ap.parse_args()
     ruleset = load_ruleset(args.ruleset)
     clock = time.process_time
+    parsed = _time_header_parses(clock)
     t = clock()
     refs, _ = corpus.discover([args.corpus])
     took = {"discovery": clock() - t, "reading": 0.0, "sections": 0.0, "channels": 0.0, "scoring": 0.0}
@@ -56,7 +60,9 @@ def main() -> None:
         took["reading"] += clock() - t
         read += 1
         t = clock()
+        parsed["on"] = True  # lark's parses counted in the scoring only (the stages below parse again)
         result = core.score(tr, ruleset)
+        parsed["on"] = False
         took["scoring"] += clock() - t
         if "sections" not in missing:
             try:
@@ -98,6 +104,31 @@ def main() -> None:
         line("the rest (verdicts, pooling, records)", rest, 4, share=False)
         print("    (the rest by difference; timings vary run to run)")
     line("total", total)
+    if parsed["lines"]:
+        lines, took_lark = parsed["lines"], parsed["seconds"]
+        print(f"  of the scoring, lark's header parses: {lines:,} lines, {lines / max(1, read):.1f} a session, "
+              f"{1e6 * took_lark / lines:.1f} µs a line, {1e6 * took_lark / max(1, read):.0f} µs a session")
+
+
+def _time_header_parses(clock) -> dict:
+    """Count and time every header line lark parses (read_names is looked up at each call)."""
+    from citeledger.sources.sectioned import header
+
+    parsed = {"lines": 0, "seconds": 0.0, "on": False}
+    real = header.read_names
+
+    def timed(path, suffix):
+        if not parsed["on"]:
+            return real(path, suffix)
+        t = clock()
+        try:
+            return real(path, suffix)
+        finally:
+            parsed["seconds"] += clock() - t
+            parsed["lines"] += 1
+
+    header.read_names = timed
+    return parsed
 
 
 if __name__ == "__main__":
