@@ -245,9 +245,29 @@ class _Discovery:
         if os.path.islink(full):
             return os.path.realpath(full)
         folder, name = os.path.split(os.path.normpath(full))
-        if folder not in self.folders:
-            self.folders[folder] = os.path.realpath(folder)
-        return os.path.join(self.folders[folder], name)
+        return os.path.join(self._real_folder(folder), name)
+
+    def _real_folder(self, folder: str) -> str:
+        """os.path.realpath(folder) of an absolute, normalised folder, from its parent's: a folder
+        that is no symlink is its parent's real path and its name (one lstat for a new folder,
+        not one for each component of its path, as realpath makes)."""
+        found = self.folders.get(folder)
+        if found is not None:
+            return found
+        climbed = []  # folders met on the way up to one whose real path is known, or a link, or "/"
+        while True:
+            parent, name = os.path.split(folder)
+            if not name or os.path.islink(folder):
+                found = self.folders[folder] = os.path.realpath(folder)
+                break
+            climbed.append((folder, name))
+            folder = parent
+            found = self.folders.get(folder)
+            if found is not None:
+                break
+        for folder, name in reversed(climbed):
+            found = self.folders[folder] = os.path.join(found, name)
+        return found
 
     def file(self, root: str) -> Optional[list[SessionRef]]:
         """A file given by name: its whole session, or None (a warning says why, unless it was

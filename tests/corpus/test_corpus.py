@@ -220,3 +220,20 @@ def test_a_shape_runs_where_the_session_is_scored():
 
 def _key_and_status(outcome):
     return outcome.ref.key, outcome.scores[0].status if outcome.scores[0] else outcome.error
+
+
+def test_a_file_under_a_linked_ancestor_is_known_by_its_real_path(tmp_path):
+    # The link is a few folders up: the file's real path goes through it, as os.path.realpath's does.
+    deep = tmp_path / "real" / "a" / "b"
+    deep.mkdir(parents=True)
+    shutil.copy(CORPUS / "base" / "alpha" / "r1.jsonl", deep / "run-1.jsonl")
+    (tmp_path / "link").symlink_to("real")
+    through = str(tmp_path / "link" / "a")
+    refs, warnings = discover([through, str(deep / "run-1.jsonl"), str(tmp_path / "real")])
+    assert [r.files for r in refs] == [(str(tmp_path / "link" / "a" / "b" / "run-1.jsonl"),)]
+    twice = "found twice (overlapping paths), counted once"
+    assert [(w.file, w.message) for w in warnings] == [
+        (str(deep / "run-1.jsonl"), twice),  # given by name
+        (str(deep / "run-1.jsonl"), twice),  # met again walking real/
+        (str(tmp_path / "real"), "no sessions found here"),
+    ]
