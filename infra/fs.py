@@ -170,6 +170,13 @@ def entries(dirpath: str) -> list[tuple[str, str]]:
 
 def _entry_kind(entry) -> str:
     try:
+        # A regular file or directory is known by the listing's entry type (no stat); a
+        # symlink is followed, and any other type (or none given) is asked of the file.
+        if not entry.is_symlink():
+            if entry.is_file(follow_symlinks=False):
+                return "file"
+            if entry.is_dir(follow_symlinks=False):
+                return "directory"
         mode = entry.stat().st_mode  # follows symlinks
     except OSError:
         return "file"

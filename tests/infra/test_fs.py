@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 
 import fsspec
 import pytest
@@ -76,3 +77,20 @@ def test_a_url_without_its_backend_is_an_oserror_naming_it():
         fs.exists("nosuchscheme://bucket/x")
     assert caught.value.filename == "nosuchscheme://bucket/x" and caught.value.errno == errno.ENOPROTOOPT
     assert caught.value.strerror == "no fsspec backend for this URL: Protocol not known: nosuchscheme"
+
+
+def test_a_disk_directory_lists_each_entry_as_stat_following_links_says(tmp_path):
+    # Regular files and directories are known by the listing's entry type; the rest is stat'ed.
+    (tmp_path / "file.jsonl").write_text("{}\n")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "to-dir").symlink_to("dir")
+    (tmp_path / "to-file.jsonl").symlink_to("file.jsonl")
+    (tmp_path / "dangling.jsonl").symlink_to("nowhere")
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    listed = dict(fs.entries(str(tmp_path)))
+    assert listed == {
+        "dangling.jsonl": "file",  # its reader says why it cannot be read
+        "dir": "directory", "fifo.jsonl": "a FIFO", "file.jsonl": "file",
+        "to-dir": "directory", "to-file.jsonl": "file",
+    }
+    assert all(kind == fs.kind(str(tmp_path / name)) for name, kind in listed.items() if name != "dangling.jsonl")
