@@ -251,20 +251,15 @@ class _Discovery:
         """os.path.realpath(folder) of an absolute, normalised folder, from its parent's: a folder
         that is no symlink is its parent's real path and its name (one lstat for a new folder,
         not one for each component of its path, as realpath makes)."""
-        found = self.folders.get(folder)
-        if found is not None:
-            return found
         climbed = []  # folders met on the way up to one whose real path is known, or a link, or "/"
-        while True:
+        while folder not in self.folders:
             parent, name = os.path.split(folder)
             if not name or os.path.islink(folder):
-                found = self.folders[folder] = os.path.realpath(folder)
+                self.folders[folder] = os.path.realpath(folder)
                 break
             climbed.append((folder, name))
             folder = parent
-            found = self.folders.get(folder)
-            if found is not None:
-                break
+        found = self.folders[folder]
         for folder, name in reversed(climbed):
             found = self.folders[folder] = os.path.join(found, name)
         return found
