@@ -6,10 +6,23 @@ runs found in the one directory PASS as the script finds them
 `score --harness` reads them), measured, scored and rendered by
 report/arm_table.py. An arm without runs is a `WARN` line on stderr and left
 out; every arm without runs is an error.
+
+With `--runs` the whole pass is reported in this one process: before the table,
+for each arm in the order given and each of its runs in run order, a line
+`-- <the run's file stem> --` and the run's `parse-run.mjs --brief` block (the
+run's segments read with it, as `score --harness --brief` reads them); each run is
+read, measured and scored once for both. `--json` prints one object: every run's
+record (arm, stem, files, figures, block) beside the table's text.
 """
 
 from __future__ import annotations
 
+import os
+from typing import Optional
+
+import attrs
+
+from citeledger.harness.arm_runs import ArmRun, RunFigures
 from citeledger.cli.commands.common import read_session, report_warnings, ruleset_from
 from citeledger.cli.metrics import measured
 from citeledger.cli.output import write_stderr, write_stdout
@@ -17,12 +30,14 @@ from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
 
 # Options of the statistics view that the harness's table has no place for.
-_NOT_WITH = (("json", "--json"), ("csv", "--csv"), ("format", "--format"), ("html", "--html"), ("out", "--out"),
+_NOT_WITH = (("csv", "--csv"), ("format", "--format"), ("html", "--html"), ("out", "--out"),
              ("plot", "--plot"), ("sufficiency", "--sufficiency"))
 
 
 def check_harness_args(args) -> None:
     given = [flag for attr, flag in _NOT_WITH if getattr(args, attr, None)]
+    if getattr(args, "json", False) and not getattr(args, "runs", False):
+        given.insert(0, "--json (but with --runs)")
     if given:
         raise UserError(f"compare --harness prints codegraph's arm table: not with {', '.join(given)}")
     if not args.arms:
@@ -32,7 +47,19 @@ def check_harness_args(args) -> None:
                         f"not {len(args.passes)}")
 
 
-def measure_run(run, ruleset, args, warnings: list):
+@attrs.frozen(slots=True, kw_only=True)
+class MeasuredRun:
+    """One run of an arm as the pass report uses it: its figures for the table and, with
+    `--runs`, its `parse-run.mjs --brief` block."""
+
+    arm: str
+    run: ArmRun
+    figures: RunFigures
+    block: Optional[str]
+
+
+def measure_run(label: str, run: ArmRun, ruleset, args, warnings: list) -> MeasuredRun:
+    """Read, measure and score one run once: its table figures and, when `--runs` asks, its brief block."""
     from citeledger.core import metrics
     from citeledger.corpus.measured import row_of
     from citeledger.harness.arm_runs import run_figures
@@ -43,7 +70,32 @@ def measure_run(run, ruleset, args, warnings: list):
     scored = score(transcript, ruleset)
     warnings.extend(scored.warnings)
     judged = sufficiency(transcript, ruleset.explore_tool)
-    return run_figures(run.name, row_of(records, metrics()), scored, judged)
+    block = None
+    if getattr(args, "runs", False):
+        from citeledger.report.harness import render_harness
+
+        block = render_harness(list(run.files), records["run"], records["occupancy"], scored, judged, brief=True)
+    figures = run_figures(run.name, row_of(records, metrics()), scored, judged)
+    return MeasuredRun(arm=label, run=run, figures=figures, block=block)
+
+
+def run_stem(run: ArmRun) -> str:
+    """The run's file stem as the harness names it (`run-new-1`, `run-headless-with`)."""
+    return os.path.basename(run.files[0])[: -len(".jsonl")]
+
+
+def runs_text(measured_runs) -> str:
+    """Every run's `-- stem --` line and brief block, in the order measured."""
+    return "".join(f"-- {run_stem(one.run)} --\n{one.block}" for one in measured_runs)
+
+
+def pass_json(folder: str, measured_runs, table: str) -> bytes:
+    """`compare --harness --runs --json`: each run's record beside the table's text."""
+    import orjson
+
+    runs = [{"arm": one.arm, "run": run_stem(one.run), "files": list(one.run.files),
+             "figures": attrs.asdict(one.figures), "report": one.block} for one in measured_runs]
+    return orjson.dumps({"record": "pass", "pass": folder, "runs": runs, "table": table}) + b"\n"
 
 
 def run_arm_table(args) -> int:
@@ -60,8 +112,14 @@ def run_arm_table(args) -> int:
         if not runs:
             write_stderr(f"  WARN: no run logs for arm '{label}' in {folder}\n")
     warnings: list = []
-    arms = [(label, [measure_run(run, ruleset, args, warnings) for run in runs]) for label, runs in found if runs]
-    write_stdout(render_arm_table(folder, arms))
+    per_arm = [(label, [measure_run(label, run, ruleset, args, warnings) for run in runs]) for label, runs in found]
+    measured_runs = [one for _, ones in per_arm for one in ones]  # an arm named twice is printed twice, as the script does
+    arms = [(label, [one.figures for one in ones]) for label, ones in per_arm if ones]
+    table = render_arm_table(folder, arms)
+    if getattr(args, "json", False):
+        write_stdout(pass_json(folder, measured_runs, table))
+    else:
+        write_stdout((runs_text(measured_runs) if getattr(args, "runs", False) else "") + table)
     # The input's warnings (a killed run's half-written line) on stderr; exit 0, as the script's.
     report_warnings(warnings, "score --harness of the run")
     return EXIT_OK

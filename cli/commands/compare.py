@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
         "compare",
         help=SUMMARY["compare"],
         usage="%(prog)s BASELINE NEW [options]\n       %(prog)s PASS [PASS ...] --arms LABEL_A LABEL_B [options]"
-              "\n       %(prog)s PASS --arms L1 L2 [L3 ...] --harness",
+              "\n       %(prog)s PASS --arms L1 L2 [L3 ...] --harness [--runs]",
         description=(
             "Compare two builds. Either BASELINE and NEW, each a directory or file of transcripts (scored "
             "now) or a sweep output (sweep --json file, or a sweep --out DIR); or PASS... --arms A B: "
@@ -65,6 +65,10 @@ def add_parser(sub) -> None:
                    help="print codegraph's arm table of one PASS directory, byte for byte as "
                    "`node compare-arms.mjs PASS L1 L2 ...` prints it (every arm side by side: runs, behavior, "
                    "occupancy, sufficiency, allocation, contamination)")
+    p.add_argument("--runs", action="store_true",
+                   help="with --harness: the whole pass in one process: before the table, each arm's runs (the order "
+                   "given, then run order) as `-- <run file stem> --` and the run's `node parse-run.mjs --brief` "
+                   "block; --json prints every run's record beside the table")
     p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
@@ -294,6 +298,8 @@ def run(args) -> int:
         from citeledger.cli.commands.arm_table import run_arm_table
 
         return run_arm_table(args)
+    if args.runs:
+        raise UserError("--runs: only with --harness (it adds each run's brief report before the arm table)")
     fmt = chosen(args)
     check(fmt, "compare")
     _check_passes(args)
