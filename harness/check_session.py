@@ -6,9 +6,10 @@ first-ranked channel alone, as `score` prints them), what it did next
 (`readReturnedShareAtMost`: the share of answered explore calls whose next
 act was a Read of a file the explore returned, the sufficiency rule's
 `read_returned` bucket), and between two arms of a pass (`maxDrop`: the new
-arm's median efficiency may fall below the baseline's by at most this,
-judged on the upper bound of the bootstrap interval of the difference, as
-`compare` computes it). A number that cannot be judged (a session not
+arm's median, or pooled, efficiency may fall below the baseline's by at most
+this, judged on the point estimate with the bootstrap interval printed beside
+it; `maxSignificantDrop` fails only when the interval's upper bound says the
+drop is larger, as `compare` computes it). A number that cannot be judged (a session not
 scored, no answered call, an arm without runs) is not a pass. Nothing here
 prints.
 """
@@ -104,29 +105,67 @@ def read_returned_check(judged, ceiling: float, tool_name: str) -> SessionCheck:
     )
 
 
-def max_drop_checks(groups: Sequence[dict], max_drop: float, labels: tuple[str, str]) -> tuple[SessionCheck, ...]:
+ARM_KEYS = ("maxDrop", "maxPooledDrop", "maxSignificantDrop")  # judged on two arms of a pass
+
+
+def shown_pair(value: float, bound: float, holds: bool, scale: float = 100.0) -> tuple[str, str]:
+    """`value` and `bound` as text (toFixed(1) of value * scale, more digits only when needed) that
+    say what `holds` says: -5.04 pp against -5.0 pp prints as -5.04 and -5.00, never -5.0 < -5.0."""
+    for digits in range(1, 8):
+        a, b = to_fixed(value * scale, digits), to_fixed(bound * scale, digits)
+        if (float(a) >= float(b)) == holds:
+            return a, b
+    return to_fixed(value * scale, 8), to_fixed(bound * scale, 8)
+
+
+def _signed(text: str) -> str:
+    return text if text.startswith("-") or float(text) == 0 else "+" + text
+
+
+def max_drop_checks(groups: Sequence[dict], max_drop: float, labels: tuple[str, str],
+                    key: str = "maxDrop") -> tuple[SessionCheck, ...]:
     """One check per group of `compare`'s group rows (its `(all)` row only when there are several
-    groups): the interval's upper bound of median(new) - median(base) must be >= -max_drop."""
-    base, new = labels
+    groups). `maxDrop`: the new arm's median minus the baseline's is at least -max_drop (the point
+    estimate; the bootstrap interval printed beside it); `maxPooledDrop`: the same of the pooled
+    efficiencies; `maxSignificantDrop`: the interval's upper bound is at least -max_drop (the drop
+    is not significant at the stated confidence)."""
     rows = [g for g in groups if g["group"] != "(all)"]
     if len(rows) > 1:
         rows += [g for g in groups if g["group"] == "(all)"]
-    out = []
-    for g in rows:
-        name = f"arm {new}'s median efficiency falls at most {to_fixed(max_drop * 100, 1)} pp below arm {base}'s " \
-               f"(group {g['group']})"
-        if g["ci_high"] is None:
-            empty = [label for label, side in ((base, "base"), (new, "new")) if not g[f"{side}_n"]]
-            out.append(SessionCheck(key="maxDrop", name=name, passed=False,
-                                    detail=f"no scored run of arm {' and '.join(empty)} in this group"))
-            continue
+    return tuple(_drop_check(g, max_drop, labels, key) for g in rows)
+
+
+def _drop_name(g: dict, max_drop: float, labels: tuple[str, str], key: str) -> str:
+    base, new = labels
+    bound = to_fixed(max_drop * 100, 1)
+    if key == "maxSignificantDrop":
+        return (f"arm {new}'s median efficiency is not significantly ({round(g['confidence'] * 100, 6):g}% CI) "
+                f"more than {bound} pp below arm {base}'s (group {g['group']})")
+    measure = "pooled" if key == "maxPooledDrop" else "median"
+    return f"arm {new}'s {measure} efficiency falls at most {bound} pp below arm {base}'s (group {g['group']})"
+
+
+def _drop_check(g: dict, max_drop: float, labels: tuple[str, str], key: str) -> SessionCheck:
+    base, new = labels
+    name = _drop_name(g, max_drop, labels, key)
+    empty = [label for label, side in ((base, "base"), (new, "new")) if not g[f"{side}_n"]]
+    if empty:
+        return SessionCheck(key=key, name=name, passed=False,
+                            detail=f"no scored run of arm {' and '.join(empty)} in this group")
+    measure = "pooled" if key == "maxPooledDrop" else "median"
+    b, n = g[f"base_{measure}"], g[f"new_{measure}"]
+    conf = f"{round(g['confidence'] * 100, 6):g}%"
+    interval = f"{conf} CI [{points(g['ci_low'])}, {points(g['ci_high'])}] pp"
+    boot = f"bootstrap {g['resamples']} resamples, seed {g['seed']}"
+    sides = f"{measure} {percent(b)} ({base}, {g['base_n']} runs) -> {percent(n)} ({new}, {g['new_n']} runs)"
+    if key == "maxSignificantDrop":
         passed = g["ci_high"] >= -max_drop
-        conf = round(g["confidence"] * 100, 6)
-        out.append(SessionCheck(
-            key="maxDrop", name=name, passed=passed,
-            detail=f"median {percent(g['base_median'])} ({base}, {g['base_n']} runs) -> {percent(g['new_median'])} "
-            f"({new}, {g['new_n']} runs): {points(g['difference'])} pp, {conf:g}% CI [{points(g['ci_low'])}, "
-            f"{points(g['ci_high'])}] pp, upper bound {'>=' if passed else '<'} {points(-max_drop)} pp "
-            f"(bootstrap {g['resamples']} resamples, seed {g['seed']})",
-        ))
-    return tuple(out)
+        high, bound = shown_pair(g["ci_high"], -max_drop, passed)
+        detail = (f"{sides}: {points(n - b)} pp, {conf} CI [{points(g['ci_low'])}, {_signed(high)}] pp, upper bound "
+                  f"{'>=' if passed else '<'} {_signed(bound)} pp ({boot})")
+    else:
+        passed = n - b >= -max_drop
+        diff, bound = shown_pair(n - b, -max_drop, passed)
+        beside = f"; {interval} ({boot})" if measure == "median" else " (a ratio of the group's summed chars)"
+        detail = f"{sides}: {_signed(diff)} pp {'>=' if passed else '<'} {_signed(bound)} pp{beside}"
+    return SessionCheck(key=key, name=name, passed=passed, detail=detail)

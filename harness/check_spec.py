@@ -34,6 +34,8 @@ SESSION_SHARES = {  # session key -> attribute: a share of 0 to 1
     "lowerBoundAtLeast": "lower_bound_at_least",
     "readReturnedShareAtMost": "read_returned_share_at_most",
     "maxDrop": "max_drop",
+    "maxPooledDrop": "max_pooled_drop",
+    "maxSignificantDrop": "max_significant_drop",
 }
 SESSION_FLAGS = {"noContamination": "no_contamination", "noRace": "no_race"}
 SESSION_KEYS = (*SESSION_SHARES, *SESSION_FLAGS)
@@ -68,6 +70,8 @@ class SessionKeys:
     lower_bound_at_least: Optional[float] = None
     read_returned_share_at_most: Optional[float] = None
     max_drop: Optional[float] = None
+    max_pooled_drop: Optional[float] = None
+    max_significant_drop: Optional[float] = None
     no_contamination: Optional[bool] = None
     no_race: Optional[bool] = None
 

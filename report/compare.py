@@ -91,7 +91,7 @@ class Comparison:
                         totals[side][1] += sides[side].envelope
             b, n = median(runs["base"]), median(runs["new"])
             ci = bootstrap_median_difference(
-                runs["base"], runs["new"], label=name, seed=args.seed,
+                runs["base"], runs["new"], seed=args.seed,
                 resamples=args.resamples, confidence=args.confidence,
             )
             rows.append({
@@ -178,7 +178,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     out += layout(headers, body, (False, False, False, True, True, True, False))
     out += (
         f"  bootstrap: {header['resamples']} percentile resamples of each side's median, "
-        f"seed {header['seed']} (numpy PCG64 seeded with seed and crc32 of the group)\n"
+        f"seed {header['seed']} (numpy PCG64 seeded with the seed and the runs' values)\n"
     )
     out += "\n" + harness_lines(groups, labels)
     if behaviour:

@@ -5,7 +5,9 @@ numbers. Per ruleset and slice (all / single-question / multi-turn):
 
 - pooled, median and p25 efficiency over the sessions that ruleset could score
   (an explore call with a section and an answer), and their deltas from the
-  base ruleset's same statistic;
+  base ruleset: each statistic of the ruleset minus the base's, both over the
+  sessions the two score (`paired`; `dropped`: sessions only one of them
+  scores), never over two different sets of sessions;
 - `changed`: sessions, readable under both, whose verdicts differ from the
   base's: a different set of credited files, or a different status (scored /
   no-explore / no-answer);
@@ -29,7 +31,7 @@ from citeledger.report.text import added_line
 
 COLUMNS = (
     "ruleset", "slice", "n", "pooled", "median", "p25",
-    "delta_pooled", "delta_median", "delta_p25", "changed", "compared",
+    "delta_pooled", "delta_median", "delta_p25", "changed", "compared", "paired", "dropped",
 )
 
 
@@ -55,13 +57,34 @@ def verdict_key(verdicts: Verdicts) -> tuple:
     return verdicts.status, verdicts.credited
 
 
-class _Slice:
-    __slots__ = ("effs", "used", "envelope", "changed", "compared", "deltas")
+class _Numbers:
+    """Efficiencies and chars of a list of scored sessions."""
+
+    __slots__ = ("effs", "used", "envelope")
 
     def __init__(self):
         self.effs: list[float] = []
         self.used: list[int] = []
         self.envelope: list[int] = []
+
+    def add(self, verdicts: Verdicts) -> None:
+        self.effs.append(verdicts.efficiency)
+        self.used.append(verdicts.used)
+        self.envelope.append(verdicts.envelope)
+
+    def stats(self) -> dict:
+        return {"n": len(self.effs), "pooled": pooled(self.used, self.envelope), "median": median(self.effs),
+                "p25": quantile(self.effs, 0.25)}
+
+
+class _Slice:
+    __slots__ = ("own", "paired", "paired_base", "dropped", "changed", "compared", "deltas")
+
+    def __init__(self):
+        self.own = _Numbers()  # every session this ruleset scores
+        self.paired = _Numbers()  # the sessions this ruleset and the base both score ...
+        self.paired_base = _Numbers()  # ... and the base's numbers of them
+        self.dropped = 0  # sessions only one of the two scores
         self.changed = 0
         self.compared = 0
         self.deltas: list[float] = []  # paired, ruleset - base
@@ -87,43 +110,55 @@ class Sensitivity:
             if s is None:
                 continue
             for name in slices:
-                a = self.acc[i][name]
-                if s.status == "scored":
-                    a.effs.append(s.efficiency)
-                    a.used.append(s.used)
-                    a.envelope.append(s.envelope)
-                if base is not None:
-                    a.compared += 1
-                    a.changed += verdict_key(s) != verdict_key(base)
-                    if s.status == "scored" and base.status == "scored":
-                        a.deltas.append(s.efficiency - base.efficiency)
+                self._add_one(self.acc[i][name], s, base)
 
-    def _stats(self, i: int, name: str) -> dict:
-        a = self.acc[i][name]
-        return {
-            "n": len(a.effs),
-            "pooled": pooled(a.used, a.envelope),
-            "median": median(a.effs),
-            "p25": quantile(a.effs, 0.25),
-        }
+    @staticmethod
+    def _add_one(a: _Slice, s: Verdicts, base: Optional[Verdicts]) -> None:
+        scored = s.status == "scored"
+        if scored:
+            a.own.add(s)
+        base_scored = base is not None and base.status == "scored"
+        if scored and base_scored:
+            a.paired.add(s)
+            a.paired_base.add(base)
+            a.deltas.append(s.efficiency - base.efficiency)
+        elif scored or base_scored:
+            a.dropped += 1
+        if base is not None:
+            a.compared += 1
+            a.changed += verdict_key(s) != verdict_key(base)
 
     def rows(self) -> list[dict]:
         """One row per ruleset and slice, in ruleset order then slice order."""
         out = []
         for i, ruleset in enumerate(self.names):
             for name in SLICES:
-                row = {"ruleset": ruleset, "slice": name, **self._stats(i, name)}
-                base = self._stats(self.base, name)
-                for key in ("pooled", "median", "p25"):
-                    row[f"delta_{key}"] = _minus(row[key], base[key])
                 a = self.acc[i][name]
+                row = {"ruleset": ruleset, "slice": name, **a.own.stats()}
+                mine, base = a.paired.stats(), a.paired_base.stats()
+                for key in ("pooled", "median", "p25"):
+                    row[f"delta_{key}"] = _minus(mine[key], base[key])
                 row["changed"], row["compared"] = a.changed, a.compared
+                row["paired"], row["dropped"] = mine["n"], a.dropped
                 out.append(row)
         return out
 
     def deltas(self, name: str = "all") -> list[list[float]]:
         """Per ruleset, the paired per-session efficiency deltas from the base."""
         return [list(self.acc[i][name].deltas) for i in range(len(self.names))]
+
+
+def fewer_lines(base: str, rows: list[dict]) -> list[str]:
+    """One warning line per ruleset that scores fewer sessions than the base, or more (the base fewer)."""
+    n_of = {r["ruleset"]: r["n"] for r in rows if r["slice"] == "all"}
+    out = []
+    for r in rows:
+        if r["slice"] != "all" or r["ruleset"] == base or not r["dropped"]:
+            continue
+        fewer = r["ruleset"] if r["n"] < n_of[base] else f"the base {base}"
+        out.append(f"warning: ruleset {r['ruleset']} scores {r['n']} session(s), the base {base} {n_of[base]}: "
+                   f"{fewer} scores fewer; its Δ are over the {r['paired']} both score ({r['dropped']} dropped)")
+    return out
 
 
 def _minus(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -141,20 +176,23 @@ def render_text(header: dict, rows: list[dict], plot: list[str]) -> str:
     width = max(len(r["ruleset"]) for r in rows)
     lines.append(
         f"  {'ruleset':<{width}}  {'slice':<15}  {'n':>4}  {'pooled':>6}  {'Δ pt':>6}  {'median':>6}  {'Δ pt':>6}"
-        f"  {'p25':>6}  {'Δ pt':>6}  changed"
+        f"  {'p25':>6}  {'Δ pt':>6}  {'paired':>6}  {'dropped':>7}  changed"
     )
     for r in rows:
         base = r["ruleset"] == header["base"]
         d = (lambda k: "" if base else points(r[k]))
         changed = "" if base else f"{r['changed']}/{r['compared']}"
+        paired, dropped = ("", "") if base else (str(r["paired"]), str(r["dropped"]))
         lines.append(
             f"  {r['ruleset']:<{width}}  {r['slice']:<15}  {r['n']:>4}  {pct(r['pooled']):>6}  {d('delta_pooled'):>6}"
-            f"  {pct(r['median']):>6}  {d('delta_median'):>6}  {pct(r['p25']):>6}  {d('delta_p25'):>6}  {changed}"
+            f"  {pct(r['median']):>6}  {d('delta_median'):>6}  {pct(r['p25']):>6}  {d('delta_p25'):>6}"
+            f"  {paired:>6}  {dropped:>7}  {changed}".rstrip()
         )
+    lines += [""] + fewer_lines(header["base"], rows)
     lines += [
-        "",
-        "Δ pt: percentage points from the base's same statistic; each ruleset's statistics are over the "
-        "sessions it could score. changed: sessions whose credited files or status differ from the base's.",
+        "n, pooled, median, p25: over the sessions each ruleset could score. Δ pt: percentage points from the "
+        "base, both over the sessions the ruleset and the base score (paired); dropped: sessions only one of "
+        "them scores. changed: sessions whose credited files or status differ from the base's.",
         QUANTILE_NOTE + ".",
         ("plot: " + ", ".join(plot)) if plot else "no plot written (give --plot PATH or --out DIR)",
     ]

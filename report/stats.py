@@ -8,14 +8,17 @@ The median is q(0.5): the middle value, or the mean of the two middle ones.
 
 Bootstrap: percentile interval of median(new*) - median(base*), where base*
 and new* are resamples with replacement of each side, drawn independently,
-`resamples` times, by numpy's PCG64 seeded with (seed, crc32(label)) so one
-group's interval does not depend on which other groups were compared.
+`resamples` times, by numpy's PCG64 seeded with the seed and a digest of the
+data (`data_key`: each side's values as IEEE doubles, in order): the same runs
+give the same interval in every row, file and folder, whatever the group is
+called, and one group's interval does not depend on which others were compared.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-import zlib
+import struct
 from typing import Optional, Sequence
 
 import attrs
@@ -53,11 +56,20 @@ class Interval:
     seed: int
 
 
+def data_key(*sides: Sequence[float]) -> list[int]:
+    """Four 32-bit words of the SHA-256 of the sides' values (count, then each value as a
+    little-endian double, in order): the data's part of the bootstrap seed. Names and paths never
+    enter it."""
+    digest = hashlib.sha256()
+    for values in sides:
+        digest.update(struct.pack(f"<Q{len(values)}d", len(values), *values))
+    return list(struct.unpack("<4I", digest.digest()[:16]))
+
+
 def bootstrap_median_difference(
     base: Sequence[float],
     new: Sequence[float],
     *,
-    label: str = "",
     seed: int = 0,
     resamples: int = 10_000,
     confidence: float = 0.95,
@@ -69,7 +81,7 @@ def bootstrap_median_difference(
         return None
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence {confidence} is not in (0, 1)")
-    rng = np.random.Generator(np.random.PCG64([seed, zlib.crc32(label.encode("utf-8"))]))
+    rng = np.random.Generator(np.random.PCG64([seed, *data_key(base, new)]))
     b = np.asarray(base, dtype=float)
     n = np.asarray(new, dtype=float)
     # Drawn in one order (base then new) so the same seed gives the same interval.

@@ -16,6 +16,7 @@ from citeledger.cli.commands.common import (
 from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
 from citeledger.cli.output import write_stdout
 from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.harness.check_session import ARM_KEYS
 from citeledger.harness.check_spec import SpecError, load_spec
 
 NEEDS_TRANSCRIPT = ("efficiencyAtLeast", "lowerBoundAtLeast", "readReturnedShareAtMost", "noContamination", "noRace")
@@ -74,10 +75,11 @@ def _inputs_for(spec, args) -> None:
     for key in given:
         if key in NEEDS_TRANSCRIPT and not transcript:
             raise SpecError(spec.path, f"session.{key}", "needs a transcript: give FILE ... or --session LOG")
-    if "maxDrop" in given and not args.arms:
-        raise SpecError(spec.path, "session.maxDrop", "needs the arms of a pass: --arms LABEL_A LABEL_B PASS ...")
-    if args.arms and "maxDrop" not in given:
-        raise UserError(f"--arms: {spec.path} has no session.maxDrop to judge on the arms")
+    for key in given:
+        if key in ARM_KEYS and not args.arms:
+            raise SpecError(spec.path, f"session.{key}", "needs the arms of a pass: --arms LABEL_A LABEL_B PASS ...")
+    if args.arms and not set(ARM_KEYS) & set(given):
+        raise UserError(f"--arms: {spec.path} has no session.{', '.join(ARM_KEYS)} to judge on the arms")
     if args.arms and len(args.arms) < 3:
         raise UserError("--arms takes LABEL_A LABEL_B and at least one PASS directory")
 
@@ -171,8 +173,10 @@ def _session_checks(spec, score, transcript, ruleset, groups, labels) -> list:
             checks.append(judge.contamination_check(run))
         if keys.no_race:
             checks.append(judge.race_check(run))
-    if keys.max_drop is not None:
-        checks += judge.max_drop_checks(groups, keys.max_drop, labels)
+    for key, value in (("maxDrop", keys.max_drop), ("maxPooledDrop", keys.max_pooled_drop),
+                       ("maxSignificantDrop", keys.max_significant_drop)):
+        if value is not None:
+            checks += judge.max_drop_checks(groups, value, labels, key)
     return checks
 
 

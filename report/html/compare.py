@@ -45,7 +45,7 @@ def compare_page(header: dict, groups: list[dict], files: list[dict], unscored: 
         )
         + f'<p class="muted">Runs are every scored session of the group, in the pass\'s order. Bootstrap: '
         f'{esc(header["resamples"])} percentile resamples of each side\'s median, seed {esc(header["seed"])} '
-        "(numpy PCG64 seeded with seed and crc32 of the group); (all) pools the groups scored on both sides. "
+        "(numpy PCG64 seeded with the seed and the runs' values); (all) pools the groups scored on both sides. "
         "Quantiles: Hyndman-Fan type 7.</p></section>",
     ]
     body.append(_harness(groups, labels))

@@ -27,6 +27,9 @@ def sensitivity_page(header: dict, rows: list[dict], warnings: list[dict], plot_
             + cell("pooled", r["pooled"], pct(r["pooled"])) + delta("delta_pooled")
             + cell("median", r["median"], pct(r["median"])) + delta("delta_median")
             + cell("p25", r["p25"], pct(r["p25"])) + delta("delta_p25")
+            + ("<td class=num></td><td class=num></td>" if is_base else
+               cell("paired", r.get("paired"), str(r.get("paired"))) + cell("dropped", r.get("dropped"),
+                                                                            str(r.get("dropped"))))
             + ("<td class=num></td>" if is_base else
                f'<td class="num" data-field="changed" data-value="{r["changed"]}">{r["changed"]}/{r["compared"]}</td>')
             + "</tr>"
@@ -39,10 +42,11 @@ def sensitivity_page(header: dict, rows: list[dict], warnings: list[dict], plot_
         f'{header["unreadable"]} unreadable)</dd>'
         f'<dt>base ruleset</dt><dd><code>{esc(base)}</code></dd>'
         f'<dt>rulesets</dt><dd>{", ".join(f"<code>{esc(n)}</code>" for n in header["rulesets"])}</dd></dl>',
-        table(("ruleset", "slice", "n", "pooled", "Δ pt", "median", "Δ pt", "p25", "Δ pt", "changed"), body_rows,
-              cls="sortable", numeric=(2, 3, 4, 5, 6, 7, 8, 9)),
-        '<p class="muted">Δ pt: percentage points from the base\'s same statistic; each ruleset\'s statistics '
-        "are over the sessions it could score. changed: sessions whose credited files or status differ from "
+        table(("ruleset", "slice", "n", "pooled", "Δ pt", "median", "Δ pt", "p25", "Δ pt", "paired", "dropped",
+               "changed"), body_rows, cls="sortable", numeric=(2, 3, 4, 5, 6, 7, 8, 9, 10, 11)),
+        '<p class="muted">n, pooled, median, p25: over the sessions each ruleset could score. Δ pt: percentage '
+        "points from the base, both over the sessions the ruleset and the base score (paired); dropped: "
+        "sessions only one of them scores. changed: sessions whose credited files or status differ from "
         "the base's. Quantiles: Hyndman-Fan type 7.</p>",
     ]
     if plot_svg:

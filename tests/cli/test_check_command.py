@@ -188,21 +188,74 @@ def test_a_session_that_is_not_scored_does_not_pass(tmp_path, capsys):
     assert status == FAILED and check["detail"] == "session express-no-explore has no efficiency (no-explore)"
 
 
-def test_max_drop_on_the_arms_of_a_pass(tmp_path, capsys):
-    """The group rows of `compare --arms` (its numbers read from its own JSON), judged on the
-    interval's upper bound: ab-flask's median fell 19.7 points, its 95% interval reaches +10.9."""
-    _, out, _ = cli(capsys, "compare", FLASK, "--arms", "baseline", "new", "--json", "-q")
-    (group,) = [r for r in map(json.loads, out.splitlines()) if r.get("record") == "group" and r["group"] == "ab-flask"]
-    path = spec(tmp_path, session={"maxDrop": 0.05})
+def _group(capsys, *passes, confidence="0.95"):
+    """compare --arms's row of the one group (its numbers read from its own JSON)."""
+    _, out, _ = cli(capsys, "compare", *passes, "--arms", "baseline", "new", "--json", "-q", "--confidence", confidence)
+    (group,) = [r for r in map(json.loads, out.splitlines()) if r.get("record") == "group" and r["group"] != "(all)"]
+    return group
+
+
+def test_a_drop_of_the_median_larger_than_max_drop_fails(tmp_path, capsys):
+    """ab-flask's new arm's median fell 19.7 points: maxDrop 0.05 fails (exit 4) on the point
+    estimate, however wide the interval printed beside it (it reaches above 0)."""
+    group = _group(capsys, FLASK)
+    assert group["new_median"] - group["base_median"] < -0.05 < group["ci_high"]
+    status, out, _ = cli(capsys, "check", spec(tmp_path, session={"maxDrop": 0.05}), "--arms", "baseline", "new",
+                         FLASK, "-q")
+    assert status == FAILED
+    assert ("   FAIL  arm new's median efficiency falls at most 5.0 pp below arm baseline's (group ab-flask)\n"
+            "         median 71.2% (baseline, 6 runs) -> 51.5% (new, 6 runs): -19.7 pp < -5.0 pp; 95% CI [") in out
+    assert "FAIL  session maxDrop" in out and "check: FAIL — 0 of 1 check(s) hold" in out
+
+
+def _small_drop_pass(tmp_path) -> Path:
+    """A pass whose arm `new` is two of ab-flask's runs (baseline 5, new 3: median 69.5%) against its
+    six baseline runs (median 71.2%): a drop of 1.7 points."""
+    made = tmp_path / "small-drop"
+    made.mkdir()
+    for i in range(1, 7):
+        (made / f"run-baseline-{i}.jsonl").write_bytes((FLASK / f"run-baseline-{i}.jsonl").read_bytes())
+    (made / "run-new-1.jsonl").write_bytes((FLASK / "run-baseline-5.jsonl").read_bytes())
+    (made / "run-new-2.jsonl").write_bytes((FLASK / "run-new-3.jsonl").read_bytes())
+    return made
+
+
+def test_a_drop_smaller_than_max_drop_passes_and_says_so(tmp_path, capsys):
+    made = _small_drop_pass(tmp_path)
+    group = _group(capsys, made)
+    drop = group["new_median"] - group["base_median"]
+    assert -0.02 < drop < -0.01
+    status, out, _ = cli(capsys, "check", spec(tmp_path, session={"maxDrop": 0.05}), "--arms", "baseline", "new",
+                         made, "-q", "--json")
+    (check,) = json.loads(out)["session"]
+    assert status == 0 and check["pass"] is True
+    assert check["detail"].startswith("median 71.2% (baseline, 6 runs) -> 69.5% (new, 2 runs): -1.7 pp >= -5.0 pp; ")
+
+
+def test_max_significant_drop_keeps_the_interval_rule(tmp_path, capsys):
+    """The opt-in old rule: fail only when the interval's upper bound lies below -X."""
+    path = spec(tmp_path, session={"maxSignificantDrop": 0.05})
+    group = _group(capsys, FLASK)
     status, out, _ = cli(capsys, "check", path, "--arms", "baseline", "new", FLASK, "-q", "--json")
     (check,) = json.loads(out)["session"]
     assert status == 0 and check["pass"] is (group["ci_high"] >= -0.05) is True
+    assert check["name"].startswith("arm new's median efficiency is not significantly (95% CI) more than 5.0 pp")
     assert check["detail"].endswith("(bootstrap 10000 resamples, seed 0)")
     # At 10% confidence the interval is narrow around the drop: its upper bound is below -5 points.
-    _, out, _ = cli(capsys, "compare", FLASK, "--arms", "baseline", "new", "--json", "-q", "--confidence", "0.1")
-    (group,) = [r for r in map(json.loads, out.splitlines()) if r.get("record") == "group" and r["group"] == "ab-flask"]
+    group = _group(capsys, FLASK, confidence="0.1")
     status, out, _ = cli(capsys, "check", path, "--arms", "baseline", "new", FLASK, "-q", "--confidence", "0.1")
-    assert group["ci_high"] < -0.05 and status == FAILED and "FAIL  session maxDrop" in out
+    assert group["ci_high"] < -0.05 and status == FAILED and "FAIL  session maxSignificantDrop" in out
+
+
+def test_max_pooled_drop_is_judged_on_the_pooled_efficiencies(tmp_path, capsys):
+    group = _group(capsys, FLASK)
+    drop = group["new_pooled"] - group["base_pooled"]
+    for bound, expected in ((0.05, FAILED), (0.10, 0)):
+        status, out, _ = cli(capsys, "check", spec(tmp_path, session={"maxPooledDrop": bound}), "--arms", "baseline",
+                             "new", FLASK, "-q", "--json")
+        (check,) = json.loads(out)["session"]
+        assert status == expected and check["pass"] is (drop >= -bound)
+        assert check["detail"].startswith("pooled 63.8% (baseline, 6 runs) -> 55.3% (new, 6 runs): -8.5 pp ")
 
 
 # ---------------------------------------------------------------- errors and warnings

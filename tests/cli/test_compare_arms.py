@@ -312,3 +312,20 @@ def test_a_t_folder_elsewhere_is_walked(capsys, tmp_path):
     out, _ = capsys.readouterr()
     assert code == 0
     assert [r["session"] for r in map(json.loads, out.splitlines()) if r["record"] == "session"] == ["t-results/run.jsonl"]
+
+
+def test_the_same_runs_give_one_interval_in_every_row_and_folder(capsys, passes, tmp_path):
+    """The seed comes from --seed and the runs' values, never from a name: the group row and the
+    `(all)` row of one group, and a copy of the pass under another folder name, agree."""
+    import shutil
+
+    express = passes / "cg22" / "ab-express"
+    renamed = tmp_path / "another-name"
+    shutil.copytree(express, renamed)
+    _, out, _ = compare(capsys, str(express), "--arms", "baseline", "new", "--json")
+    rows = groups_of(out)
+    _, out, _ = compare(capsys, str(renamed), "--arms", "baseline", "new", "--json")
+    moved = groups_of(out)
+    intervals = {(g["ci_low"], g["ci_high"]) for g in (rows["ab-express"], rows["(all)"], moved["another-name"],
+                                                       moved["(all)"])}
+    assert len(intervals) == 1 and None not in next(iter(intervals))

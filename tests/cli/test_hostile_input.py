@@ -429,9 +429,9 @@ def test_the_bootstrap_does_not_depend_on_its_block_size(monkeypatch):
     from citeledger.report import stats
 
     base, new = [0.1, 0.5, 0.3, 0.9, 0.2, 0.4, 0.8], [0.6, 0.7, 0.2, 0.95, 0.5]
-    whole = stats.bootstrap_median_difference(base, new, label="g", seed=7, resamples=3001)
+    whole = stats.bootstrap_median_difference(base, new, seed=7, resamples=3001)
     monkeypatch.setattr(stats, "DRAWS_PER_BLOCK", 11)  # blocks of one or two resamples
-    assert stats.bootstrap_median_difference(base, new, label="g", seed=7, resamples=3001) == whole
+    assert stats.bootstrap_median_difference(base, new, seed=7, resamples=3001) == whole
 
 
 def _ruleset_setting(path: Path, key: str, value) -> Path:

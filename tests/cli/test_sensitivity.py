@@ -36,7 +36,7 @@ def corpus_dir(tmp_path):
 def rows_of(capsys, *args):
     status = main(["sensitivity", *map(str, args), "--json", "--jobs", "1", "-q"])
     lines = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
-    return status, lines[0], {(r["ruleset"], r["slice"]): r for r in lines[1:]}
+    return status, lines[0], {(r["ruleset"], r["slice"]): r for r in lines[1:] if r["record"] == "row"}
 
 
 def test_vary_ambiguity_limit(tmp_path, capsys):
@@ -85,7 +85,9 @@ def test_text_and_plot(tmp_path, capsys):
     assert status == 0
     line = next(l for l in out.splitlines() if l.strip().startswith("channels.symbol.ambiguity_limit=0  all"))
     # pooled 78.6% (1100/1400), +42.9 points; median 100.0%, +75.0; p25 62.5%, +50.0; 1 of 3 changed
-    assert line.split()[2:] == ["3", "78.6%", "+42.9", "100.0%", "+75.0", "62.5%", "+50.0", "1/3"]
+    # paired over the 3 sessions both score, none dropped
+    assert line.split()[2:] == ["3", "78.6%", "+42.9", "100.0%", "+75.0", "62.5%", "+50.0", "3", "0", "1/3"]
+    assert "warning:" not in out
     assert (target.parent / "sens.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in (target.parent / "sens.svg").read_bytes()
 
@@ -131,6 +133,60 @@ def test_status_change_counts_as_changed():
     assert rows[("base", "all")]["n"] == 1
     assert s.unreadable == 1
     assert s.deltas() == [[0.0], [0.0]]  # paired only where both scored
+    assert (other["paired"], other["dropped"]) == (1, 1)
+
+
+def test_deltas_are_over_the_sessions_both_rulesets_score():
+    """The base scores sessions 1 and 2 (0.2, 0.4); the other ruleset scores 2 (0.4) and 3 (0.9): the
+    delta is over session 2 alone, 0.0, not 0.9 - 0.3; one line warns when a side scores fewer."""
+    from citeledger.report.sensitivity import fewer_lines
+
+    def S(status, used):
+        return Verdicts(status=status, efficiency=used / 100, used=used, envelope=100, credited=frozenset())
+
+    s = Sensitivity(["base", "other"])
+    s.add(1, [S("scored", 20), S("no-answer", 0)])
+    s.add(1, [S("scored", 40), S("scored", 40)])
+    s.add(1, [S("no-explore", 0), S("scored", 90)])
+    rows = {(r["ruleset"], r["slice"]): r for r in s.rows()}
+    other = rows[("other", "all")]
+    assert other["median"] == pytest.approx(0.65) and other["n"] == 2  # its own sessions
+    assert (other["delta_median"], other["delta_pooled"], other["delta_p25"]) == (0.0, 0.0, 0.0)
+    assert (other["paired"], other["dropped"]) == (1, 2)
+    assert fewer_lines("base", s.rows()) == [
+        "warning: ruleset other scores 2 session(s), the base base 2: the base base scores fewer; its Δ are over "
+        "the 1 both score (2 dropped)"]
+
+
+def test_sensitivity_on_real_transcripts_is_paired(capsys, monkeypatch):
+    """public-a (31 real sessions): `corrected` scores fewer sessions than `retrieval`; its deltas
+    equal the differences over the sessions both score (read from `sweep`'s rows of both rulesets),
+    and the row and one warning line say how many were paired and dropped."""
+    import statistics
+
+    root = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts" / "public-a"
+    if not root.is_dir():
+        pytest.skip("../shared/transcripts is absent")
+    monkeypatch.chdir(root)
+    main(["sweep", ".", "--ruleset", "retrieval", "--ruleset", "corrected", "--json", "-j", "1", "-q"])
+    effs: dict = {}
+    for line in capsys.readouterr().out.splitlines():
+        row = json.loads(line)
+        if row.get("record") == "session" and row.get("status") == "scored":
+            effs.setdefault(row["session"], {})[row["ruleset"]] = (row["efficiency"], row["used"], row["envelope"])
+    both = [e for e in effs.values() if len(e) == 2]
+    _, _, rows = rows_of(capsys, ".", "--base", "retrieval", "--rulesets", "corrected")
+    base, other = rows[("retrieval", "all")], rows[("corrected", "all")]
+    assert (other["paired"], other["dropped"]) == (len(both), len(effs) - len(both))
+    assert other["n"] < base["n"] and both
+    for name, pick in (("median", lambda r: statistics.median(e[r][0] for e in both)),
+                       ("pooled", lambda r: sum(e[r][1] for e in both) / sum(e[r][2] for e in both))):
+        assert other[f"delta_{name}"] == pytest.approx(pick("corrected") - pick("retrieval"))
+    main(["sensitivity", ".", "--base", "retrieval", "--rulesets", "corrected", "-j", "1", "-q"])
+    text = capsys.readouterr().out
+    assert [line for line in text.splitlines() if line.startswith("warning:")] == [
+        f"warning: ruleset corrected scores {other['n']} session(s), the base retrieval {base['n']}: corrected "
+        f"scores fewer; its Δ are over the {len(both)} both score ({other['dropped']} dropped)"]
 
 
 def test_verdicts_of_a_score_keep_its_numbers_and_its_credited_files():

@@ -375,14 +375,42 @@ def test_a_file_that_is_no_spec(tmp_path, text, message):
 # ---------------------------------------------------------------- session keys
 
 
-def test_max_drop_is_judged_on_the_upper_bound_of_the_interval():
-    row = {"group": "g", "base_n": 3, "new_n": 3, "base_median": 0.6, "new_median": 0.5, "difference": -0.1,
-           "ci_low": -0.2, "ci_high": -0.05, "confidence": 0.95, "resamples": 100, "seed": 7}
-    (held,) = session.max_drop_checks([row], 0.05, ("base", "new"))
-    (dropped,) = session.max_drop_checks([row], 0.04, ("base", "new"))
-    assert held.passed and not dropped.passed and held.key == "maxDrop"
+ROW = {"group": "g", "base_n": 3, "new_n": 3, "base_median": 0.6, "new_median": 0.5, "difference": -0.1,
+       "ci_low": -0.2, "ci_high": -0.05, "confidence": 0.95, "resamples": 100, "seed": 7,
+       "base_pooled": 0.6, "new_pooled": 0.58}
+
+
+def test_max_drop_is_judged_on_the_point_estimate_with_the_interval_beside():
+    (dropped,) = session.max_drop_checks([ROW], 0.05, ("base", "new"))
+    (held,) = session.max_drop_checks([ROW], 0.11, ("base", "new"))
+    assert not dropped.passed and held.passed and held.key == "maxDrop"
+    assert dropped.detail == ("median 60.0% (base, 3 runs) -> 50.0% (new, 3 runs): -10.0 pp < -5.0 pp; "
+                              "95% CI [-20.0, -5.0] pp (bootstrap 100 resamples, seed 7)")
+    one_point = dict(ROW, new_median=0.59, difference=-0.01, ci_low=-0.3, ci_high=0.2)
+    (small,) = session.max_drop_checks([one_point], 0.05, ("base", "new"))
+    assert small.passed and small.detail.startswith("median 60.0% (base, 3 runs) -> 59.0% (new, 3 runs): -1.0 pp >= -5.0 pp")
+
+
+def test_the_numbers_beside_a_verdict_never_say_the_opposite():
+    """A drop of 5.04 points against 5.0 fails, and prints enough digits to show why."""
+    close = dict(ROW, base_median=0.6, new_median=0.6 - 0.0504)
+    (check,) = session.max_drop_checks([close], 0.05, ("base", "new"))
+    assert not check.passed and ": -5.04 pp < -5.00 pp;" in check.detail
+    assert session.shown_pair(-0.05, -0.05, True) == ("-5.0", "-5.0")
+
+
+def test_max_significant_drop_is_judged_on_the_upper_bound_of_the_interval():
+    (held,) = session.max_drop_checks([ROW], 0.05, ("base", "new"), "maxSignificantDrop")
+    (dropped,) = session.max_drop_checks([ROW], 0.04, ("base", "new"), "maxSignificantDrop")
+    assert held.passed and not dropped.passed and held.key == "maxSignificantDrop"
     assert held.detail == ("median 60.0% (base, 3 runs) -> 50.0% (new, 3 runs): -10.0 pp, 95% CI [-20.0, -5.0] pp, "
                            "upper bound >= -5.0 pp (bootstrap 100 resamples, seed 7)")
+
+
+def test_max_pooled_drop_reads_the_pooled_efficiencies():
+    (check,) = session.max_drop_checks([ROW], 0.05, ("base", "new"), "maxPooledDrop")
+    assert check.passed and check.detail == ("pooled 60.0% (base, 3 runs) -> 58.0% (new, 3 runs): -2.0 pp >= -5.0 pp "
+                                             "(a ratio of the group's summed chars)")
 
 
 def test_max_drop_of_a_group_one_arm_has_no_run_of_fails():

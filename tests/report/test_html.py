@@ -413,7 +413,7 @@ def test_sensitivity_page_numbers_equal_the_json_lines(browser, tmp_path, capsys
         tr.querySelectorAll('[data-field]').forEach(function (td) { row[td.dataset.field] = JSON.parse(td.dataset.value); });
         return row; })""")
     keys = ("n", "pooled", "median", "p25")
-    deltas = ("delta_pooled", "delta_median", "delta_p25", "changed")
+    deltas = ("delta_pooled", "delta_median", "delta_p25", "paired", "dropped", "changed")
     assert got == [
         {"ruleset": r["ruleset"], "slice": r["slice"], **{k: r[k] for k in keys},
          **({} if r["ruleset"] == "default" else {k: r[k] for k in deltas})} for r in rows
