@@ -34,3 +34,24 @@ def test_a_second_sweep_into_an_out_folder_inside_the_swept_folder_does_not_read
     lines = (logs / "report" / "sweep.jsonl").read_text().splitlines()
     sessions = [json.loads(line) for line in lines if json.loads(line)["record"] == "session"]
     assert [s["inputs"] for s in sessions] == [[str(logs / "run.jsonl")]]
+
+
+# ---------------------------------------------------------------- item 14: check's fixtures x reports
+
+
+def test_a_spec_of_many_fixtures_over_a_sidecar_of_many_reports_costs_their_sum_not_their_product():
+    from types import SimpleNamespace
+
+    from cpu_time import grows_linearly
+
+    from citeledger.cli.commands.check import _fixtures
+    from citeledger.harness.check_spec import Assertions, Fixture
+
+    def make(n):
+        spec = SimpleNamespace(fixtures=[Fixture(id=f"f{i}", title="", query=f"asked {i}", groups=(),
+                                                 assertions=Assertions()) for i in range(n)])
+        reports = [SimpleNamespace(query=f"other {i}") for i in range(n)]  # none answers: each scanned all
+        return lambda: _fixtures(spec, {}, reports, [], ["explore-new.jsonl"])
+
+    linear, small, large = grows_linearly(make, 1_000)
+    assert linear, f"1,000 fixtures and reports: {small:.3f} s; 4,000 each: {large:.3f} s"
