@@ -57,6 +57,22 @@ def load_all(rulesets: Rulesets) -> list["Ruleset"]:
     return load_many([r if isinstance(r, Ruleset) else os.fspath(r) for r in ([rulesets] if one else rulesets)])
 
 
+def checked_jobs(jobs) -> int:
+    """`jobs` in the command line's `--jobs` range (cli/limits.py), else a UserError; None is 0 (all cores)."""
+    from citeledger.cli.limits import jobs_range
+    from citeledger.core import UserError
+
+    if jobs is None:
+        return 0
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise UserError(f"jobs={jobs!r:.40}: not an integer ({jobs_range().describe()})")
+    allowed = jobs_range()
+    if not allowed.low <= jobs <= allowed.high:
+        shown = jobs if jobs.bit_length() <= 64 else "(a number of more than 19 digits)"
+        raise UserError(f"jobs={shown}: out of range ({allowed.describe()})")
+    return jobs
+
+
 def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
                     engine: str = "local") -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
@@ -64,8 +80,8 @@ def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
     from citeledger.corpus import Workers, discover
 
     given = as_paths(paths)
+    count = checked_jobs(jobs)
     rules = load_all(rulesets)
-    count = jobs if jobs and jobs > 0 else 0
     if engine != "local" and engine != "dask" and not engine.startswith("dask="):
         raise UserError(f"engine {engine!r}: expected 'local', 'dask' or 'dask=SCHEDULER_ADDRESS'")
     from citeledger.core import MetricOptions

@@ -77,9 +77,14 @@ def _window_range() -> Range:
                  note=f"the context window occupancy is a share of; default {DEFAULT_WINDOW_TOKENS:,} or {WINDOW_ENV}")
 
 
+def jobs_range() -> Range:
+    """--jobs, and the Python API's `jobs=` (api/_sweep.py)."""
+    return Range("--jobs", "jobs", 0, max_jobs(), note=f"0: all cores; at most {JOBS_PER_CORE} per core")
+
+
 def _plain_ranges() -> tuple[Range, ...]:
     return (
-        Range("--jobs", "jobs", 0, max_jobs(), note=f"0: all cores; at most {JOBS_PER_CORE} per core"),
+        jobs_range(),
         Range("--seed", "seed", 0, MAX_SEED),
         Range("--resamples", "resamples", 1, MAX_RESAMPLES),
         Range("--top", "top", 0, MAX_TOP),

@@ -98,7 +98,7 @@ def _part_of_session(dirpath: str, order) -> bool:
     return False
 
 
-def _walk(root: str, keep_dir, warnings: list) -> Iterator[str]:
+def _walk(root: str, keep_dir, warnings: list, output=None) -> Iterator[str]:
     """Files under `root` in sorted order, each directory's files before its
     subdirectories'; `keep_dir(dirpath, dirnames, filenames, parent_files)`
     decides whether a subdirectory is walked (it sees the directory's own listing).
@@ -110,7 +110,8 @@ def _walk(root: str, keep_dir, warnings: list) -> Iterator[str]:
     walked again. A dangling symlink is yielded, for its reader to report.
     """
     stack: list[tuple[str, Sequence[str]]] = [(root, ())]
-    walked: dict[tuple[int, int], str] = {}  # (device, inode) of each directory walked -> its path
+    # (device, inode) of each directory walked -> its path; the run's --out (`output`) as walked
+    walked: dict[tuple[int, int], str] = {} if output is None or output == _identity_of(root) else {output: ""}
     while stack:
         dirpath, parent_files = stack.pop()
         entries = _list_directory(dirpath, walked, warnings)
@@ -136,6 +137,8 @@ def _list_directory(dirpath: str, walked: dict, warnings: list):
     try:
         key = fs.identity(dirpath)
         first = walked.get(key)
+        if first == "":
+            return None  # the run's own --out directory: its outputs, not transcripts
         if first is not None:
             # Through a symlink (or a loop of them): read once, where first met.
             warnings.append(InputWarning(dirpath, 0, f"the same directory as {first} (a symlink), not read again"))
@@ -192,6 +195,7 @@ def session_for(paths: Sequence[str], order=None) -> tuple[str, SessionFiles]:
 
 def discover(
     paths: Sequence[str], exclude: Sequence[str] = (), workers: Optional["Workers"] = None,
+    output: Optional[str] = None,
 ) -> tuple[list[SessionRef], list[InputWarning]]:
     """Every session under `paths`, in a deterministic order (paths as given, then sorted).
 
@@ -203,8 +207,11 @@ def discover(
     a walked directory (harness/layout.py: checkouts, sidecars, files no reader
     claims, paths matching an `exclude` glob) is skipped without a warning; a
     file given by name is read with the rest of its session, or warned about.
+    `output`, the run's own `--out` directory, is never walked: a second run into a
+    folder it sweeps does not read its first run's sweep.jsonl as a session.
     """
     walk = _Discovery(reader_order(), path_matcher(exclude) if exclude else None, workers)
+    walk.output = _identity_of(output)
     refs: list[SessionRef] = []
     warnings = walk.warnings
     for root in paths:
@@ -225,8 +232,20 @@ def discover(
     return refs, warnings
 
 
+def _identity_of(folder: Optional[str]):
+    """(device, inode) of an existing local folder, else None."""
+    if folder is None or fs.is_url(folder):
+        return None
+    try:
+        return fs.identity(folder)
+    except OSError:
+        return None
+
+
 class _Discovery:
     """One discover() call: the files seen so far (by real path) and the warnings."""
+
+    output = None  # (device, inode) of the run's --out directory: not walked
 
     def __init__(self, order, excluded, workers):
         self.order, self.excluded, self.workers = order, excluded, workers
@@ -297,7 +316,7 @@ class _Discovery:
         # The walk first, the claims after: paths under one root are distinct, so
         # `seen` (earlier roots' files) says the same before and after claiming.
         reals = _one_name_each(
-            [path for path in _walk(root, keep_dir, warnings)
+            [path for path in _walk(root, keep_dir, warnings, self.output)
              if not (is_sidecar(path) or excluded and excluded(_rel(path, root, False)))], self.real, self.seen, warnings)
         walked = list(reals)
         claimed: dict[str, list[str]] = {}

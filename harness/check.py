@@ -53,11 +53,20 @@ def num(n: float) -> str:
     return thousands(math.floor(n + 0.5))
 
 
-def choose_report(fixture: Fixture, reports: Sequence):
-    """The last report whose query is the fixture's (no query: the last report); None if none."""
+def choose_report(fixture: Fixture, reports: Sequence, index: Optional[dict] = None):
+    """The last report whose query is the fixture's (no query: the last report); None if none.
+    `index` (report_index(reports)) answers it without scanning the reports: a spec of many
+    fixtures over a sidecar of many reports costs their sum, not their product."""
     if fixture.query is None:
         return reports[-1] if reports else None
+    if index is not None:
+        return index.get(fixture.query)
     return next((r for r in reversed(reports) if r.query == fixture.query), None)
+
+
+def report_index(reports: Sequence) -> dict:
+    """Each query to the last report asking it."""
+    return {r.query: r for r in reports}
 
 
 def group_of(path: str, groups) -> str:

@@ -15,6 +15,7 @@ queued at the end is the residual. The numbers are the harness's
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Optional
 
 import attrs
@@ -163,7 +164,7 @@ def dispersion(gaps, chars_per_token: float) -> Optional[float]:
 def _resident(gaps, chars_per_token: float) -> tuple[dict, dict, float]:
     """(residual tokens, contributed tokens, evicted tokens), unrounded, by family."""
     contributed = dict.fromkeys(FAMILIES, 0)
-    queue: list[list] = []  # [family, tokens], oldest first
+    queue: deque = deque()  # [family, tokens], oldest first (evicted from the front)
     evicted = 0
     for g in gaps:
         if g.compacted:  # the summary replaced everything before the boundary
@@ -171,7 +172,7 @@ def _resident(gaps, chars_per_token: float) -> tuple[dict, dict, float]:
             for _, tokens in queue:
                 dropped += tokens
             evicted += dropped
-            queue = []
+            queue.clear()
         tool_tokens = 0
         for family, chars in g.by_family.items():
             tokens = chars / chars_per_token
@@ -187,7 +188,7 @@ def _resident(gaps, chars_per_token: float) -> tuple[dict, dict, float]:
     return residual, contributed, evicted
 
 
-def _shed(queue: list, tokens: float, evicted: float) -> float:
+def _shed(queue: deque, tokens: float, evicted: float) -> float:
     """Evict `tokens` from the queue's head, oldest first; the evicted total after it
     (each piece added to the running total, as the harness adds them)."""
     left = tokens
@@ -196,7 +197,7 @@ def _shed(queue: list, tokens: float, evicted: float) -> float:
         if head[1] <= left:
             left -= head[1]
             evicted += head[1]
-            queue.pop(0)
+            queue.popleft()
         else:
             head[1] -= left
             evicted += left

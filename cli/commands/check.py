@@ -137,16 +137,17 @@ def _responses_of(transcript, score, ruleset, reports, sidecars) -> tuple[list, 
 
 
 def _fixtures(spec, matchers, reports, texts, sidecars) -> list:
-    from citeledger.harness.check import choose_report, evaluate, missing
+    from citeledger.harness.check import choose_report, evaluate, missing, report_index
 
     results = []
+    index = report_index(reports)
+    joined = {r: (text, origin) for r, text, origin in texts}  # the last text joined to each (equal) report
     for fixture in spec.fixtures:
-        report = choose_report(fixture, reports)
+        report = choose_report(fixture, reports, index)
         if report is None:
             results.append(missing(fixture, reports, sidecars))
             continue
-        joined = [(text, origin) for r, text, origin in texts if r == report]
-        text, origin = joined[-1] if joined else (None, None)
+        text, origin = joined.get(report, (None, None))
         results.append(evaluate(fixture, report, text, matchers.__getitem__, origin))
     return results
 

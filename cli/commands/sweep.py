@@ -361,7 +361,7 @@ class _Tally:
 
 def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     fmt = chosen(args)
-    refs, found_warnings = discover(args.paths, args.exclude, pool)
+    refs, found_warnings = discover(args.paths, args.exclude, pool, output=args.out)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),

@@ -163,3 +163,16 @@ def test_the_package_top_holds_only_the_api_and_imports_nothing_until_used():
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'scores'"):
         citeledger.scores  # noqa: B018
+
+
+@pytest.mark.parametrize("jobs", [10_000, -1, 2**70])
+def test_sweep_with_more_jobs_than_the_command_line_allows_is_refused_before_any_worker(jobs):
+    from citeledger.cli.limits import max_jobs
+
+    with pytest.raises(UserError, match=rf"^jobs=.*: out of range \(an integer from 0 to {max_jobs():,}"):
+        next(citeledger.sweep(str(FIXTURES / "real"), jobs=jobs))
+
+
+def test_sweep_with_jobs_that_is_no_integer_is_refused():
+    with pytest.raises(UserError, match=r"^jobs=2\.5: not an integer"):
+        next(citeledger.sweep(str(FIXTURES / "real"), jobs=2.5))
