@@ -22,6 +22,7 @@ from citeledger.core import (
 from citeledger.core import fs
 from citeledger.readers.claude_stream import open_events
 from citeledger.readers.walker import EventWalker, js_truthy
+from citeledger.readers import whereabouts
 
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
@@ -182,6 +183,13 @@ def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]
 class ClaudeInteractiveReader:
     name = "claude-interactive"
     priority = -10
+    agent = "claude"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.claude([resolve_session(paths[0])], filed=True)
+
+    def homes(self, environ) -> list[str]:
+        return whereabouts.claude_homes(environ)
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a
