@@ -131,8 +131,11 @@ def resolve_session(path: str) -> str:
         return path
     if not fs.exists(path):
         raise InputError(path, "no such file or directory")
-    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(fs.realpath(path)))
-    candidates = session_logs(logs)
+    escaped = escape_project(fs.realpath(path))
+    # Every Claude Code config folder's projects/ ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude).
+    folders = whereabouts.claude_homes(os.environ) or [os.path.expanduser("~/.claude/projects")]
+    logs = os.path.join(folders[0], escaped)
+    candidates = [log for folder in folders for log in session_logs(os.path.join(folder, escaped))]
     if not candidates:
         candidates = [p for p in session_logs(path) if looks_interactive(p)]
         if not candidates:

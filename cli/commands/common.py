@@ -25,7 +25,9 @@ SESSION_READER = "claude-interactive"
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
     parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
-    parser.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
+    parser.add_argument("--session", metavar="PATH", nargs="?", const=".",
+                        help="a Claude Code interactive session log, or a project directory's newest "
+                        "(no PATH: the current directory's)")
     add_ruleset_option(parser)
 
 

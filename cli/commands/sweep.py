@@ -19,6 +19,7 @@ from citeledger.core import fs
 from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.cli.agents import add_agent_option, agent_folders, readers_of
 from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.cli.limits import max_jobs, workers
@@ -82,7 +83,11 @@ def add_parser(sub) -> None:
             + QUANTILE_NOTE + "."
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript files or directories to search (none: the agents' own log folders, "
+                   "each named on stderr: $CLAUDE_CONFIG_DIR or ~/.claude/projects and ~/.config/claude/projects, "
+                   "$CODEX_HOME/sessions or ~/.codex/sessions, ~/.gemini/tmp/*/chats)")
+    add_agent_option(p)
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
@@ -305,6 +310,8 @@ def run(args) -> int:
         require_pyarrow()
     engine = dask_engine(args.engine)
     rulesets = load_rulesets(args.ruleset)
+    if not args.paths:  # no path: the agents' own log folders (--agent: one agent's)
+        args.paths = agent_folders(args.agent)
     # The diagnostic join, under the first ruleset: its session records spooled as they come when a
     # JSON stream is written, every join kept only for the --out files made from them all.
     diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
@@ -362,6 +369,9 @@ class _Tally:
 def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     fmt = chosen(args)
     refs, found_warnings = discover(args.paths, args.exclude, pool)
+    if args.agent:
+        wanted = readers_of(args.agent)
+        refs = [r for r in refs if r.reader in wanted]
     if not refs:
         no_sessions(args.paths, found_warnings)
     tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),

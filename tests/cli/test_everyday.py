@@ -68,3 +68,79 @@ def test_sweep_json_session_records_carry_started_model_project_agent(capsys, pu
     assert all(r["agent"] == "codex" and r["model"] and r["started"].startswith("2026-02-23") for r in sessions)
     assert {r["project"] for r in sessions} == {
         "/redacted/path/fa3f7eaace", "/redacted/path/da0ba47443", "/redacted/path/59b923df4d", "/redacted/path/ea96e59ed9"}
+
+
+# ---------------------------------------------------------------- zero configuration
+
+
+@pytest.fixture
+def agent_home(tmp_path, monkeypatch, public_a):
+    """A throwaway HOME holding a Claude Code project folder and a Codex rollout (real logs, copied
+    into this test's tmp_path), with the agents' variables unset and the project as the cwd."""
+    home = tmp_path / "home"
+    project = tmp_path / "proj"
+    project.mkdir()
+    from citeledger.readers.claude_interactive import escape_project
+
+    logs = home / ".claude" / "projects" / escape_project(os.path.realpath(project))
+    logs.mkdir(parents=True)
+    shutil.copy(CLAUDE_LOG, logs / CLAUDE_LOG.name)
+    rollouts = home / ".codex" / "sessions" / "2026" / "06" / "05"
+    rollouts.mkdir(parents=True)
+    shutil.copy(CODEX_ROLLOUT, rollouts / "rollout-2026-06-05T04-58-20-019e9625.jsonl")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(project)
+    return home
+
+
+def test_sweep_with_no_path_finds_the_claude_project_and_the_codex_rollout(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "--json", "-q", "-j", "1")
+    sessions = [r for r in records(out) if r["record"] == "session"]
+    assert sorted(r["agent"] for r in sessions) == ["claude", "codex"]
+    claude = agent_home / ".claude" / "projects"
+    codex = agent_home / ".codex" / "sessions"
+    assert err.count(f"reading claude's logs in {claude}\n") == 1
+    assert err.count(f"reading codex's logs in {codex}\n") == 1
+
+
+def test_sweep_agent_codex_with_no_path_reads_only_codex_sessions(capsys, agent_home):
+    _, out, err = cli(capsys, "sweep", "--agent", "codex", "--json", "-q", "-j", "1")
+    assert [r["agent"] for r in records(out) if r["record"] == "session"] == ["codex"]
+    assert "claude" not in err
+
+
+def test_sweep_agent_opencode_says_no_reader_reads_it(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "--agent", "opencode")
+    assert code == 2 and out == ""
+    assert err == ("citeledger: error: --agent opencode: no installed reader reads opencode's logs "
+                   "(its logs: ~/.local/share/opencode/storage)\n")
+
+
+def test_sweep_with_no_path_reads_each_folder_of_claude_config_dir(capsys, agent_home, tmp_path, monkeypatch):
+    first, second = tmp_path / "cfg-a", tmp_path / "cfg-b"
+    for root in (first, second):
+        (root / "projects" / "-p").mkdir(parents=True)
+        shutil.copy(CLAUDE_LOG, root / "projects" / "-p" / CLAUDE_LOG.name)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{first}, {second}")
+    _, out, err = cli(capsys, "sweep", "--agent", "claude", "--json", "-q", "-j", "1")
+    assert [r["agent"] for r in records(out) if r["record"] == "session"] == ["claude", "claude"]
+    assert f"reading claude's logs in {first / 'projects'}\n" in err
+    assert f"reading claude's logs in {second / 'projects'}\n" in err
+    assert str(agent_home / ".claude") not in err  # the variable replaces the default folders
+
+
+def test_sweep_with_no_path_and_no_agent_folder_says_where_it_looked(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = cli(capsys, "sweep")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "no agent's log folder found" in err and "~/.codex/sessions" in err
+
+
+def test_score_session_with_no_value_scores_the_current_projects_newest_log(capsys, agent_home):
+    code, out, err = cli(capsys, "score", "--json", "--session")
+    assert json.loads(out)["session"] == CLAUDE_LOG.stem
+    assert f"scoring {agent_home / '.claude' / 'projects'}" in err
