@@ -197,10 +197,10 @@ def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequenc
     return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
 
 
-def render_slices(rows: list[dict], floor: str) -> str:
+def render_slices(rows: list[dict], floor: str, first: str = "slice") -> str:
     """The slice table; `floor` names the ruleset's first-ranked channel (its share alone is the
     lower bound: the `path_only_pooled` field, named after the default's for scripts' sake)."""
-    headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")
+    headers = (first, "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")
     body = [
         (r["slice"], r["n"], pct(r["pooled"]), pct(r["median"]), pct(r["p25"]), pct(r["p75"]), pct(r["min"]),
          pct(r["path_only_pooled"]), r["calls"], pct(r["call_median"]), pct(r["call_p25"]))

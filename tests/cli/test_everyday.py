@@ -144,3 +144,82 @@ def test_score_session_with_no_value_scores_the_current_projects_newest_log(caps
     code, out, err = cli(capsys, "score", "--json", "--session")
     assert json.loads(out)["session"] == CLAUDE_LOG.stem
     assert f"scoring {agent_home / '.claude' / 'projects'}" in err
+
+
+def sessions_of(out: str) -> list[dict]:
+    return [r for r in records(out) if r["record"] == "session"]
+
+
+def test_sweep_since_2099_finds_none_and_says_so_in_one_line(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "-q", "-j", "1", "--since", "2099-01-01")
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == "citeledger: no session matches --since 2099-01-01 (2 found)"
+
+
+def test_sweep_until_2099_keeps_every_session(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "2099-01-01")
+    assert len(sessions_of(out)) == 2
+
+
+def test_sweep_since_a_day_keeps_the_sessions_started_from_it(capsys, agent_home):
+    # the Claude log started 2025-09-03T00:52Z, the Codex rollout 2026-06-05T04:58Z
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--since", "2026-01-01", "--timezone", "UTC")
+    assert [r["agent"] for r in sessions_of(out)] == ["codex"]
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "20250903", "--timezone", "UTC")
+    assert [r["agent"] for r in sessions_of(out)] == ["claude"]
+
+
+def test_sweep_until_a_day_in_another_timezone_moves_the_days_edge(capsys, agent_home):
+    # 2025-09-03T00:52Z is still 2025-09-02 in Los Angeles
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "2025-09-02",
+                    "--timezone", "America/Los_Angeles")
+    assert [r["agent"] for r in sessions_of(out)] == ["claude"]
+    code, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--until", "2025-09-02", "--timezone", "UTC")
+    assert code == 1 and "no session matches --until 2025-09-02 --" not in err
+    assert err.splitlines()[-1] == "citeledger: no session matches --until 2025-09-02 (2 found)"
+
+
+def test_sweep_since_7d_and_yesterday_are_understood(capsys, agent_home):
+    for when in ("7d", "yesterday", "today"):
+        code, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--since", when)
+        assert code == 1 and f"no session matches --since {when} (2 found)" in err  # both are older
+
+
+def test_sweep_since_a_word_it_does_not_know_is_a_usage_error(capsys, agent_home):
+    code, _, err = cli(capsys, "sweep", "-q", "--since", "last tuesday")
+    assert code == 2 and err.startswith("citeledger: error: --since last tuesday: not a date or time")
+    code, _, err = cli(capsys, "sweep", "-q", "--timezone", "Mars/Base")
+    assert code == 2 and "--timezone Mars/Base: not a time zone" in err
+
+
+def test_sweep_project_keeps_the_sessions_of_that_working_directory(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--project", "Demo")
+    assert [r["project"] for r in sessions_of(out)] == ["/path/to/Demo"]
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--project", "/tmp/agent-history-real-agent")
+    assert [r["agent"] for r in sessions_of(out)] == ["codex"]
+
+
+def test_sweep_session_with_no_start_time_is_kept_and_marked(capsys, public_a):
+    code, out, err = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--since", "2000-01-01",
+                         public_a / "perfect-snake", public_a / "claude-code-viewer")
+    sessions = sessions_of(out)
+    assert len(sessions) == 6 and sum(r["started"] is None for r in sessions) == 3
+    assert "note: 3 session(s) log no start time: kept" in err
+
+
+def test_sweep_by_day_pools_each_start_day_in_the_timezone(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--by", "day", "--timezone", "America/Los_Angeles")
+    groups = [(r["group"], r["not_scored"]) for r in records(out) if r["record"] == "group"]
+    assert groups == [("2025-09-02", 1), ("2026-06-04", 1)]
+    _, text, _ = cli(capsys, "sweep", "-q", "-j", "1", "--by", "project")
+    assert "  by project:\n  project " in text and "/path/to/Demo" in text
+
+
+def test_sweep_sessions_names_each_session_in_text_by_start_time(capsys, agent_home):
+    _, text, _ = cli(capsys, "sweep", "-q", "-j", "1", "--sessions")
+    block = text.split("sessions (2), by start time, under ruleset default:\n", 1)[1]
+    header, first, second = block.splitlines()[:3]
+    assert header.split() == ["started", "project", "agent", "turns", "calls", "chars", "efficiency", "session"]
+    assert first.split()[:4] == ["2025-09-03", "00:52", "/path/to/Demo", "claude"]
+    assert first.endswith(CLAUDE_LOG.name) and "no-explore" in first
+    assert second.split()[:4] == ["2026-06-05", "04:58", "/tmp/agent-history-real-agent/codex/workspace", "codex"]
