@@ -57,6 +57,8 @@ _LAZY = {
     "Origin": "citeledger.core.transcript", "ResultText": "citeledger.core.transcript",
     "ToolResult": "citeledger.core.transcript",
     "ToolUse": "citeledger.core.transcript", "Transcript": "citeledger.core.transcript",
+    "Whereabouts": "citeledger.core.transcript", "read_session": "citeledger.core.reader",
+    "whereabouts_of": "citeledger.core.reader", "agent_homes": "citeledger.core.reader",
     "explore_queries": "citeledger.core.transcript",
     "score": "citeledger.core.accountant",
     "score_many": "citeledger.core.accountant",

@@ -9,7 +9,7 @@ from typing import ClassVar, Optional, Protocol, Sequence
 import attrs
 
 from citeledger.core.errors import InputError
-from citeledger.core.transcript import InputWarning, Transcript
+from citeledger.core.transcript import InputWarning, Transcript, Whereabouts
 from citeledger.infra.fs import NoBackend
 
 
@@ -122,6 +122,12 @@ class Reader(Protocol):
     def part_of_session(self, dirpath: str) -> bool:
         """True if the directory holds parts of a session read with it (never walked alone)."""
 
+    def whereabouts(self, paths: Sequence[str]) -> Whereabouts:
+        """When, where and by which agent the session ran (its log's head; None where it does not say)."""
+
+    def homes(self, environ) -> list[str]:
+        """The folders the agent keeps its logs in, on this machine (`sweep` with no path reads them)."""
+
 
 def sessions_of(reader, paths: Sequence[str]) -> list[SessionFiles]:
     """The reader's grouping of its files, or one session per file."""
@@ -138,3 +144,27 @@ def session_of(reader, path: str) -> SessionFiles:
 def part_of_session(reader, dirpath: str) -> bool:
     check = getattr(reader, "part_of_session", None)
     return bool(check and check(dirpath))
+
+
+def whereabouts_of(reader, paths: Sequence[str]) -> Whereabouts:
+    """The reader's `whereabouts` of a session's files; a reader without one (or whose log cannot be
+    read there: the read itself says why) gives its agent alone, when it names one."""
+    ask = getattr(reader, "whereabouts", None)
+    if ask is not None:
+        try:
+            return ask(paths)
+        except (OSError, ValueError, RecursionError):
+            pass
+    return Whereabouts(agent=getattr(reader, "agent", None))
+
+
+def read_session(reader, paths: Sequence[str], options: Optional[ReadOptions] = None, where=None) -> Transcript:
+    """`reader.read(paths, options)` with the session's whereabouts set (`where`: already asked)."""
+    transcript = reader.read(list(paths), options)
+    return attrs.evolve(transcript, whereabouts=where if where is not None else whereabouts_of(reader, paths))
+
+
+def agent_homes(reader, environ) -> list[str]:
+    """The folders the reader's agent keeps its logs in (none when the reader does not say)."""
+    ask = getattr(reader, "homes", None)
+    return list(ask(environ)) if ask is not None else []

@@ -130,6 +130,24 @@ class AssistantText:
 
 
 @frozen
+class Whereabouts:
+    """When, where and by which agent a session ran, as its log says (None: the log does not say).
+
+    Each reader fills it from its own format (its `whereabouts(paths)`, reading the
+    head of the session's first file); `core.reader.read_session` sets it on the
+    transcript, and discovery can ask it before anything is scored (`--since`).
+    """
+
+    started: Optional[str] = None  # ISO 8601, the log's first timestamp, as logged
+    model: Optional[str] = None  # the first model named
+    project: Optional[str] = None  # the first working directory, else the folder the agent filed it under
+    agent: Optional[str] = None  # claude, codex, gemini, ...: the agent whose log it is
+
+    def as_dict(self) -> dict:
+        return {"started": self.started, "model": self.model, "project": self.project, "agent": self.agent}
+
+
+@frozen
 class Transcript:
     """One session as read, independent of any ruleset."""
 
@@ -159,3 +177,5 @@ class Transcript:
     # their usage, the prompt's growth, compactions, init tools, result events.
     # None: the reader's format logs none of it.
     run_log: Optional["RunLog"] = None  # noqa: F821 (core.run_log imports this module)
+    # When, where and by which agent (Whereabouts): set by core.reader.read_session.
+    whereabouts: Whereabouts = Whereabouts()

@@ -30,14 +30,14 @@ import attrs
 
 from citeledger.core.errors import InputError, UserError
 from citeledger.core.plugins import readers
-from citeledger.core.reader import SessionFiles, part_of_session, session_of, sessions_of
+from citeledger.core.reader import SessionFiles, part_of_session, read_session, session_of, sessions_of, whereabouts_of
 from citeledger.harness.layout import arm_and_run, is_sidecar, segment, skipped_dir
 from citeledger.infra import fs
 from citeledger.infra.files import sniffing
 from citeledger.infra.globs import path_matcher
 from citeledger.infra.pool import Pool, chunks, default_jobs
 from citeledger.core.scores import SessionScore
-from citeledger.core.transcript import InputWarning, pickle_by_fields
+from citeledger.core.transcript import InputWarning, Whereabouts, pickle_by_fields
 
 
 @pickle_by_fields
@@ -55,6 +55,9 @@ class SessionRef:
     root: str = ""  # the path given to discover() it was found under
     arm: Optional[str] = None  # harness arm label: run-<arm>-<i>, run-headless-<arm> (harness/layout.py)
     run: Optional[int] = None  # harness run number (<i>, or bench-readme's run<i>/ folder)
+    # When, where and by which agent (core.Whereabouts): asked of its reader before scoring
+    # (sweep --since/--until/--project) or when it is scored; None until then.
+    whereabouts: Optional[Whereabouts] = None
 
 
 @pickle_by_fields
@@ -417,9 +420,11 @@ def score_one(ref: SessionRef, rulesets, plan=None, extra=None) -> SessionOutcom
         reader = readers()[ref.reader]()
     except KeyError:
         return SessionOutcome(ref, tuple(scores), f"no reader named {ref.reader!r} is installed", ())
+    if ref.whereabouts is None:
+        ref = attrs.evolve(ref, whereabouts=whereabouts_of(reader, ref.files))
     for options, indexes, keys in plan:
         try:
-            transcript = reader.read(list(ref.files), options)
+            transcript = read_session(reader, ref.files, options, ref.whereabouts)
         except InputError as exc:
             return SessionOutcome(ref, (None,) * len(rulesets), str(exc), tuple(warnings))
         except RecursionError:

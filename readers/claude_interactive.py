@@ -22,6 +22,7 @@ from citeledger.core import (
 from citeledger.core import fs
 from citeledger.readers.claude_stream import open_events
 from citeledger.readers.walker import EventWalker, js_truthy
+from citeledger.readers import whereabouts
 
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
@@ -130,8 +131,11 @@ def resolve_session(path: str) -> str:
         return path
     if not fs.exists(path):
         raise InputError(path, "no such file or directory")
-    logs = os.path.join(os.path.expanduser("~/.claude/projects"), escape_project(fs.realpath(path)))
-    candidates = session_logs(logs)
+    escaped = escape_project(fs.realpath(path))
+    # Every Claude Code config folder's projects/ ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude).
+    folders = whereabouts.claude_homes(os.environ) or [os.path.expanduser("~/.claude/projects")]
+    logs = os.path.join(folders[0], escaped)
+    candidates = [log for folder in folders for log in session_logs(os.path.join(folder, escaped))]
     if not candidates:
         candidates = [p for p in session_logs(path) if looks_interactive(p)]
         if not candidates:
@@ -182,6 +186,13 @@ def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]
 class ClaudeInteractiveReader:
     name = "claude-interactive"
     priority = -10
+    agent = "claude"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.claude([resolve_session(paths[0])], filed=True)
+
+    def homes(self, environ) -> list[str]:
+        return whereabouts.claude_homes(environ)
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a

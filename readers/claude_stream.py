@@ -16,6 +16,7 @@ from citeledger.core import (
 from citeledger.core import fs
 from citeledger.readers.common import session_name
 from citeledger.readers.walker import EVENT_KEYS, EventWalker
+from citeledger.readers import whereabouts
 
 EVENT_TYPES = frozenset({"system", "assistant", "user", "result", "summary"})
 
@@ -83,6 +84,10 @@ def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=Non
 class ClaudeStreamReader:
     name = "claude-stream"
     priority = -20
+    agent = "claude"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.claude(paths)
 
     def claims(self, path: str) -> bool:
         # A dangling symlink is claimed too, so a sweep reports it unreadable

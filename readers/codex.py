@@ -23,6 +23,7 @@ from citeledger.core import (
 from citeledger.readers.codex_shell import shell_output
 from citeledger.readers.common import phased_answers, quoted, session_name
 from citeledger.readers.walker import js_map_key, js_truthy
+from citeledger.readers import whereabouts
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
 # Response items written bare, one per line, by rollouts older than the payload envelope.
@@ -153,6 +154,13 @@ _ROLLOUT_START = re.compile(
 class CodexReader:
     name = "codex"
     priority = 0
+    agent = "codex"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.codex(paths)
+
+    def homes(self, environ) -> list[str]:
+        return whereabouts.codex_homes(environ)
 
     def claims(self, path: str) -> bool:
         """A .jsonl file whose first record is a Codex session record (docs/codex.md).

@@ -28,6 +28,7 @@ from citeledger.core import (
 from citeledger.readers.common import final_answers, session_name
 from citeledger.readers.gemini_tokens import request_of, run_log_of
 from citeledger.readers.walker import MISSING, js_type
+from citeledger.readers import whereabouts
 
 # The CLI's file-reading tools and the input keys naming what they read, by
 # release (docs/gemini.md): (ToolUse field, argument keys, first one present wins).
@@ -188,6 +189,13 @@ def _is_document(path: str, head: bytes) -> bool:
 class GeminiReader:
     name = "gemini"
     priority = 0  # claims only files whose head is a Gemini session's
+    agent = "gemini"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.gemini(paths)
+
+    def homes(self, environ) -> list[str]:
+        return whereabouts.gemini_homes(environ)
 
     def claims(self, path: str) -> bool:
         """A `.json` file opening with `{"sessionId": "...` (a legacy session document), or a

@@ -22,6 +22,7 @@ from citeledger.core import (
 from citeledger.readers.common import final_answers, quoted, session_name
 from citeledger.readers.gemini import mcp_blocks, tool_uses_of
 from citeledger.readers.gemini_tokens import result_event_of, stream_run_log
+from citeledger.readers import whereabouts
 
 _HEAD = 4096
 
@@ -35,6 +36,10 @@ def is_init_event(value) -> bool:
 class GeminiStreamReader:
     name = "gemini-stream"
     priority = 0  # claims by content
+    agent = "gemini"
+
+    def whereabouts(self, paths: Sequence[str]):
+        return whereabouts.gemini_stream(paths)
 
     def claims(self, path: str) -> bool:
         """A .jsonl file whose first non-blank line (within 4 KiB) is a Gemini `init` event."""

@@ -125,6 +125,9 @@ class SweepResult:
     with_sufficiency: bool
     occupancy: tuple = ()  # the `occupancy` records per slice and arm (report/occupancy_pool.py)
     kind: str = "sweep"
+    by: str = ""  # --by: day, project or model ("" without)
+    by_rows: tuple = ()  # --by: per ruleset, its `group` records (cli/commands/sweep.grouped_rows)
+    session_rows: tuple = ()  # --sessions: each session's row, by start time
 
     def tables(self) -> dict:
         """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's

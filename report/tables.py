@@ -19,7 +19,7 @@ from citeledger.report.text import TOOL_NAME
 SWEEP_FORMAT = "citeledger-sweep/1"
 
 SESSION_COLUMNS = (
-    "session", "group", "root", "reader", "turns", "ruleset", "status", "reason",
+    "session", "group", "root", "reader", "started", "model", "project", "agent", "turns", "ruleset", "status", "reason",
     "envelope", "used", "used_path_only", "efficiency", "path_only", "calls",
     "call_efficiencies", "call_queries", "files_returned", "files_used", "warnings", "inputs",
 )
@@ -41,6 +41,7 @@ def session_rows(outcome, rulesets) -> list[dict]:
             "group": ref.group,
             "root": ref.root,
             "reader": ref.reader,
+            **_whereabouts(ref),
             "turns": ref.turns,
             "ruleset": ruleset.name,
             "status": "unreadable" if s is None else s.status,
@@ -82,6 +83,12 @@ REASONS = {
     "no-explore": f"no {TOOL_NAME} response with a source section",
     "no-answer": "no final answer text",
 }
+
+
+def _whereabouts(ref) -> dict:
+    """started, model, project, agent of a session (core.Whereabouts; None where its log does not say)."""
+    where = getattr(ref, "whereabouts", None)
+    return where.as_dict() if where is not None else dict.fromkeys(("started", "model", "project", "agent"))
 
 
 def slice_of(turns: int) -> str:
@@ -190,10 +197,10 @@ def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequenc
     return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
 
 
-def render_slices(rows: list[dict], floor: str) -> str:
+def render_slices(rows: list[dict], floor: str, first: str = "slice") -> str:
     """The slice table; `floor` names the ruleset's first-ranked channel (its share alone is the
     lower bound: the `path_only_pooled` field, named after the default's for scripts' sake)."""
-    headers = ("slice", "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")
+    headers = (first, "n", "pooled", "median", "p25", "p75", "min", f"{floor}-only", "calls", "call median", "call p25")
     body = [
         (r["slice"], r["n"], pct(r["pooled"]), pct(r["median"]), pct(r["p25"]), pct(r["p75"]), pct(r["min"]),
          pct(r["path_only_pooled"]), r["calls"], pct(r["call_median"]), pct(r["call_p25"]))

@@ -14,6 +14,7 @@ import attrs
 from citeledger.core import fs, open_regular, printable
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
 from citeledger.core.plugins import readers
+from citeledger.core.reader import read_session as read_with_whereabouts
 
 
 # `--session PATH` names a Claude Code interactive log (or its project folder):
@@ -24,7 +25,9 @@ SESSION_READER = "claude-interactive"
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
     parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
-    parser.add_argument("--session", metavar="PATH", help="a Claude Code interactive session log")
+    parser.add_argument("--session", metavar="PATH", nargs="?", const=".",
+                        help="a Claude Code interactive session log, or a project directory's newest "
+                        "(no PATH: the current directory's)")
     add_ruleset_option(parser)
 
 
@@ -185,7 +188,7 @@ def read_session(files, session, ruleset, whole: bool = False):
         check_one_session(files)  # several sessions are refused, never pooled
 
         name, found = session_for(files)
-        transcript = known[name]().read(list(found.files), options)
+        transcript = read_with_whereabouts(known[name](), found.files, options)
         if found.warnings:
             transcript = attrs.evolve(transcript, warnings=tuple(found.warnings) + transcript.warnings)
         return transcript
@@ -193,7 +196,7 @@ def read_session(files, session, ruleset, whole: bool = False):
         if files:
             raise InputError(files[0], "give segment files or --session, not both")
         try:
-            return known[SESSION_READER]().read([session], options)
+            return read_with_whereabouts(known[SESSION_READER](), [session], options)
         except InputError:
             _listable(session)  # no logs found because the directory cannot be listed: say that
             raise
@@ -209,8 +212,8 @@ def read_session(files, session, ruleset, whole: bool = False):
     for cls in order:
         reader = cls()
         if all(reader.claims(f) for f in files):
-            return reader.read(list(files), options)
-    return order[-1]().read(list(files), options)
+            return read_with_whereabouts(reader, files, options)
+    return read_with_whereabouts(order[-1](), files, options)
 
 
 def _regular(path: str) -> None:

@@ -19,6 +19,8 @@ from citeledger.core import fs
 from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.cli.agents import add_agent_option, agent_folders, readers_of
+from citeledger.cli.window import BY, add_window_options, group_of, window_of, within
 from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.cli.limits import max_jobs, workers
@@ -82,7 +84,17 @@ def add_parser(sub) -> None:
             + QUANTILE_NOTE + "."
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or directories to search")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript files or directories to search (none: the agents' own log folders, "
+                   "each named on stderr: $CLAUDE_CONFIG_DIR or ~/.claude/projects and ~/.config/claude/projects, "
+                   "$CODEX_HOME/sessions or ~/.codex/sessions, ~/.gemini/tmp/*/chats)")
+    add_agent_option(p)
+    add_window_options(p)
+    p.add_argument("--by", choices=BY, metavar="|".join(BY),
+                   help="also pool each ruleset's sessions per start day, project or model (a table after its slices)")
+    p.add_argument("--sessions", action="store_true",
+                   help="also list every session in the text, by start time: start, project, agent, turns, "
+                   "calls, chars, efficiency or why not scored (under the first ruleset)")
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
@@ -139,6 +151,7 @@ class SweepSession:
     file_rows: tuple[tuple, ...]  # its files.csv rows (with --out), else ()
     pages: tuple[dict, ...]  # what the HTML page keeps of it (--html, --out), else ()
     occupancy: Optional[tuple] = None  # what the occupancy pool adds of it (OccupancyPool.pooled; None: nothing)
+    brief: Optional[dict] = None  # its row of `sweep --sessions` (BRIEF_KEYS of the first ruleset's record), else None
 
 
 class Rows:
@@ -149,7 +162,9 @@ class Rows:
     Picklable (sent to each worker once).
     """
 
-    def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool, json_lines: bool = True):
+    def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool, json_lines: bool = True,
+                 brief: bool = False):
+        self.brief = brief
         self.rulesets = tuple(rulesets)
         self.sufficiency = sufficiency
         self.csv_rows = csv_rows
@@ -185,7 +200,12 @@ class Rows:
             file_rows=files,
             pages=tuple(sweep_session(row) for row in rows) if self.pages else (),
             occupancy=OccupancyPool.pooled(figures),
+            brief={k: rows[0][k] for k in BRIEF_KEYS} if self.brief and rows else None,
         )
+
+
+# What `sweep --sessions` shows of a session (report/sweep.py's session rows).
+BRIEF_KEYS = ("session", "started", "project", "agent", "turns", "calls", "envelope", "efficiency", "status", "reason")
 
 
 class Outputs:
@@ -305,12 +325,16 @@ def run(args) -> int:
         require_pyarrow()
     engine = dask_engine(args.engine)
     rulesets = load_rulesets(args.ruleset)
+    args.window = window_of(args)  # a bad date or zone is a usage error before anything is read
+    if not args.paths:  # no path: the agents' own log folders (--agent: one agent's)
+        args.paths = agent_folders(args.agent)
     # The diagnostic join, under the first ruleset: its session records spooled as they come when a
     # JSON stream is written, every join kept only for the --out files made from them all.
     diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
     pages = bool(args.html or args.out)  # the HTML page needs the session records
     rows_written = bool(args.json or args.out or args.html)  # the session rows, metric columns and all
-    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages, json_lines=bool(args.json or args.out))
+    shape = Rows(rulesets, args.sufficiency, bool(args.out), pages, json_lines=bool(args.json or args.out),
+                 brief=args.sessions)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
         # Without session rows the text shows, of the metrics, only the occupancy pool.
@@ -337,6 +361,8 @@ class _Tally:
     internal: bool = False
     sessions: list = attrs.field(factory=list)
     occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
+    briefs: list = attrs.field(factory=list)  # sweep --sessions: each session's row
+    groups: list = attrs.field(factory=list)  # sweep --by: per ruleset, {group: SliceTable}
     # The paths given that are files (looked at once, not once a session): only their sessions
     # can have files read with them that were not named.
     given_files: tuple = ()
@@ -357,15 +383,28 @@ class _Tally:
             table.add(row)
         self.sessions.extend(one.pages)
         self.unscored.extend(one.unscored)
+        if one.brief is not None:
+            self.briefs.append(one.brief)
+        if args.by:
+            key = group_of(one.ref.whereabouts, args.by, args.window.zone)
+            for table, groups, row in zip(self.tables, self.groups, one.tallies):
+                groups.setdefault(key, SliceTable(table.ruleset)).add(row)
 
 
 def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     fmt = chosen(args)
     refs, found_warnings = discover(args.paths, args.exclude, pool, output=args.out)
+    if args.agent:
+        wanted = readers_of(args.agent)
+        refs = [r for r in refs if r.reader in wanted]
+    if args.window.active and refs:
+        refs = within(refs, args.window, found_warnings)
+        if not refs:
+            return EXIT_WARNINGS  # one line said why (cli/window.py)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),
-                   given_files=tuple(p for p in args.paths if os.path.isfile(p)))
+                   given_files=tuple(p for p in args.paths if os.path.isfile(p)), groups=[{} for _ in rulesets])
     with Outputs(args) as outputs:
         for w in found_warnings:
             outputs.record({"record": "warning", **w.as_dict()})
@@ -394,6 +433,18 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     return EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK
 
 
+def grouped_rows(groups: dict, by: str) -> list[dict]:
+    """One ruleset's `--by` records: each group's pooled row (its slice table's `all`), by group."""
+    return [{"record": "group", "by": by, "group": key, **{k: v for k, v in table.rows()[0].items()
+                                                          if k not in ("record", "slice")}}
+            for key, table in sorted(groups.items())]
+
+
+def by_start(brief: dict) -> tuple:
+    """`--sessions`' order: by start time (as logged: ISO 8601 sorts as text), those without one last."""
+    return (brief["started"] is None, brief["started"] or "", brief["session"])
+
+
 def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int) -> SweepResult:
     """The slice tables and the records after the sessions' (written to the JSON stream)."""
     header = {
@@ -413,6 +464,10 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     for rows in slice_rows:
         for row in rows:
             outputs.record(row)
+    by_rows = tuple(grouped_rows(groups, args.by) for groups in tally.groups) if args.by else ()
+    for rows in by_rows:
+        for row in rows:
+            outputs.record(row)
     occupancy = tally.occupancy.records()
     for record in occupancy:
         outputs.record(record)
@@ -426,6 +481,7 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     report_warnings(tally.warnings)  # before stdout: a reader that stops early still sees them
     outputs.finish(header)
     return SweepResult(
+        by=args.by or "", by_rows=by_rows, session_rows=tuple(sorted(tally.briefs, key=by_start)),
         header=header, added=tuple(tally.added), slices=tuple(slice_rows), sessions=tuple(tally.sessions),
         unscored=tuple(tally.unscored), warnings=tally.warnings,
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)

@@ -23,6 +23,10 @@ def session_data(result) -> dict:
     from citeledger.report.jsonreport import session_dict
 
     data = session_dict(result.score, explain=result.kind == "explain")
+    where = getattr(result.transcript, "whereabouts", None)
+    if where is not None:  # when, where and by which agent, after the session's name
+        name = data.pop("session")
+        data = {"session": name, **where.as_dict(), **data}
     if result.session_path is not None:
         data["session_path"] = result.session_path
     if result.json_added:  # the partial-session rule read these too; `inputs` lists every file read

@@ -64,7 +64,8 @@ def _sweep(result) -> str:
     occupancy = render_pooled_occupancy(list(result.occupancy))
     pooled = pooled + ("\n" + occupancy if pooled and occupancy else occupancy)
     return render_text(dict(result.header, added=list(result.added)), list(result.slices), list(result.unscored),
-                       len(result.warnings), result.floors, pooled) + result.diagnostics_text
+                       len(result.warnings), result.floors, pooled, result.by, result.by_rows,
+                       result.session_rows) + result.diagnostics_text
 
 
 RENDER = {"score": _score, "explain": _explain, "sweep": _sweep, "compare": _compare, "sensitivity": _sensitivity}

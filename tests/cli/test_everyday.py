@@ -1,0 +1,225 @@
+"""Issue 44: an agent user's everyday — each friction item as what the user typed.
+
+Real logs from ../shared/transcripts/public-a, read in place (or copied into the test's
+tmp_path when a test needs them under an agent's own folder)."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citeledger.cli import main
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
+PUBLIC_A = SHARED / "public-a"
+CLAUDE_LOG = PUBLIC_A / "claude-code-viewer" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+CODEX_ROLLOUT = PUBLIC_A / "kvsankar-agent-history" / "codex" / "session-01.jsonl"
+STREAM_RUN = PUBLIC_A / "perfect-snake" / "48736040" / "claude-stream.jsonl"
+
+
+@pytest.fixture
+def public_a():
+    if not PUBLIC_A.is_dir():
+        pytest.skip("../shared/transcripts is absent")
+    return PUBLIC_A
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def records(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------- time and place
+
+
+def test_score_json_of_a_claude_log_says_when_where_and_which_model(capsys, public_a):
+    code, out, _ = cli(capsys, "score", "--json", "--session", CLAUDE_LOG)
+    data = json.loads(out)
+    assert (data["started"], data["model"], data["project"], data["agent"]) == (
+        "2025-09-03T00:52:31.217Z", "claude-sonnet-4-20250514", "/path/to/Demo", "claude")
+
+
+def test_score_json_of_a_codex_rollout_says_when_where_and_which_model(capsys, public_a):
+    _, out, _ = cli(capsys, "score", "--json", CODEX_ROLLOUT)
+    data = json.loads(out)
+    assert (data["started"], data["model"], data["project"], data["agent"]) == (
+        "2026-06-05T04:58:20.593Z", "gpt-5.5", "/tmp/agent-history-real-agent/codex/workspace", "codex")
+
+
+def test_score_json_of_a_stream_run_has_no_start_time_but_its_model_and_cwd(capsys, public_a):
+    _, out, _ = cli(capsys, "score", "--json", STREAM_RUN)
+    data = json.loads(out)
+    assert data["started"] is None  # stream-json logs no timestamp
+    assert data["model"] == "claude-opus-4-6"
+    assert data["project"] == "/__w/perfect-snake-platform/perfect-snake-platform/game"
+
+
+def test_sweep_json_session_records_carry_started_model_project_agent(capsys, public_a):
+    code, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", public_a / "localpush-codex")
+    sessions = [r for r in records(out) if r["record"] == "session"]
+    assert len(sessions) == 6
+    assert all(r["agent"] == "codex" and r["model"] and r["started"].startswith("2026-02-23") for r in sessions)
+    assert {r["project"] for r in sessions} == {
+        "/redacted/path/fa3f7eaace", "/redacted/path/da0ba47443", "/redacted/path/59b923df4d", "/redacted/path/ea96e59ed9"}
+
+
+# ---------------------------------------------------------------- zero configuration
+
+
+@pytest.fixture
+def agent_home(tmp_path, monkeypatch, public_a):
+    """A throwaway HOME holding a Claude Code project folder and a Codex rollout (real logs, copied
+    into this test's tmp_path), with the agents' variables unset and the project as the cwd."""
+    home = tmp_path / "home"
+    project = tmp_path / "proj"
+    project.mkdir()
+    from citeledger.readers.claude_interactive import escape_project
+
+    logs = home / ".claude" / "projects" / escape_project(os.path.realpath(project))
+    logs.mkdir(parents=True)
+    shutil.copy(CLAUDE_LOG, logs / CLAUDE_LOG.name)
+    rollouts = home / ".codex" / "sessions" / "2026" / "06" / "05"
+    rollouts.mkdir(parents=True)
+    shutil.copy(CODEX_ROLLOUT, rollouts / "rollout-2026-06-05T04-58-20-019e9625.jsonl")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(project)
+    return home
+
+
+def test_sweep_with_no_path_finds_the_claude_project_and_the_codex_rollout(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "--json", "-q", "-j", "1")
+    sessions = [r for r in records(out) if r["record"] == "session"]
+    assert sorted(r["agent"] for r in sessions) == ["claude", "codex"]
+    claude = agent_home / ".claude" / "projects"
+    codex = agent_home / ".codex" / "sessions"
+    assert err.count(f"reading claude's logs in {claude}\n") == 1
+    assert err.count(f"reading codex's logs in {codex}\n") == 1
+
+
+def test_sweep_agent_codex_with_no_path_reads_only_codex_sessions(capsys, agent_home):
+    _, out, err = cli(capsys, "sweep", "--agent", "codex", "--json", "-q", "-j", "1")
+    assert [r["agent"] for r in records(out) if r["record"] == "session"] == ["codex"]
+    assert "claude" not in err
+
+
+def test_sweep_agent_opencode_says_no_reader_reads_it(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "--agent", "opencode")
+    assert code == 2 and out == ""
+    assert err == ("citeledger: error: --agent opencode: no installed reader reads opencode's logs "
+                   "(its logs: ~/.local/share/opencode/storage)\n")
+
+
+def test_sweep_with_no_path_reads_each_folder_of_claude_config_dir(capsys, agent_home, tmp_path, monkeypatch):
+    first, second = tmp_path / "cfg-a", tmp_path / "cfg-b"
+    for root in (first, second):
+        (root / "projects" / "-p").mkdir(parents=True)
+        shutil.copy(CLAUDE_LOG, root / "projects" / "-p" / CLAUDE_LOG.name)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{first}, {second}")
+    _, out, err = cli(capsys, "sweep", "--agent", "claude", "--json", "-q", "-j", "1")
+    assert [r["agent"] for r in records(out) if r["record"] == "session"] == ["claude", "claude"]
+    assert f"reading claude's logs in {first / 'projects'}\n" in err
+    assert f"reading claude's logs in {second / 'projects'}\n" in err
+    assert str(agent_home / ".claude") not in err  # the variable replaces the default folders
+
+
+def test_sweep_with_no_path_and_no_agent_folder_says_where_it_looked(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = cli(capsys, "sweep")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "no agent's log folder found" in err and "~/.codex/sessions" in err
+
+
+def test_score_session_with_no_value_scores_the_current_projects_newest_log(capsys, agent_home):
+    code, out, err = cli(capsys, "score", "--json", "--session")
+    assert json.loads(out)["session"] == CLAUDE_LOG.stem
+    assert f"scoring {agent_home / '.claude' / 'projects'}" in err
+
+
+def sessions_of(out: str) -> list[dict]:
+    return [r for r in records(out) if r["record"] == "session"]
+
+
+def test_sweep_since_2099_finds_none_and_says_so_in_one_line(capsys, agent_home):
+    code, out, err = cli(capsys, "sweep", "-q", "-j", "1", "--since", "2099-01-01")
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == "citeledger: no session matches --since 2099-01-01 (2 found)"
+
+
+def test_sweep_until_2099_keeps_every_session(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "2099-01-01")
+    assert len(sessions_of(out)) == 2
+
+
+def test_sweep_since_a_day_keeps_the_sessions_started_from_it(capsys, agent_home):
+    # the Claude log started 2025-09-03T00:52Z, the Codex rollout 2026-06-05T04:58Z
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--since", "2026-01-01", "--timezone", "UTC")
+    assert [r["agent"] for r in sessions_of(out)] == ["codex"]
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "20250903", "--timezone", "UTC")
+    assert [r["agent"] for r in sessions_of(out)] == ["claude"]
+
+
+def test_sweep_until_a_day_in_another_timezone_moves_the_days_edge(capsys, agent_home):
+    # 2025-09-03T00:52Z is still 2025-09-02 in Los Angeles
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--until", "2025-09-02",
+                    "--timezone", "America/Los_Angeles")
+    assert [r["agent"] for r in sessions_of(out)] == ["claude"]
+    code, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--until", "2025-09-02", "--timezone", "UTC")
+    assert code == 1 and "no session matches --until 2025-09-02 --" not in err
+    assert err.splitlines()[-1] == "citeledger: no session matches --until 2025-09-02 (2 found)"
+
+
+def test_sweep_since_7d_and_yesterday_are_understood(capsys, agent_home):
+    for when in ("7d", "yesterday", "today"):
+        code, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--since", when)
+        assert code == 1 and f"no session matches --since {when} (2 found)" in err  # both are older
+
+
+def test_sweep_since_a_word_it_does_not_know_is_a_usage_error(capsys, agent_home):
+    code, _, err = cli(capsys, "sweep", "-q", "--since", "last tuesday")
+    assert code == 2 and err.startswith("citeledger: error: --since last tuesday: not a date or time")
+    code, _, err = cli(capsys, "sweep", "-q", "--timezone", "Mars/Base")
+    assert code == 2 and "--timezone Mars/Base: not a time zone" in err
+
+
+def test_sweep_project_keeps_the_sessions_of_that_working_directory(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--project", "Demo")
+    assert [r["project"] for r in sessions_of(out)] == ["/path/to/Demo"]
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--project", "/tmp/agent-history-real-agent")
+    assert [r["agent"] for r in sessions_of(out)] == ["codex"]
+
+
+def test_sweep_session_with_no_start_time_is_kept_and_marked(capsys, public_a):
+    code, out, err = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--since", "2000-01-01",
+                         public_a / "perfect-snake", public_a / "claude-code-viewer")
+    sessions = sessions_of(out)
+    assert len(sessions) == 6 and sum(r["started"] is None for r in sessions) == 3
+    assert "note: 3 session(s) log no start time: kept" in err
+
+
+def test_sweep_by_day_pools_each_start_day_in_the_timezone(capsys, agent_home):
+    _, out, _ = cli(capsys, "sweep", "--json", "-q", "-j", "1", "--by", "day", "--timezone", "America/Los_Angeles")
+    groups = [(r["group"], r["not_scored"]) for r in records(out) if r["record"] == "group"]
+    assert groups == [("2025-09-02", 1), ("2026-06-04", 1)]
+    _, text, _ = cli(capsys, "sweep", "-q", "-j", "1", "--by", "project")
+    assert "  by project:\n  project " in text and "/path/to/Demo" in text
+
+
+def test_sweep_sessions_names_each_session_in_text_by_start_time(capsys, agent_home):
+    _, text, _ = cli(capsys, "sweep", "-q", "-j", "1", "--sessions")
+    block = text.split("sessions (2), by start time, under ruleset default:\n", 1)[1]
+    header, first, second = block.splitlines()[:3]
+    assert header.split() == ["started", "project", "agent", "turns", "calls", "chars", "efficiency", "session"]
+    assert first.split()[:4] == ["2025-09-03", "00:52", "/path/to/Demo", "claude"]
+    assert first.endswith(CLAUDE_LOG.name) and "no-explore" in first
+    assert second.split()[:4] == ["2026-06-05", "04:58", "/tmp/agent-history-real-agent/codex/workspace", "codex"]
