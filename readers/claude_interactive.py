@@ -182,6 +182,7 @@ def subagent_files(session_file: str, warnings: list) -> list[tuple[str, object]
 class ClaudeInteractiveReader:
     name = "claude-interactive"
     priority = -10
+    ends_with_result = False  # a session the user ends has no result event
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a
