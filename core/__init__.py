@@ -28,6 +28,7 @@ _LAZY = {
     "hookimpl": "citeledger.core.hookspecs",
     "KeptTools": "citeledger.core.reader", "ReadOptions": "citeledger.core.reader",
     "Reader": "citeledger.core.reader", "SessionFiles": "citeledger.core.reader",
+    "ends_with_result": "citeledger.core.reader",
     "reading": "citeledger.core.reader", "is_explore": "citeledger.core.reader",
     "ChannelRule": "citeledger.core.ruleset", "ReaderRules": "citeledger.core.ruleset",
     "Ruleset": "citeledger.core.ruleset", "SourceRule": "citeledger.core.ruleset",

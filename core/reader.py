@@ -106,6 +106,9 @@ class Reader(Protocol):
 
     name: ClassVar[str]
     priority: ClassVar[int] = 0
+    # False for a format whose sessions end with no result event (an interactive log): a session
+    # of it without one has not failed, and took no known time (compare's own view says n/a).
+    ends_with_result: ClassVar[bool] = True
 
     def claims(self, path: str) -> bool:
         """True if `path` (a file or directory) is this reader's format."""
@@ -139,6 +142,11 @@ def session_of(reader, path: str) -> SessionFiles:
     """The whole session of a file given by name, as the reader knows it (else the file alone)."""
     find = getattr(reader, "session_of", None)
     return find(path) if find else SessionFiles((path,))
+
+
+def ends_with_result(reader) -> bool:
+    """Whether the reader's format ends a run with a result event (Reader.ends_with_result)."""
+    return bool(getattr(reader, "ends_with_result", True))
 
 
 def part_of_session(reader, dirpath: str) -> bool:

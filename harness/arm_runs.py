@@ -85,6 +85,9 @@ class RunBehaviour:
     final_context: Optional[int]
     codegraph_residual: Optional[int]
     file_access_residual: Optional[int]
+    # False: the run's format ends no session with a result event (an interactive log), so a run
+    # without one has not failed (compare's own view: n/a; the arm table counts it as !ok)
+    result_expected: bool = attrs.field(default=True, kw_only=True)
 
     @property
     def retrieval_residual(self) -> Optional[int]:
@@ -117,7 +120,16 @@ def behaviour_fields(columns: dict) -> dict:
 
 
 def behaviour_of(name: str, columns: dict) -> RunBehaviour:
-    return RunBehaviour(name=name, **behaviour_fields(columns))
+    """A run's behaviour from its row; `result_expected` from its reader's declaration (the row's
+    `reader`: Reader.ends_with_result)."""
+    return RunBehaviour(name=name, **behaviour_fields(columns), result_expected=_ends_with_result(columns.get("reader")))
+
+
+def _ends_with_result(name: Optional[str]) -> bool:
+    from citeledger.core import ends_with_result, readers
+
+    found = readers().get(name) if name else None
+    return True if found is None else ends_with_result(found)
 
 
 @attrs.frozen

@@ -193,6 +193,7 @@ class ClaudeInteractiveReader:
 
     def homes(self, environ) -> list[str]:
         return whereabouts.claude_homes(environ)
+    ends_with_result = False  # a session the user ends has no result event
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a

@@ -169,11 +169,52 @@ def _contamination(arms, row) -> list[str]:
     return out
 
 
+NOT_APPLICABLE = "n/a"
+
+
+def no_result(run) -> bool:
+    """A run of a format that ends no session with a result event (an interactive log) that has
+    none: compare's own view counts it neither a success nor a failure, and knows no duration."""
+    return not run.result_expected and not run.ok
+
+
+def _own_head(arms, row) -> list[str]:
+    """compare's own runs rows: non-success over the runs with a result event (n/a when no run has
+    one), and how many runs have none where any has."""
+    unknown = [sum(1 for r in runs if no_result(r)) for _, runs in arms]
+    failed = [sum(1 for r in runs if not r.ok and not no_result(r)) for _, runs in arms]
+    out = [row("", [label for label, _ in arms]), row("runs", [len(runs) for _, runs in arms])]
+    if any(failed) or any(unknown):
+        out.append(row("  of which non-success", [NOT_APPLICABLE if n and n == len(runs) else f
+                                                  for f, n, (_, runs) in zip(failed, unknown, arms)]))
+    if any(unknown):
+        out.append(row("  of which no result event", unknown))
+    if any(r.raced for _, runs in arms for r in runs):
+        out.append(row("  MCP cold-start race", [sum(1 for r in runs if r.raced) for _, runs in arms]))
+    return out
+
+
+def _own_behaviour(arms, row) -> list[str]:
+    """The behaviour and occupancy rows, a run without a result event left out of the duration
+    (n/a when every run of an arm is one)."""
+    def cell(field: str, fmt, runs) -> str:
+        if field != "duration_s":
+            return span([getattr(r, field) for r in runs], fmt)
+        known = [r.duration_s for r in runs if not no_result(r)]
+        return NOT_APPLICABLE if runs and len(known) == 0 else span(known, fmt)
+
+    def spanned(rows):
+        return [row(f"  {label}", [cell(field, fmt, runs) for _, runs in arms]) for field, label, fmt in rows]
+
+    return ["  behavior", *spanned(BEHAVIOUR_ROWS), "", f"  {OCCUPANCY_TITLE}", *spanned(OCCUPANCY_ROWS)]
+
+
 def behaviour_items(arms, row=_row) -> list:
     """The runs, behaviour, occupancy and contamination rows of `arms` ((label, [RunBehaviour, ...])
     pairs), each made by `row(label, cells)`, between the blocks' titles (str, "" between blocks):
-    compare's block beside its statistics, as the arm table prints it."""
-    return _head(arms, row) + [""] + _behaviour(arms, row) + [""] + _contamination(arms, row)
+    compare's block beside its statistics, as the arm table prints it but for a run without a
+    result event of a format that ends none with one (`no_result`): not a failure, no duration."""
+    return _own_head(arms, row) + [""] + _own_behaviour(arms, row) + [""] + _contamination(arms, row)
 
 
 def behaviour_block(arms) -> str:
@@ -184,10 +225,11 @@ def behaviour_block(arms) -> str:
 def behaviour_dict(runs) -> dict:
     """The same rows of one arm's runs as numbers: each spanned figure `{median, min, max}` (null
     when no run logs it; `retrieval_share` a ratio), the counts summed."""
-    out = {"measured": len(runs), "non_success": non_success(runs),
-           "raced": sum(1 for r in runs if r.raced)}
+    unknown = [r for r in runs if no_result(r)]
+    out = {"measured": len(runs), "non_success": sum(1 for r in runs if not r.ok and not no_result(r)),
+           "no_result": len(unknown), "raced": sum(1 for r in runs if r.raced)}
     for field, _, _ in BEHAVIOUR_ROWS + OCCUPANCY_ROWS:
-        found = spread([getattr(r, field) for r in runs])
+        found = spread([getattr(r, field) for r in runs if not (field == "duration_s" and no_result(r))])
         scale = 0.01 if field == "retrieval_share" else 1  # a ratio, as the sweep's shares are
         out[field] = None if found is None else {end: x * scale for end, x in zip(("median", "min", "max"), found)}
     out["cli_returned"], out["cli_attempts"] = cli_counts(runs)
@@ -196,7 +238,7 @@ def behaviour_dict(runs) -> dict:
 
 
 SPANNED = tuple(field for field, _, _ in BEHAVIOUR_ROWS + OCCUPANCY_ROWS)
-COUNTED = ("measured", "non_success", "raced")
+COUNTED = ("measured", "non_success", "no_result", "raced")
 SUMMED = ("cli_returned", "cli_attempts", "contaminated")
 
 

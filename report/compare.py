@@ -15,6 +15,7 @@ GROUP_COLUMNS = (
     "group", "base_n", "new_n", "base_runs", "new_runs", "base_median", "new_median", "difference",
     "ci_low", "ci_high", "confidence", "resamples", "seed", "base_not_scored", "new_not_scored",
     "base_pooled", "new_pooled", "base_sessions", "new_sessions",  # the harness's number; which runs
+    "paired", "dropped",  # groups (questions) both sides score; groups one side alone scores
 )
 FILE_COLUMNS = ("group", "path", "base_share", "new_share", "delta", "base_chars", "new_chars")
 SIDES = ("base", "new")
@@ -22,7 +23,7 @@ SIDES = ("base", "new")
 
 @attrs.define
 class Side:
-    runs: list = attrs.Factory(list)  # (run number or None, session, efficiency) in the pass's order
+    runs: list = attrs.Factory(list)  # (run number or None, session, efficiency, used, envelope), pass order
     envelope: int = 0
     used: int = 0
     chars: dict = attrs.Factory(dict)  # path -> pooled chars
@@ -60,7 +61,7 @@ class Comparison:
             s.not_scored += 1
             self.unscored.append({"side": side, "session": row["session"], "status": row["status"], "reason": row["reason"]})
             return
-        s.runs.append((row.get("run"), row["session"], row["efficiency"]))
+        s.runs.append((row.get("run"), row["session"], row["efficiency"], row["used"], row["envelope"]))
         s.envelope += row["envelope"]
         s.used += row["used"]
         for path, chars, _channel in row["files"]:
@@ -69,46 +70,52 @@ class Comparison:
     def group_rows(self, args) -> list[dict]:
         rows = []
         names = sorted(self.groups)
-        everything = {"base": [], "new": []}
-        totals = {side: [0, 0] for side in SIDES}  # used, envelope of the paired groups
-        for name in names + ["(all)"]:
-            if name == "(all)":
-                runs = everything
-                sessions = {side: [] for side in SIDES}
-                pooled_of = {side: ratio_or_none(*totals[side]) for side in SIDES}
-                not_scored = {side: sum(self.groups[g][side].not_scored for g in names) for side in SIDES}
-            else:
-                sides = self.groups[name]
-                ordered = {side: sides[side].in_run_order() for side in SIDES}
-                runs = {side: [e for _, _, e in ordered[side]] for side in SIDES}
-                sessions = {side: [k for _, k, _ in ordered[side]] for side in SIDES}
-                pooled_of = {side: ratio_or_none(sides[side].used, sides[side].envelope) for side in SIDES}
-                not_scored = {side: sides[side].not_scored for side in SIDES}
-                if runs["base"] and runs["new"]:  # (all) pools paired groups only: a one-sided
-                    for side in SIDES:            # group would move a median by itself
-                        everything[side].extend(runs[side])
-                        totals[side][0] += sides[side].used
-                        totals[side][1] += sides[side].envelope
-            b, n = median(runs["base"]), median(runs["new"])
-            ci = bootstrap_median_difference(
-                runs["base"], runs["new"], seed=args.seed,
-                resamples=args.resamples, confidence=args.confidence,
-            )
-            rows.append({
-                "record": "group", "group": name,
-                "base_n": len(runs["base"]), "new_n": len(runs["new"]),
-                "base_runs": runs["base"], "new_runs": runs["new"],
-                "base_median": b, "new_median": n,
-                "difference": None if b is None or n is None else n - b,
-                "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
-                "confidence": args.confidence, "resamples": args.resamples, "seed": args.seed,
-                "base_not_scored": not_scored["base"], "new_not_scored": not_scored["new"],
-                # the harness's allocation lines (compare-arms.mjs): pooled over the group's scored runs
-                "base_pooled": pooled_of["base"], "new_pooled": pooled_of["new"],
-                "base_sessions": sessions["base"], "new_sessions": sessions["new"],
-                **{f"{side}_behaviour": behaviour_dict(self.runs_of(name, side)) for side in SIDES},
-            })
+        everything: dict = {side: [] for side in SIDES}  # the runs of the paired groups, for (all)
+        not_scored = {side: sum(self.groups[g][side].not_scored for g in names) for side in SIDES}
+        pairs = dropped = 0
+        for name in names:
+            runs, paired, lost = self._paired_runs(self.groups[name])
+            if runs["base"] and runs["new"]:  # (all) pools paired groups only: a one-sided
+                for side in SIDES:            # group would move a median by itself
+                    everything[side].extend(runs[side])
+            pairs += paired
+            dropped += lost
+            counts = {side: self.groups[name][side].not_scored for side in SIDES}
+            rows.append(self._row(name, runs, counts, paired, lost, args, sessions=True))
+        rows.append(self._row("(all)", everything, not_scored, pairs, dropped, args, sessions=False))
         return rows
+
+    @staticmethod
+    def _paired_runs(sides: dict) -> tuple[dict, int, int]:
+        """A group's runs per side in run order, and (paired, dropped): a group is a question asked on
+        both sides (its runs are repeated runs of it, not pairs run by run; `--key session` makes each
+        session a group), paired when both sides score a run of it, dropped when one side alone does."""
+        ordered = {side: sides[side].in_run_order() for side in SIDES}
+        both = bool(ordered["base"] and ordered["new"])
+        return ordered, int(both), int(not both and bool(ordered["base"] or ordered["new"]))
+
+    def _row(self, name: str, runs: dict, not_scored: dict, paired: int, dropped: int, args, sessions: bool) -> dict:
+        effs = {side: [r[2] for r in runs[side]] for side in SIDES}
+        b, n = median(effs["base"]), median(effs["new"])
+        ci = bootstrap_median_difference(effs["base"], effs["new"], seed=args.seed, resamples=args.resamples,
+                                         confidence=args.confidence)
+        return {
+            "record": "group", "group": name,
+            "base_n": len(effs["base"]), "new_n": len(effs["new"]),
+            "base_runs": effs["base"], "new_runs": effs["new"],
+            "base_median": b, "new_median": n,
+            "difference": None if b is None or n is None else n - b,
+            "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
+            "confidence": args.confidence, "resamples": args.resamples, "seed": args.seed,
+            "base_not_scored": not_scored["base"], "new_not_scored": not_scored["new"],
+            # the harness's allocation lines (compare-arms.mjs): pooled over the group's scored runs
+            **{f"{side}_pooled": ratio_or_none(sum(r[3] for r in runs[side]), sum(r[4] for r in runs[side]))
+               for side in SIDES},
+            "base_sessions": [r[1] for r in runs["base"]] if sessions else [],
+            "new_sessions": [r[1] for r in runs["new"]] if sessions else [],
+            "paired": paired, "dropped": dropped,
+            **{f"{side}_behaviour": behaviour_dict(self.runs_of(name, side)) for side in SIDES},
+        }
 
     def runs_of(self, group: str, side: str) -> list:
         """The RunBehaviour of every session read of `side` in `group` (in `(all)`: of every group)."""
@@ -180,6 +187,7 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
         f"  bootstrap: {header['resamples']} percentile resamples of each side's median, "
         f"seed {header['seed']} (numpy PCG64 seeded with the seed and the runs' values)\n"
     )
+    out += paired_lines(groups, labels)
     out += "\n" + harness_lines(groups, labels)
     if behaviour:
         out += "\n" + behaviour_lines(behaviour)
@@ -206,6 +214,27 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
     return out
 
 
+def paired_lines(groups: list[dict], labels) -> str:
+    """How many groups (all) pools (both sides score them) and how many it drops; one warning line
+    when a side scores fewer groups than the other, or they score different ones."""
+    every = next((g for g in groups if g["group"] == "(all)"), None)
+    if every is None:
+        return ""
+    out = f"  paired: (all) is over the {every['paired']} group(s) both sides score; {every['dropped']} dropped\n"
+    if every["dropped"]:
+        scored = {side: sum(1 for g in groups if g["group"] != "(all)" and g[f"{side}_n"]) for side in SIDES}
+        dropped = [g["group"] for g in groups if g["group"] != "(all)" and g["dropped"]]
+        shown = ", ".join(printable(name) for name in dropped[:5]) + (" …" if len(dropped) > 5 else "")
+        if scored["base"] == scored["new"]:
+            who = f"{labels[0]} and {labels[1]} score different groups"
+        else:
+            fewer = min(SIDES, key=lambda side: scored[side])
+            who = f"{labels[SIDES.index(fewer)]} scores fewer groups ({scored[fewer]} against " \
+                  f"{max(scored.values())})"
+        out += f"  warning: {who}: (all) leaves out {every['dropped']} ({shown})\n"
+    return out
+
+
 def arm_role(label: str, role: str) -> str:
     """`arm new`, or `arm b (new)` when the label does not already say which side it is."""
     return f"arm {label}" if label == role else f"arm {label} ({role})"
@@ -228,7 +257,8 @@ def harness_lines(groups: list[dict], labels) -> str:
 
 
 BEHAVIOUR_HEADING = ("behavior, occupancy and contamination as compare-arms.mjs prints them (median [min–max] "
-                     "over every session read, scored or not), per group:")
+                     "over every session read, scored or not; a session of a format that ends none with a result "
+                     "event, an interactive log, without one: n/a, not a failure), per group:")
 
 
 def behaviour_lines(behaviour) -> str:

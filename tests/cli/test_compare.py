@@ -124,3 +124,50 @@ def test_same_result_whatever_the_jobs(capsys):
 def test_missing_pass_is_an_input_error(capsys, tmp_path):
     code, _, err = compare(capsys, BASE, str(tmp_path / "missing"))
     assert code == 2 and "missing" in err
+
+
+def test_each_row_says_how_many_groups_are_paired_and_dropped(capsys):
+    """alpha and beta are scored on both sides; delta by new alone (dropped from (all)); gamma by
+    neither. The text says so in one line, and warns that the baseline scores fewer groups."""
+    _, out, _ = compare(capsys, BASE, NEW, "--json", "-q")
+    g = groups_of(out)
+    assert [(g[n]["paired"], g[n]["dropped"]) for n in ("alpha", "beta", "delta", "gamma", "(all)")] == [
+        (1, 0), (1, 0), (0, 1), (0, 0), (2, 1)]
+    _, out, _ = compare(capsys, BASE, NEW, "-q")
+    assert "  paired: (all) is over the 2 group(s) both sides score; 1 dropped\n" in out
+    assert [line for line in out.splitlines() if "warning" in line] == [
+        "  warning: baseline scores fewer groups (2 against 3): (all) leaves out 1 (delta)"]
+
+
+def test_an_interactive_session_is_no_failure_and_has_no_duration(capsys, tmp_path):
+    """An interactive log has no result event: compare's own view counts it neither as a
+    non-success run nor as one that took 0 s (n/a); the arm table (--harness) keeps the reference's
+    count, which the arm-table parity tests hold."""
+    import shutil
+
+    real = CORPUS.parent / "real" / "interactive"
+    for side in ("base", "new"):
+        shutil.copytree(real, tmp_path / side)
+    _, out, _ = compare(capsys, str(tmp_path / "base"), str(tmp_path / "new"), "--json", "-q")
+    group = groups_of(out)["-tmp-proj-express"]
+    for side in ("base", "new"):
+        figures = group[f"{side}_behaviour"]
+        assert (figures["measured"], figures["non_success"], figures["no_result"]) == (1, 0, 1)
+        assert figures["duration_s"] is None and figures["tools"] is not None
+    _, out, _ = compare(capsys, str(tmp_path / "base"), str(tmp_path / "new"), "-q")
+    rows = {line[:56].strip(): line[56:].split() for line in out.splitlines() if line.startswith("      ")}
+    assert rows["of which non-success"] == ["n/a", "n/a"] and rows["of which no result event"] == ["1", "1"]
+    assert rows["duration (s)"] == ["n/a", "n/a"]
+
+
+def test_a_killed_stream_run_is_still_a_failure(capsys, tmp_path):
+    """fastify-killed.jsonl (stream-json) ends with no result event because it was killed: that is a
+    failure in compare's own view too."""
+    stream = CORPUS.parent / "real" / "stream"
+    for side in ("base", "new"):
+        (tmp_path / side).mkdir()
+        for name in ("fastify-killed.jsonl", "express-res-send.jsonl"):
+            (tmp_path / side / name).write_bytes((stream / name).read_bytes())
+    _, out, _ = compare(capsys, str(tmp_path / "base"), str(tmp_path / "new"), "--json", "-q")
+    figures = groups_of(out)["."]["base_behaviour"]
+    assert (figures["measured"], figures["non_success"], figures["no_result"]) == (2, 1, 0)
