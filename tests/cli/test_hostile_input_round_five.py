@@ -161,3 +161,13 @@ def test_javascripts_number_formats_are_total_over_doubles(value, fixed, whole, 
     from citeledger.infra.jsstr import js_round, thousands, to_fixed
 
     assert (to_fixed(value, 1), thousands(js_round(value)), js_round(value)) == (fixed, whole, rounded)
+
+
+def test_compare_arms_harness_over_runs_logging_infinity_and_1e30_prints_their_table(tmp_path, capsys):
+    _usage_session(tmp_path / "pass" / "run-new-1.jsonl", _usage("1e400"), ',"duration_ms":1e400,"total_cost_usd":1e30')
+    _usage_session(tmp_path / "pass" / "run-base-1.jsonl", _usage("1e30"))
+    status = main(["compare", str(tmp_path / "pass"), "--arms", "base", "new", "--harness"])
+    out, err = capsys.readouterr()
+    assert status in (0, 1) and "run-new-1.jsonl:5: duration_ms: Infinity " + OUT_OF_RANGE in err
+    # compare-arms.mjs: 1e30 tokens as toLocaleString writes them; Infinity is no figure (—)
+    assert "    final context (tok)                1,000,000,000,000,000,000,000,000,000,000                       —\n" in out
