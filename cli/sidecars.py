@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 
 import attrs
-import orjson
 
 from citeledger.cli.output import write_file, write_images
 from citeledger.core import fs
@@ -93,12 +92,13 @@ class Sidecars:
 def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[str]:
     """diagnostics.csv / .json / .png / .svg in `folder` (made if missing)."""
     from citeledger.report.diagnostics_views import plot, rows_csv, session_dict
+    from citeledger.report.jsonreport import json_bytes
 
     os.makedirs(folder, exist_ok=True)
     data = {"summaries": summaries, "sessions": [session_dict(s) for s in sessions]}
     written = [
         write_file(os.path.join(folder, "diagnostics.csv"), rows_csv(sessions)),
-        write_file(os.path.join(folder, "diagnostics.json"), orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"),
+        write_file(os.path.join(folder, "diagnostics.json"), json_bytes(data, indent=True) + b"\n"),
     ]
     written += write_images(os.path.join(folder, "diagnostics"), plot(sessions, title))
     return written

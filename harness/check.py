@@ -13,12 +13,11 @@ not a pass. `mustContain` reads the explore response joined to that report
 
 from __future__ import annotations
 
-import math
 from typing import Callable, Optional, Sequence
 
 import attrs
 
-from citeledger.core import percent, thousands
+from citeledger.core import js_round, percent, thousands
 from citeledger.harness.check_spec import Fixture
 from citeledger.harness.spend import Starvation, starvation
 
@@ -50,7 +49,7 @@ class FixtureResult:
 
 def num(n: float) -> str:
     """The reference's `Math.round(n).toLocaleString('en-US')` (Math.round: halves toward +infinity)."""
-    return thousands(math.floor(n + 0.5))
+    return thousands(js_round(n))
 
 
 def choose_report(fixture: Fixture, reports: Sequence, index: Optional[dict] = None):

@@ -18,6 +18,7 @@ import attrs
 
 from citeledger.core import InputError, InputWarning, Origin, reading
 from citeledger.infra.jsonl import read_jsonl
+from citeledger.infra.outside import as_double
 
 # The per-file ranking flags codegraph reports, in its order.
 FLAGS = ("pinned", "named", "central", "entry", "spine", "lowValue", "generated", "ambientDeclaration")
@@ -81,6 +82,8 @@ def _get(obj: dict, key: str, kind, optional: bool = False):
         ok = isinstance(value, kind)
     if not ok:
         raise _Bad(f"{key} is {'missing' if key not in obj else type(value).__name__}")
+    if kind is int or kind is float:
+        return as_double(value)  # never a Python int past 2^53 (infra/outside.py)
     return value
 
 
@@ -130,6 +133,26 @@ def parse_report(value, origin: Origin, tool: Optional[str]) -> ExploreReport:
         raise ValueError(str(exc)) from None
 
 
+# The numbers of a report and of a file decision, by the key the sidecar writes them under.
+REPORT_NUMBERS = {"chars": "envelope.chars", "budget": "budget.maxOutputChars", "indexed_file_count": "indexedFileCount",
+                  "allocated_chars": "envelope.allocatedChars", "hard_ceiling": "budget.hardCeiling"}
+FILE_NUMBERS = {"rank": "rank", "score": "score", "graph_score": "graphScore", "term_hits": "termHits",
+                "allowance": "allowance", "final_chars": "finalChars", "share": "share",
+                "emitted_chars": "emittedChars", "allocated_share": "allocatedShare"}
+
+
+def out_of_range_numbers(report: ExploreReport) -> list[str]:
+    """A warning's text for each number of `report` out of range (infra/outside.py), named by its key."""
+    from citeledger.infra.outside import in_range, out_of_range
+
+    found = [out_of_range(key, v) for name, key in REPORT_NUMBERS.items()
+             if (v := getattr(report, name)) is not None and not in_range(v)]
+    for i, f in enumerate(report.files):
+        found += [out_of_range(f"files[{i}].{key}", v) for name, key in FILE_NUMBERS.items()
+                  if (v := getattr(f, name)) is not None and not in_range(v)]
+    return found
+
+
 def read_diagnostics(path: str, tool: Optional[str]) -> tuple[tuple[ExploreReport, ...], tuple[InputWarning, ...]]:
     """Every readable report of the explore tool `tool` (parse_report) in a sidecar, in file
     order, and a warning per line skipped.
@@ -144,6 +167,8 @@ def read_diagnostics(path: str, tool: Optional[str]) -> tuple[tuple[ExploreRepor
                 reports.append(parse_report(line.value, Origin(path, line.number), tool))
             except ValueError as exc:
                 warnings.append(InputWarning(path, line.number, f"not an explore diagnostic report ({exc}), skipped"))
+                continue
+            warnings += [InputWarning(path, line.number, text) for text in out_of_range_numbers(reports[-1])]
     if not reports and not warnings:
         warnings.append(InputWarning(path, 0, "no diagnostic reports (empty file)"))
     # read_jsonl's own "not JSON" warnings say "skipped"; name what was skipped.

@@ -73,17 +73,23 @@ def js_slice(text: str, end: int) -> str:
 
 def js_round(value: float) -> int:
     """JavaScript's Math.round: to the nearest integer, a half toward +infinity
-    (-2.5 -> -2; 0.49999999999999994 -> 0, which floor(x + 0.5) gets wrong)."""
+    (-2.5 -> -2; 0.49999999999999994 -> 0, which floor(x + 0.5) gets wrong). ±Infinity, NaN
+    and a float past 2^52 (already integral) are themselves, as there: never a Python int past 2^53."""
+    if type(value) is float and not -_INTEGRAL < value < _INTEGRAL:
+        return value
     whole = math.floor(value)
     return whole + 1 if value - whole >= 0.5 else whole
 
 
 def to_fixed(value: float, digits: int = 1) -> str:
-    """JavaScript's Number.prototype.toFixed for finite values.
+    """JavaScript's Number.prototype.toFixed.
 
     toFixed rounds the exact binary value of the double, ties away from zero;
-    Decimal(float) is that exact value, so ROUND_HALF_UP on it matches.
+    Decimal(float) is that exact value, so ROUND_HALF_UP on it matches. From 1e21 in
+    magnitude, and for ±Infinity and NaN, it is String(x): `1e+30`, `Infinity`.
     """
+    if not -1e21 < value < 1e21:
+        return _js_text(value)
     exact = Decimal(value)
     quantum = Decimal(1).scaleb(-digits)
     rounded = exact.quantize(quantum, rounding=ROUND_HALF_UP)
@@ -95,8 +101,27 @@ def to_fixed(value: float, digits: int = 1) -> str:
 
 
 def thousands(n: int) -> str:
-    """`n.toLocaleString('en-US')` for integers."""
+    """`n.toLocaleString('en-US')` for integers: a float past 2^53 as ICU writes it (its shortest
+    digits, then zeros: 1e30 is 1,000,...,000), ±Infinity as `∞`, `-∞`, NaN as `NaN`."""
+    if type(n) is not float:
+        return f"{n:,}"
+    if n != n:
+        return "NaN"
+    if n in (math.inf, -math.inf):
+        return "∞" if n > 0 else "-∞"
+    if n.is_integer():
+        return f"{int(Decimal(repr(n))):,}"
     return f"{n:,}"
+
+
+_INTEGRAL = 2.0**52  # every double from here on is an integer
+
+
+def _js_text(value) -> str:
+    """String(x) of a number."""
+    from citeledger.infra.jsonl import js_string
+
+    return "NaN" if value != value else js_string(value)
 
 
 def percent(ratio: float) -> str:

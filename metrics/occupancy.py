@@ -21,7 +21,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core import (
-    FAMILIES, FILE_ACCESS, Appended, Compaction, MetricOptions, Request, ToolOutput, hookimpl, js_round, tool_family,
+    FAMILIES, FILE_ACCESS, MAX_EXACT, Appended, Compaction, MetricOptions, Request, ToolOutput, hookimpl, js_round, tool_family,
 )
 
 # No gap to calibrate on: the ratio the harness assumes, and flags.
@@ -132,7 +132,8 @@ def _gaps(context) -> tuple[list, list, int, dict, dict]:
 
 def calibrate(gaps) -> tuple[float, bool]:
     """(chars per token, calibrated): clean gaps' lower median, shedding dropped, the rest pooled."""
-    clean = [g for g in gaps if not g.compacted and g.delta > 0 and g.chars > CLEAN_MIN_CHARS
+    # A gap whose prompt sizes are out of range (infra/outside.py: 1e400 is Infinity) calibrates nothing.
+    clean = [g for g in gaps if not g.compacted and 0 < g.delta <= MAX_EXACT and g.chars > CLEAN_MIN_CHARS
              and g.tool_chars / g.chars >= CLEAN_TOOL_SHARE]
     ratios = sorted(g.tool_chars / g.delta for g in clean)
     lower_median = ratios[(len(ratios) - 1) // 2] if ratios else 0
@@ -144,7 +145,7 @@ def calibrate(gaps) -> tuple[float, bool]:
         chars += g.tool_chars
     if tokens == 0:  # no clean gap: every growing gap, all its characters
         for g in gaps:
-            if not g.compacted and g.delta > 0 and g.chars > 0:
+            if not g.compacted and 0 < g.delta <= MAX_EXACT and g.chars > 0:
                 tokens += g.delta
                 chars += g.chars
     return (chars / tokens, True) if tokens > 0 else (FALLBACK_CHARS_PER_TOKEN, False)
@@ -154,7 +155,7 @@ def dispersion(gaps, chars_per_token: float) -> Optional[float]:
     """The lower median of |priced - delta| / delta over gaps that are one tool result."""
     errors = []
     for g in gaps:
-        if g.compacted or g.delta <= 0 or g.chars <= CLEAN_MIN_CHARS or g.tool_chars / g.chars < DISPERSION_TOOL_SHARE:
+        if g.compacted or not 0 < g.delta <= MAX_EXACT or g.chars <= CLEAN_MIN_CHARS or g.tool_chars / g.chars < DISPERSION_TOOL_SHARE:
             continue
         errors.append(abs(g.tool_chars / chars_per_token - g.delta) / g.delta)
     errors.sort()

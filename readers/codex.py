@@ -17,6 +17,7 @@ from typing import Hashable, Optional, Sequence
 import orjson
 
 from citeledger.core import (
+    as_double,
     AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResult,
     ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
@@ -362,7 +363,8 @@ class TokenCounts:
 
 
 def _count(value) -> int:
-    return value if type(value) is int and value >= 0 else 0
+    """A logged count: a non-negative integer, as JavaScript holds it (past 2^53 a float: infra/outside.py)."""
+    return as_double(value) if type(value) is int and value >= 0 else 0
 
 
 def _tool_use(given: dict, name, call_id, key, origin: Origin, order: int) -> ToolUse:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from citeledger.core import Origin, Request, ResultEvent, RunLog, Usage
+from citeledger.core import Origin, Request, ResultEvent, RunLog, Usage, as_double
 
 
 def _count(value) -> int:
-    return value if type(value) is int and value >= 0 else 0
+    """A logged count: a non-negative integer, as JavaScript holds it (past 2^53 a float: infra/outside.py)."""
+    return as_double(value) if type(value) is int and value >= 0 else 0
 
 
 def request_of(tokens, origin: Origin) -> Optional[Request]:
@@ -47,7 +48,7 @@ def result_event_of(event: dict, origin: Origin) -> ResultEvent:
     duration = stats.get("duration_ms") if isinstance(stats, dict) else None
     status = event.get("status")
     return ResultEvent(subtype=status if type(status) is str else None,
-                       duration_ms=duration if type(duration) in (int, float) and duration >= 0 else None,
+                       duration_ms=as_double(duration) if type(duration) in (int, float) and duration >= 0 else None,
                        cost_usd=None, origin=origin)
 
 

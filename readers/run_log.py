@@ -20,6 +20,7 @@ from __future__ import annotations
 import orjson
 
 from citeledger.core import (
+    MAX_EXACT as EXACT, as_double, in_range, out_of_range,
     Appended, Compaction, LoggedTokens, Origin, Request, ResultEvent, RunLog, ToolOutput, Usage, js_string, js_stringify, utf16_len,
 )
 
@@ -29,12 +30,11 @@ COMPACTION_SUBTYPES = frozenset({"compact_boundary", "compaction"})
 
 
 def js_number(value):
-    """A logged count as the harness adds it (`x || 0`): a number as itself (an integral
-    float as an int, so it prints as JavaScript prints it), true as 1, anything else 0."""
-    if type(value) is int:
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else value
+    """A logged count as the harness adds it (`x || 0`): a number as JavaScript holds it
+    (infra/outside.py's `as_double`: an integral float in range as an int, so it prints as
+    JavaScript prints it; 1e30 and Infinity stay floats), true as 1, anything else 0."""
+    if type(value) is int or isinstance(value, float):
+        return as_double(value)
     if value is True:
         return 1
     return 0
@@ -53,11 +53,16 @@ def usage_of(message: dict) -> Usage:
         return Usage()
     given, read, made, out = (u.get("input_tokens"), u.get("cache_read_input_tokens"),
                               u.get("cache_creation_input_tokens"), u.get("output_tokens"))
-    # js_number, its int case inline: this runs for every request of a corpus.
+    # js_number, its exact int case inline: this runs for every request of a corpus.
     return Usage(  # positional (input, cache read, cache creation, output): one per request of a corpus
-        given if type(given) is int else js_number(given), read if type(read) is int else js_number(read),
-        made if type(made) is int else js_number(made), out if type(out) is int else js_number(out),
+        given if type(given) is int and -EXACT <= given <= EXACT else js_number(given),
+        read if type(read) is int and -EXACT <= read <= EXACT else js_number(read),
+        made if type(made) is int and -EXACT <= made <= EXACT else js_number(made),
+        out if type(out) is int and -EXACT <= out <= EXACT else js_number(out),
     )
+
+
+USAGE_FIELDS = ("output_tokens", "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def json_length(value) -> int:
@@ -116,8 +121,9 @@ class RunLogReader:
     walker's JavaScript Map key of an id.
     """
 
-    def __init__(self, names: dict, key_of, content_blocks, truthy):
+    def __init__(self, names: dict, key_of, content_blocks, truthy, warn=None):
         self.names = names
+        self.warn = warn  # warn(origin, message): a number out of range (infra/outside.py)
         self.key_of = key_of
         self.content_blocks = content_blocks
         self.truthy = truthy
@@ -146,11 +152,14 @@ class RunLogReader:
             if type(usage) is dict:  # a usage that is no object adds 0 to every sum: no call
                 out, given, made, read = (usage.get("output_tokens"), usage.get("input_tokens"),
                                           usage.get("cache_creation_input_tokens"), usage.get("cache_read_input_tokens"))
-                # parse-session.mjs's sums (`u.output_tokens || 0`, ...), js_number's int case inline
-                self.generated += out if type(out) is int else js_number(out)
-                self.fresh += ((given if type(given) is int else js_number(given))
-                               + (made if type(made) is int else js_number(made)))
-                self.cached += read if type(read) is int else js_number(read)
+                # parse-session.mjs's sums (`u.output_tokens || 0`, ...), js_number's exact int case inline
+                if not (type(out) is int and type(given) is int and type(made) is int and type(read) is int
+                        and -EXACT <= out <= EXACT and -EXACT <= given <= EXACT and -EXACT <= made <= EXACT
+                        and -EXACT <= read <= EXACT):
+                    out, given, made, read = self._numbers("usage", (out, given, made, read), USAGE_FIELDS, origin)
+                self.generated += out
+                self.fresh += given + made
+                self.cached += read
         if not own_window:
             return
         if kind == "assistant":
@@ -160,10 +169,20 @@ class RunLogReader:
         elif kind == "system":
             self._system(event, origin)
         elif kind == "result":
+            duration, cost = optional_number(event.get("duration_ms")), optional_number(event.get("total_cost_usd"))
+            if (duration is not None and not in_range(duration)) or (cost is not None and not in_range(cost)):
+                self._numbers("", (duration, cost), ("duration_ms", "total_cost_usd"), origin, read=lambda v: v)
             self.results.append(ResultEvent(
                 subtype=event.get("subtype") if type(event.get("subtype")) is str else None,
-                duration_ms=optional_number(event.get("duration_ms")),
-                cost_usd=optional_number(event.get("total_cost_usd")), origin=origin))
+                duration_ms=duration, cost_usd=cost, origin=origin))
+
+    def _numbers(self, where: str, values: tuple, fields: tuple, origin: Origin, read=js_number) -> tuple:
+        """`values` read (js_number: None is 0), each out of range warned about (its file, line and field)."""
+        read = tuple(map(read, values))
+        for value, field in zip(read, fields):
+            if value is not None and not in_range(value) and self.warn is not None:
+                self.warn(origin, out_of_range(f"{where}.{field}" if where else field, value))
+        return read
 
     def _assistant(self, message, origin: Origin, key) -> None:
         if type(message) is not dict:  # an object is truthy, even empty: only one is read

@@ -169,7 +169,7 @@ class EventWalker:
         self.explore_answers: list[ExploreAnswer] = []
         self._threads: dict[Optional[str], None] = {}
         # What the host logged beside the tool traffic (readers/run_log.py).
-        self.log = RunLogReader(self.names, js_map_key, content_blocks, js_truthy)
+        self.log = RunLogReader(self.names, js_map_key, content_blocks, js_truthy, self.warn)
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))

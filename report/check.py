@@ -10,9 +10,7 @@ then the session keys; then one line per fixture and the verdict.
 
 from __future__ import annotations
 
-import math
-
-from citeledger.core import js_string, percent, spent, thousands, to_fixed, utf16_len
+from citeledger.core import js_round, js_string, percent, spent, thousands, to_fixed, utf16_len
 
 GROUP_ROWS = ("answer", "incidental", "other")  # the groups the reference's table shows
 FILE_HEADER = "    #  alloc%  deliv%    bytes  score    graph  hits  gen  render     file"
@@ -20,7 +18,11 @@ SPEND_HEADER = "    #   score  reserved   spent   spent%   render        file"
 
 
 def _num(n) -> str:
-    return thousands(math.floor(n + 0.5))  # Math.round(n).toLocaleString('en-US')
+    return thousands(js_round(n))  # Math.round(n).toLocaleString('en-US')
+
+
+def _rounded(n) -> str:
+    return js_string(js_round(n))  # `${Math.round(n)}`: Infinity, 1e+30 as there
 
 
 def _left(text: str, width: int) -> str:
@@ -73,14 +75,14 @@ def _spend_table(result) -> list[str]:
     for f in rows:
         mode = f.render if f.render is not None else (f.skipped if f.skipped is not None else "—")
         lines.append(
-            f"   {_right(str(f.rank), 2)}{'*' if f.path in flagged else ' '} {_right(str(math.floor(f.score + 0.5)), 6)} "
+            f"   {_right(str(f.rank), 2)}{'*' if f.path in flagged else ' '} {_right(_rounded(f.score), 6)} "
             f"{_right(_num(f.allowance), 9)} {_right(_num(f.final_chars), 7)} {_right(percent(spent(f)), 7)}   "
             f"{_left(mode, 13)} {f.path}"
         )
     for flag in result.flags:
         lines.append(
-            f"   FLAG: {flag.starved} (score {math.floor(flag.starved_score + 0.5)}) spent {_num(flag.starved_spent)}/"
-            f"{_num(flag.starved_reserved)} while {flag.overspent} (score {math.floor(flag.overspent_score + 0.5)}) "
+            f"   FLAG: {flag.starved} (score {_rounded(flag.starved_score)}) spent {_num(flag.starved_spent)}/"
+            f"{_num(flag.starved_reserved)} while {flag.overspent} (score {_rounded(flag.overspent_score)}) "
             f"spent {_num(flag.overspent_spent)}/{_num(flag.overspent_reserved)}"
         )
     return lines

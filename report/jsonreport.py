@@ -6,6 +6,7 @@ import re
 
 import orjson
 
+from citeledger.core import json_safe
 from citeledger.core.scores import SessionScore, ratio
 
 # Lone surrogates (a `\ud800` escape in a transcript, a file name's
@@ -15,9 +16,25 @@ _MARKED = re.compile("[\ud800-\udfff\ufdd0]")
 _MARK = re.compile(rb"\xef\xb7\x90([0-9a-f]{4})")
 
 
+# A number orjson writes that may be out of range (infra/outside.py): 16 digits or more, or a
+# positive exponent. Text inside a string can look so too: then the value is checked, not the bytes.
+_SUSPECT = re.compile(rb"[\[:,]\s*-?(?:\d{16}|\d[\d.]*e\+)")
+
+
 def json_bytes(value, indent: bool = False) -> bytes:
-    """orjson's bytes for `value`; lone surrogates become \\u escapes instead of an error."""
+    """orjson's bytes for `value`; lone surrogates become \\u escapes instead of an error, and a
+    number out of range (not finite, or past 2^53 in magnitude: infra/outside.py) null."""
     option = orjson.OPT_INDENT_2 if indent else None
+    try:
+        out = orjson.dumps(value, option=option)
+    except TypeError:  # a lone surrogate, or an int past 64 bits
+        return _fallback(json_safe(value), option)
+    if _SUSPECT.search(out) is None:
+        return out
+    return _fallback(json_safe(value), option)
+
+
+def _fallback(value, option) -> bytes:
     try:
         return orjson.dumps(value, option=option)
     except TypeError:

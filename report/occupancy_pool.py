@@ -54,7 +54,7 @@ class OccupancyPool:
             sessions = self.pools[(slice_label, arm)]
             record = {"record": POOLED_RECORD, "slice": slice_label, "arm": arm, "sessions": len(sessions)}
             for index, (name, _) in enumerate(FIGURES):
-                record[name] = dict(zip(ENDS, spread([one[index] for one in sessions])))
+                record[name] = dict(zip(ENDS, spread([one[index] for one in sessions]) or (None,) * len(ENDS)))
             out.append(record)
         return out
 

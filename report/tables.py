@@ -12,7 +12,7 @@ import io
 import json
 from typing import Iterable, Optional, Sequence
 
-from citeledger.core import inert_cell, percent, printable
+from citeledger.core import in_range, inert_cell, percent, printable
 from citeledger.report.stats import median, pooled, quantile
 from citeledger.report.text import TOOL_NAME
 
@@ -215,7 +215,9 @@ def csv_value(value) -> str:
     if isinstance(value, (list, tuple)):  # a JSON array: pandas reads it with json.loads, names with spaces survive
         return json.dumps(list(value), ensure_ascii=False)
     if isinstance(value, float):
-        return repr(value)
+        return repr(value) if in_range(value) else ""  # out of range (infra/outside.py): null, as in JSON
+    if type(value) is int and not in_range(value):
+        return ""
     return str(value)
 
 

@@ -55,3 +55,119 @@ def test_a_spec_of_many_fixtures_over_a_sidecar_of_many_reports_costs_their_sum_
 
     linear, small, large = grows_linearly(make, 1_000)
     assert linear, f"1,000 fixtures and reports: {small:.3f} s; 4,000 each: {large:.3f} s"
+
+
+# ---------------------------------------------------------------- items 1, 2: numbers from outside
+
+OUT_OF_RANGE = "is out of range (a finite number of magnitude at most 9,007,199,254,740,992): null in JSON and CSV"
+
+
+def _usage_session(path: Path, usage: str, result: str = "") -> Path:
+    """A one-call session whose two requests log `usage` (raw JSON, so 1e400 stays 1e400) and
+    whose result event adds `result` (raw JSON members)."""
+    explore = "mcp__codegraph__codegraph_explore"
+    answer = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+        {"type": "text", "text": "**Exploration: q**\n\n**`lib/a.js`**\nx\n"}]}]}})
+    rows = [
+        '{"type":"system","subtype":"init","tools":["%s"]}' % explore,
+        '{"type":"assistant","message":{"id":"m1","usage":%s,"content":[{"type":"tool_use","id":"t1","name":"%s",'
+        '"input":{"query":"q"}}]}}' % (usage, explore),
+        answer,
+        '{"type":"assistant","message":{"id":"m2","usage":%s,"content":[{"type":"text","text":"see lib/a.js"}]}}' % usage,
+        '{"type":"result","subtype":"success","result":"see lib/a.js"%s}' % result,
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _usage(input_tokens: str, output_tokens: str = "1") -> str:
+    return ('{"input_tokens":%s,"output_tokens":%s,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}'
+            % (input_tokens, output_tokens))
+
+
+@pytest.mark.parametrize("count", ["1e30", "1000000000000000000000000000000", "18446744073709551615"])
+def test_a_usage_count_past_2_to_the_53_in_one_transcript_loses_no_sweep(tmp_path, capsys, count):
+    logs = tmp_path / "logs"
+    _usage_session(logs / "huge.jsonl", _usage(count))
+    _session(logs / "plain.jsonl", "lib/a.js")
+    status = main(["sweep", str(logs), "--json", "-q", "-j1", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert status == 1, err
+    records = [json.loads(line) for line in out.splitlines()]
+    sessions = {r["inputs"][0].rsplit("/", 1)[1]: r for r in records if r["record"] == "session"}
+    assert set(sessions) == {"huge.jsonl", "plain.jsonl"} and sessions["huge.jsonl"]["status"] == "scored"
+    assert sessions["huge.jsonl"]["run_tokens_processed"] is None
+    assert f"huge.jsonl:2: usage.input_tokens: " in err and OUT_OF_RANGE in err
+    assert (tmp_path / "out" / "sweep.jsonl").read_bytes() == out.encode()
+    header, *rows = (tmp_path / "out" / "sessions.csv").read_text().splitlines()
+    column = header.split(",").index("run_tokens_processed")
+    assert sorted(row.split(",")[column] for row in rows)[0] == ""  # null, as in JSON
+
+
+def test_non_finite_usage_and_result_numbers_print_as_node_prints_them(tmp_path, capsys):
+    run = _usage_session(tmp_path / "inf.jsonl", _usage("1e400"), ',"duration_ms":-1e400,"total_cost_usd":1e30')
+    for argv in (["score", "--harness"], ["score", "--harness", "--session"], ["score"], ["score", "--json"],
+                 ["score", "--html", str(tmp_path / "page.html")]):
+        status = main([*argv, str(run)])
+        out, err = capsys.readouterr()
+        assert status in (0, 1), (argv, err)
+        assert "inf.jsonl:5: duration_ms: -Infinity " + OUT_OF_RANGE in err
+        assert "inf.jsonl:5: total_cost_usd: 1e+30 " + OUT_OF_RANGE in err
+        if argv == ["score", "--harness"]:  # what parse-run.mjs prints for these numbers
+            assert "Result: success | duration -Infinitys | turns 2\n" in out
+            assert "  tokens processed: ∞ | cost $1e+30\n" in out
+        if argv == ["score", "--harness", "--session"]:  # parse-session.mjs's
+            assert "TOKENS: gen 0.0k | fresh-in Infinityk | cached-in 0.0k | billable≈ Infinityk" in out
+        if argv == ["score", "--json"]:
+            run_figures = json.loads(out)["run"]
+            assert (run_figures["duration_s"], run_figures["tokens_processed"], run_figures["cost_usd"]) == (None,) * 3
+
+
+def test_a_sidecar_score_and_share_of_1e400_and_1e30_are_judged_and_printed_as_node_prints_them(tmp_path, capsys):
+    sidecar_lines = SIDECAR.read_text().splitlines()
+    report = json.loads(sidecar_lines[12])
+    report["files"][0].update(score="@INF@", share="@INF@", graphScore=1e30)
+    sidecar = tmp_path / "explore-new.jsonl"
+    sidecar.write_text("\n".join(json.dumps(report).replace('"@INF@"', "1e400") for _ in range(1)) + "\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "res-send", "title": "t", "query": report["query"],
+                                              "groups": {"answer": ["lib/response.js"]},
+                                              "assert": {"answerShareAtLeast": 0.6}}]}))
+    for argv in (["check", spec, "--diagnostics", sidecar, RUN], ["score", "--diagnostics", sidecar, RUN],
+                 ["score", "--json", "--diagnostics", sidecar, RUN], ["explain", "--diagnostics", sidecar, RUN]):
+        status = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        assert status == 1, (argv, err)  # judged, with the numbers warned about: never a silent 0
+        assert f"{sidecar.name}:1: files[0].score: Infinity {OUT_OF_RANGE}" in err
+        assert f"{sidecar.name}:1: files[0].graphScore: 1e+30 {OUT_OF_RANGE}" in err
+        if argv[0] == "check":
+            assert "  Infinity    1e+30 " in out and "answer Infinity% delivered" in out
+
+
+SIDECAR = Path(__file__).resolve().parents[1] / "fixtures" / "pass" / "cg22" / "ab-express" / "explore-new.jsonl"
+RUN = SIDECAR.parent / "run-new-1.jsonl"
+
+
+@pytest.mark.parametrize("value, fixed, whole, rounded", [
+    (1e30, "1e+30", "1,000,000,000,000,000,000,000,000,000,000", 1e30),
+    (float("inf"), "Infinity", "∞", float("inf")),
+    (float("-inf"), "-Infinity", "-∞", float("-inf")),
+    (1.2345678901234569e23, "1.2345678901234569e+23", "123,456,789,012,345,690,000,000", 1.2345678901234569e23),
+    (2.5, "2.5", "3", 3),
+])
+def test_javascripts_number_formats_are_total_over_doubles(value, fixed, whole, rounded):
+    # node: x.toFixed(1), Math.round(x).toLocaleString('en-US'), Math.round(x)
+    from citeledger.infra.jsstr import js_round, thousands, to_fixed
+
+    assert (to_fixed(value, 1), thousands(js_round(value)), js_round(value)) == (fixed, whole, rounded)
+
+
+def test_compare_arms_harness_over_runs_logging_infinity_and_1e30_prints_their_table(tmp_path, capsys):
+    _usage_session(tmp_path / "pass" / "run-new-1.jsonl", _usage("1e400"), ',"duration_ms":1e400,"total_cost_usd":1e30')
+    _usage_session(tmp_path / "pass" / "run-base-1.jsonl", _usage("1e30"))
+    status = main(["compare", str(tmp_path / "pass"), "--arms", "base", "new", "--harness"])
+    out, err = capsys.readouterr()
+    assert status in (0, 1) and "run-new-1.jsonl:5: duration_ms: Infinity " + OUT_OF_RANGE in err
+    # compare-arms.mjs: 1e30 tokens as toLocaleString writes them; Infinity is no figure (—)
+    assert "    final context (tok)                1,000,000,000,000,000,000,000,000,000,000                       —\n" in out
