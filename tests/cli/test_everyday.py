@@ -223,3 +223,42 @@ def test_sweep_sessions_names_each_session_in_text_by_start_time(capsys, agent_h
     assert first.split()[:4] == ["2025-09-03", "00:52", "/path/to/Demo", "claude"]
     assert first.endswith(CLAUDE_LOG.name) and "no-explore" in first
     assert second.split()[:4] == ["2026-06-05", "04:58", "/tmp/agent-history-real-agent/codex/workspace", "codex"]
+
+
+# ---------------------------------------------------------------- hints, not silence
+
+VIEWER_LOG = PUBLIC_A / "claude-code-viewer" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+
+
+def test_score_of_a_plain_claude_code_session_hints_at_the_retrieval_ruleset_once(capsys, public_a):
+    code, _, err = cli(capsys, "score", "--session", VIEWER_LOG)
+    assert code == 1
+    assert err.count("try --ruleset retrieval") == 1
+    assert "citeledger: note: 11 Read/Grep/Glob/shell call(s): try --ruleset retrieval\n" in err
+    _, out, err = cli(capsys, "score", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert "efficiency  64.5%" in out and "try --ruleset" not in err
+
+
+def test_explain_of_a_plain_claude_code_session_hints_too(capsys, public_a):
+    _, _, err = cli(capsys, "explain", "--session", VIEWER_LOG)
+    assert err.count("try --ruleset retrieval") == 1
+
+
+def test_not_scored_reason_under_retrieval_names_its_own_sources(capsys, public_a):
+    sample = PUBLIC_A / "simonw-cct" / "sample_session.jsonl"
+    _, out, err = cli(capsys, "score", "--ruleset", "retrieval", "--json", sample)
+    reason = "no codegraph_explore, read, grep, glob or bash_read response with a source section"
+    assert json.loads(out)["reason"] == reason
+    assert f"not scored (no-explore): {reason}\n" in err
+    _, out, _ = cli(capsys, "sweep", "--ruleset", "retrieval", "--json", "-q", "-j", "1", sample)
+    assert sessions_of(out)[0]["reason"] == reason
+    _, out, err = cli(capsys, "score", "--json", sample)
+    assert json.loads(out)["reason"] == "no codegraph_explore response with a source section"  # default's, as before
+
+
+def test_sweep_of_plain_sessions_under_default_hints_once(capsys, agent_home):
+    _, _, err = cli(capsys, "sweep", "-q", "-j", "1")
+    assert err.count("try --ruleset retrieval") == 1
+    assert "2 session(s) with no explore response under default" in err
+    _, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--ruleset", "retrieval")
+    assert "try --ruleset" not in err
