@@ -262,3 +262,32 @@ def test_sweep_of_plain_sessions_under_default_hints_once(capsys, agent_home):
     assert "2 session(s) with no explore response under default" in err
     _, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--ruleset", "retrieval")
     assert "try --ruleset" not in err
+
+
+# ---------------------------------------------------------------- explain names each call
+
+
+def test_explain_ruleset_retrieval_names_each_read_glob_call(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert "no query recorded" not in text
+    assert '    call 3  0.0% of 35 chars  Glob "**/package.json" in "/path/to/Demo"\n' in text
+    assert '    call 6  100.0% of 4,021 chars  Read "/path/to/Demo/CLAUDE.md"\n' in text
+
+
+def test_explain_shows_n_a_for_a_call_that_returned_no_file(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert '    call 1  n/a of 14 chars  Glob "**/*.md" in "~/.claude/commands"\n' in text
+
+
+def test_explain_json_says_what_each_call_asked(capsys, public_a):
+    _, out, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--json", "--session", VIEWER_LOG)
+    calls = json.loads(out)["calls"]
+    assert calls[5]["asked"] == 'Read "/path/to/Demo/CLAUDE.md"' and calls[5]["query"] is None
+
+
+def test_explain_names_codex_shell_reads_and_gemini_read_file_calls(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", PUBLIC_A / "rtchess-codex" / "exported-session.jsonl")
+    assert "    call 1  100.0% of 2,696 chars  shell_command \"sed -n '272,340p' app.js\"\n" in text
+    chat = PUBLIC_A / "metaphi-gemini" / "010ac575" / "chats" / "session-2026-01-30T06-08-7befeae5.json"
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", chat)
+    assert '    call 3  0.0% of 2,325 chars  read_file "packed.json"\n' in text
