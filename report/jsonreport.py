@@ -96,9 +96,9 @@ def session_head(score: SessionScore) -> dict:
         "files": [],
     }
     if not scored:
-        from citeledger.report.tables import REASONS
+        from citeledger.report.tables import reason_of
 
-        out["reason"] = REASONS[score.status]
+        out["reason"] = reason_of(score.status, score.source_names)
     if score.line_level:  # only beyond the reference: default's JSON keeps its keys
         out["line_level"] = {
             "used": score.line_used,

@@ -73,7 +73,7 @@ def session_rows(outcome, rulesets) -> list[dict]:
                 files=[[f.path, f.chars, f.verdict.channel] for f in s.files],
             )
             if s.status in REASONS:
-                row["reason"] = REASONS[s.status]
+                row["reason"] = reason_of(s.status, s.source_names)
         rows.append(row)
     return rows
 
@@ -83,6 +83,15 @@ REASONS = {
     "no-explore": f"no {TOOL_NAME} response with a source section",
     "no-answer": "no final answer text",
 }
+
+
+def reason_of(status: str, sources=()) -> str:
+    """Why a session is not scored, naming the ruleset's own sources (`default`'s: the explore tool)."""
+    sources = tuple(sources)
+    if status == "no-explore" and sources and sources != (TOOL_NAME,):
+        named = sources[0] if len(sources) == 1 else ", ".join(sources[:-1]) + " or " + sources[-1]
+        return f"no {named} response with a source section"
+    return REASONS[status]
 
 
 def _whereabouts(ref) -> dict:

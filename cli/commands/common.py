@@ -135,12 +135,12 @@ def finish(result, extra_warnings=()) -> int:
     """Warnings on stderr (the reason a session is not scored among them) and the exit status:
     every exit 1 names its reason (docs/cli.md)."""
     from citeledger.core.transcript import InputWarning
-    from citeledger.report.tables import REASONS
+    from citeledger.report.tables import REASONS, reason_of
 
     warnings = [*result.warnings, *extra_warnings]
     if result.status in REASONS:
         where = result.inputs[0] if result.inputs else result.name
-        warnings.append(InputWarning(file=where, line=0, message=f"not scored ({result.status}): {REASONS[result.status]}"))
+        warnings.append(InputWarning(file=where, line=0, message=f"not scored ({result.status}): {reason_of(result.status, result.source_names)}"))
     report_warnings(warnings, "--json")  # on stderr whatever the format; --json also carries them
     return EXIT_WARNINGS if warnings else EXIT_OK
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citeledger.cli.commands import SUMMARY
+from citeledger.cli.hints import hint_retrieval
 
 from citeledger.core import score
 from citeledger.report.results import SessionResult
@@ -53,4 +54,6 @@ def run(args) -> int:
                            next_acts=acts, transcript=transcript, extra_text=extra_text, extra_data=extra_data)
     write_pages(result, args.html)
     write(result, fmt)
-    return finish(scored, extra_warnings)
+    status = finish(scored, extra_warnings)
+    hint_retrieval(transcript, ruleset, scored)
+    return status

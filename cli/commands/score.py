@@ -7,6 +7,7 @@ from citeledger.cli.commands import SUMMARY
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
 from citeledger.cli.limits import int_text
+from citeledger.cli.hints import hint_retrieval
 from citeledger.cli.metrics import measured
 from citeledger.report.results import SessionResult
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
@@ -104,7 +105,9 @@ def run(args) -> int:
     write(result, fmt)
     if view:
         extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else scored.name))
-    return finish(scored, extra_warnings)
+    status = finish(scored, extra_warnings)
+    hint_retrieval(transcript, ruleset, scored)
+    return status
 
 
 def run_harness(args) -> int:

@@ -22,6 +22,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserEr
 from citeledger.cli.agents import add_agent_option, agent_folders, readers_of
 from citeledger.cli.window import BY, add_window_options, group_of, window_of, within
 from citeledger.cli.formats import check, chosen, write, write_pages
+from citeledger.cli.hints import hint_sweep
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.cli.limits import max_jobs, workers
 from citeledger.cli.long_tables import LongTables, require_pyarrow
@@ -479,6 +480,7 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     for record in diagnosed.summary_records():
         outputs.record(record)
     report_warnings(tally.warnings)  # before stdout: a reader that stops early still sees them
+    hint_sweep(tally.unscored, rulesets)
     outputs.finish(header)
     return SweepResult(
         by=args.by or "", by_rows=by_rows, session_rows=tuple(sorted(tally.briefs, key=by_start)),

@@ -27,6 +27,11 @@ def session_data(result) -> dict:
     if where is not None:  # when, where and by which agent, after the session's name
         name = data.pop("session")
         data = {"session": name, **where.as_dict(), **data}
+    if result.kind == "explain":  # what each call of a source other than the explore source asked
+        from citeledger.report.explain import calls_asked
+
+        for call, asked in zip(data["calls"], calls_asked(result.score, result.transcript)):
+            call["asked"] = asked
     if result.session_path is not None:
         data["session_path"] = result.session_path
     if result.json_added:  # the partial-session rule read these too; `inputs` lists every file read

@@ -37,7 +37,10 @@ def _explain(result) -> str:
         from citeledger.report.sufficiency import render_sufficiency
 
         block = "\n" + render_sufficiency(result.sufficiency)
-    return render_explain(result.score) + added_line(result.added) + block + result.extra_text
+    from citeledger.report.explain import calls_asked
+
+    asked = calls_asked(result.score, result.transcript)
+    return render_explain(result.score, asked) + added_line(result.added) + block + result.extra_text
 
 
 def _compare(result) -> str:

@@ -223,3 +223,71 @@ def test_sweep_sessions_names_each_session_in_text_by_start_time(capsys, agent_h
     assert first.split()[:4] == ["2025-09-03", "00:52", "/path/to/Demo", "claude"]
     assert first.endswith(CLAUDE_LOG.name) and "no-explore" in first
     assert second.split()[:4] == ["2026-06-05", "04:58", "/tmp/agent-history-real-agent/codex/workspace", "codex"]
+
+
+# ---------------------------------------------------------------- hints, not silence
+
+VIEWER_LOG = PUBLIC_A / "claude-code-viewer" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+
+
+def test_score_of_a_plain_claude_code_session_hints_at_the_retrieval_ruleset_once(capsys, public_a):
+    code, _, err = cli(capsys, "score", "--session", VIEWER_LOG)
+    assert code == 1
+    assert err.count("try --ruleset retrieval") == 1
+    assert "citeledger: note: 11 Read/Grep/Glob/shell call(s): try --ruleset retrieval\n" in err
+    _, out, err = cli(capsys, "score", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert "efficiency  64.5%" in out and "try --ruleset" not in err
+
+
+def test_explain_of_a_plain_claude_code_session_hints_too(capsys, public_a):
+    _, _, err = cli(capsys, "explain", "--session", VIEWER_LOG)
+    assert err.count("try --ruleset retrieval") == 1
+
+
+def test_not_scored_reason_under_retrieval_names_its_own_sources(capsys, public_a):
+    sample = PUBLIC_A / "simonw-cct" / "sample_session.jsonl"
+    _, out, err = cli(capsys, "score", "--ruleset", "retrieval", "--json", sample)
+    reason = "no codegraph_explore, read, grep, glob or bash_read response with a source section"
+    assert json.loads(out)["reason"] == reason
+    assert f"not scored (no-explore): {reason}\n" in err
+    _, out, _ = cli(capsys, "sweep", "--ruleset", "retrieval", "--json", "-q", "-j", "1", sample)
+    assert sessions_of(out)[0]["reason"] == reason
+    _, out, err = cli(capsys, "score", "--json", sample)
+    assert json.loads(out)["reason"] == "no codegraph_explore response with a source section"  # default's, as before
+
+
+def test_sweep_of_plain_sessions_under_default_hints_once(capsys, agent_home):
+    _, _, err = cli(capsys, "sweep", "-q", "-j", "1")
+    assert err.count("try --ruleset retrieval") == 1
+    assert "2 session(s) with no explore response under default" in err
+    _, _, err = cli(capsys, "sweep", "-q", "-j", "1", "--ruleset", "retrieval")
+    assert "try --ruleset" not in err
+
+
+# ---------------------------------------------------------------- explain names each call
+
+
+def test_explain_ruleset_retrieval_names_each_read_glob_call(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert "no query recorded" not in text
+    assert '    call 3  0.0% of 35 chars  Glob "**/package.json" in "/path/to/Demo"\n' in text
+    assert '    call 6  100.0% of 4,021 chars  Read "/path/to/Demo/CLAUDE.md"\n' in text
+
+
+def test_explain_shows_n_a_for_a_call_that_returned_no_file(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--session", VIEWER_LOG)
+    assert '    call 1  n/a of 14 chars  Glob "**/*.md" in "~/.claude/commands"\n' in text
+
+
+def test_explain_json_says_what_each_call_asked(capsys, public_a):
+    _, out, _ = cli(capsys, "explain", "--ruleset", "retrieval", "--json", "--session", VIEWER_LOG)
+    calls = json.loads(out)["calls"]
+    assert calls[5]["asked"] == 'Read "/path/to/Demo/CLAUDE.md"' and calls[5]["query"] is None
+
+
+def test_explain_names_codex_shell_reads_and_gemini_read_file_calls(capsys, public_a):
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", PUBLIC_A / "rtchess-codex" / "exported-session.jsonl")
+    assert "    call 1  100.0% of 2,696 chars  shell_command \"sed -n '272,340p' app.js\"\n" in text
+    chat = PUBLIC_A / "metaphi-gemini" / "010ac575" / "chats" / "session-2026-01-30T06-08-7befeae5.json"
+    _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", chat)
+    assert '    call 3  0.0% of 2,325 chars  read_file "packed.json"\n' in text

@@ -67,7 +67,8 @@ def test_an_unscored_session_exits_1_naming_why_on_stderr(capsys):
     path = str(REAL / "express-no-explore.jsonl")
     status, out, err = run(["score", path], capsys)
     assert status == 1
-    assert err == f"citeledger: warning: {path}:0: not scored (no-explore): no codegraph_explore response with a source section\n"
+    assert err == (f"citeledger: warning: {path}:0: not scored (no-explore): no codegraph_explore response with a source section\n"
+                   "citeledger: note: 2 Read/Grep/Glob/shell call(s): try --ruleset retrieval\n")  # issue 44's hint
     assert out.startswith("Explore allocation: no codegraph_explore responses")
 
 
