@@ -480,6 +480,14 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str, limits: tuple
             if not isinstance(item, item_type) or isinstance(item, bool) and item_type is not bool:
                 raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"items must be {item_type.__name__}")
         return tuple(value)
+    if origin is dict:  # named records (a source's declarations): a mapping, so `extends:` adds to it
+        if not isinstance(value, Located):
+            raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"must be a mapping, not {type(value).__name__}")
+        _, item_type = typing.get_args(hint)
+        for name, item in value.items():
+            if not isinstance(item, Located):
+                raise RulesetError(value.file, value.line_of(name), f"{prefix}{key}.{name}", "must be a mapping of options")
+        return {name: build(item_type, item, f"{prefix}{key}.{name}") for name, item in value.items()}
     if origin is typing.Union:  # Optional[X]
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
