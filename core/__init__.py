@@ -29,7 +29,7 @@ _LAZY = {
     "KeptTools": "citeledger.core.reader", "ReadOptions": "citeledger.core.reader",
     "Reader": "citeledger.core.reader", "SessionFiles": "citeledger.core.reader",
     "reading": "citeledger.core.reader", "is_explore": "citeledger.core.reader",
-    "ChannelRule": "citeledger.core.ruleset", "ReaderRules": "citeledger.core.ruleset",
+    "ChannelRule": "citeledger.core.ruleset", "ReaderRules": "citeledger.core.ruleset", "AnswerRules": "citeledger.core.ruleset",
     "Ruleset": "citeledger.core.ruleset", "SourceRule": "citeledger.core.ruleset",
     "UNITS": "citeledger.core.ruleset",
     "CallScore": "citeledger.core.scores", "FileScore": "citeledger.core.scores",

@@ -22,9 +22,9 @@ from citeledger.core import INTEGER_RANGE, UserError, channels as installed_chan
 
 from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
-from citeledger.core import UNITS, ChannelRule, ReaderRules, Ruleset, SourceRule
+from citeledger.core import UNITS, AnswerRules, ChannelRule, ReaderRules, Ruleset, SourceRule
 
-TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources"}
+TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources", "answer"}
 
 # Keys that moved, and their dotted names now: a ruleset written for the old
 # name is refused, never read with a changed meaning. A source says which of its
@@ -340,6 +340,7 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
         sources=tuple(SourceRule(u, source_options[u]) for u in use),
+        answer=build(AnswerRules, _section(tree, "answer"), "answer") if "answer" in tree else AnswerRules(),
     )
 
 

@@ -59,6 +59,9 @@ class Declared:
     shape: tuple[str, ...] = ()
     # An own section header: group 1 the path, group 2 the rest; or named groups path, repo, rest.
     header: Optional[re.Pattern] = None
+    # Lines that end a file's section and name no file (a query banner, a separator a script
+    # printed): what follows them, up to the next header, is charged to no file.
+    breaks: Optional[re.Pattern] = None
     # The last section ends at the first occurrence of this after its header ("": the end).
     trailer: str = ""
     # What follows the last section's closing code fence: the last file's, or meta.
@@ -73,6 +76,10 @@ class Declared:
     preamble: str = attrs.field(default="skip", validator=_one_of("skip", "meta"))
     # A result without any header: charged to (unknown) with a warning, or "meta".
     no_header: str = attrs.field(default="unknown", validator=_one_of("unknown", "meta"))
+    # For a shell call whose output has no header: a pattern over its command line naming the
+    # file it reads (named groups `path` and `repo`); when every match names one file, the
+    # output is that file's (a read filtered by grep in a loop prints no header).
+    command_file: Optional[re.Pattern] = None
 
     def __attrs_post_init__(self):
         if self.tool is None and self.command is None:
@@ -85,6 +92,10 @@ def check_cut(declared) -> None:
     unknown = [s for s in declared.shape if s not in SHAPES]
     if unknown:
         raise ValueError(f"shape: no shape {unknown[0]!r} (shipped: {', '.join(SHAPES)})")
+    if declared.command_file is not None and "path" not in declared.command_file.groupindex:
+        raise ValueError("command_file: needs a named group `path` (and `repo`, if the command names it)")
+    if declared.breaks is not None and declared.header is not None and header_roles(declared.header) is None:
+        raise ValueError("header: name its groups (`path`, `rest`) beside breaks")
     header = declared.header
     if header is not None:
         named = header_roles(header) is not None
@@ -156,7 +167,8 @@ def _rules(declared: Declared) -> Optional[CutRules]:
     if declared.listing and declared.header is None and not declared.shape:
         return None
     own = declared.header.pattern if declared.header is not None else ""
-    return CutRules(compile_linear(joined(declared.shape, own)), declared.trailer, declared.trailing_block)
+    breaks = declared.breaks.pattern if declared.breaks is not None else ""
+    return CutRules(compile_linear(joined(declared.shape, own, breaks)), declared.trailer, declared.trailing_block)
 
 
 def takes(declared: Declared, result) -> bool:
@@ -193,9 +205,24 @@ def _cut(result, declared: Declared, rules: Optional[CutRules], cuts) -> tuple:
     if cut.pieces(rules.trailing_block):
         fixed = Fixed(cut, rules.trailing_block)
         return (WithPreamble(fixed, cut.preamble) if declared.preamble == "meta" and cut.preamble else fixed), ""
+    named = command_file(declared, result)
+    if named is not None:
+        return Pieces([(named, text)]), ""
     if declared.no_header == "meta":
         return Pieces([(None, text)]), ""
     return Pieces([(UNKNOWN, text)]), "no header line found"
+
+
+def command_file(declared: Declared, result) -> Optional[str]:
+    """The one file the call's command line names by `command_file` (`repo/path`), else None."""
+    command = result.use.command if result.use is not None else None
+    if declared.command_file is None or command is None:
+        return None
+    names = set()
+    for m in declared.command_file.finditer(command):
+        path, repo = m.group("path"), m.group("repo") if "repo" in declared.command_file.groupindex else None
+        names.add(f"{repo.rstrip('/')}/{path}" if repo else path)
+    return names.pop() if len(names) == 1 else None
 
 
 @hookimpl

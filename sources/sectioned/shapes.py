@@ -33,12 +33,15 @@ SHAPES = {
 _NAMED = re.compile(r"\(\?P<(path|repo|rest)>")
 
 
-def joined(names, own: str = "") -> str:
-    """One header pattern of the named shapes (and a declaration's own `header`, last, which
-    then names its groups): each an alternative, its groups renamed `<role>_<n>`, `^` a line
-    start. An own header alone is used as written."""
-    if own and not names:
+def joined(names, own: str = "", breaks: str = "") -> str:
+    """One header pattern of the named shapes (and a declaration's own `header`, which then names
+    its groups, and its `breaks`, last): each an alternative, its groups renamed `<role>_<n>`,
+    `^` a line start. An own header alone is used as written. A `breaks` match starts a
+    section of no file (a query banner, a separator a script printed)."""
+    if own and not names and not breaks:
         return own  # as written (its groups 1 and 2, or its named groups)
     parts = [SHAPES[name] for name in names] + ([own] if own else [])
     renamed = [_NAMED.sub(lambda m, n=n: f"(?P<{m.group(1)}_{n}>", part) for n, part in enumerate(parts, 1)]
+    if breaks:  # names no file: a section of no file from here to the next header
+        renamed.append(breaks)
     return "(?m)(?:" + "|".join(f"(?:{part})" for part in renamed) + ")"

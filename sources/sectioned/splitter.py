@@ -50,6 +50,9 @@ def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, i
         if header is None:
             header = Header(path, suffix, names_of)
             headers.put((path, suffix), header)
+        if path is None and roles is not None:  # a break (no path group took part): charged to no file
+            pieces.append(("", None, decode(data[start:end]), True, -1))
+            continue
         pieces.append((path, header, decode(data[start:end]), False, end - start if utf8 else -1))
     start, end = heads[-1][0]
     return tuple(pieces), len(decode(data[start:end])), decode(data[:starts[0]])
@@ -89,7 +92,7 @@ def _named(head, roles, data, decode) -> tuple:
             c, d = head[rest_group]
             suffix = decode(data[c:d])
         return path, suffix
-    return None, ""
+    return None, ""  # an alternative with no path group: a break
 
 
 def split_sections(text: str, rules, unit: str, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
