@@ -65,6 +65,10 @@ def add_parser(sub) -> None:
                    help="print codegraph's arm table of one PASS directory, byte for byte as "
                    "`node compare-arms.mjs PASS L1 L2 ...` prints it (every arm side by side: runs, behavior, "
                    "occupancy, sufficiency, allocation, contamination)")
+    p.add_argument("--arm-pattern", metavar="REGEX",
+                   help="arms and questions from any layout: with ROOT --arms A B [C ...], a pattern with named "
+                   "groups 'question' and 'arm' searched in each session's path relative to ROOT; sessions are "
+                   "paired by question, each arm after the first compared with it (docs/your-tool.md)")
     p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
@@ -290,6 +294,10 @@ def arm_groups(args, names, passes, warnings: list) -> list[dict]:
 
 
 def run(args) -> int:
+    if args.arm_pattern is not None:
+        from citeledger.cli.commands.arm_pattern import run_arm_pattern, run_arm_pattern_table
+
+        return run_arm_pattern_table(args) if args.harness else run_arm_pattern(args)
     if args.harness:
         from citeledger.cli.commands.arm_table import run_arm_table
 
