@@ -26,6 +26,8 @@ from citeledger.rules.loader import compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
 GROUPS = ("question", "arm")
+# What sweep --arm-pattern adds to every session row and CSV row.
+ARM_COLUMNS = ("arm", "question")
 
 
 def arm_pattern(text: str, flag: str = "--arm-pattern"):
