@@ -17,6 +17,7 @@ from typing import Callable
 
 import attrs
 
+from citeledger.core.answer import assemble_answer, final_answer  # noqa: F401 (final_answer: the accountant's name of old)
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.infra.jsstr import is_blank
 from citeledger.core.plugins import channels as channel_classes, sources as source_classes
@@ -268,29 +269,11 @@ def _readable(transcript: Transcript, reader):
     return responses, results, texts, tuple(warnings), tool_results
 
 
-def _read(transcript: Transcript, reader) -> tuple:
-    """(responses, answer, its source, whether it has one, warnings, kept tool results)."""
-    responses, results, texts, warnings, tool_results = _readable(transcript, reader)
-    answer, source = final_answer(results, texts, reader.answer)
-    return responses, answer, source, not is_blank(answer), warnings, tool_results
-
-
-def final_answer(results, texts, rule: str) -> tuple[str, str]:
-    """(answer, where it came from)."""
-    if results:
-        return "\n\n".join(r.text for r in results), "result"
-    if rule == "final-turn-text":
-        turns: dict[int, list[str]] = {}
-        for t in texts:
-            if t.after_last_tool_use and not is_blank(t.text):
-                turns.setdefault(t.turn, []).append(t.text)
-        if turns:
-            return "\n\n".join("\n\n".join(parts) for parts in turns.values()), "final-turn-text"
-        return "", "none"
-    for t in reversed(texts):
-        if not is_blank(t.text):
-            return t.text, "text-event"
-    return "", "none"
+def _read(transcript: Transcript, ruleset) -> tuple:
+    """(responses, the Answer judged, whether it has one, warnings, kept tool results)."""
+    responses, results, texts, warnings, tool_results = _readable(transcript, ruleset.reader)
+    answer = assemble_answer(results, texts, transcript.tool_uses, ruleset.reader, ruleset.answer)
+    return responses, answer, not is_blank(answer.text), warnings, tool_results
 
 
 def _cuts_of(given: Given, ruleset, sources, memo: Shared) -> tuple:
@@ -499,12 +482,13 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     else:
         memo, mine = shared, shared.plan.of(ruleset)
     results = memo.results
-    reader, unit = ruleset.reader, ruleset.unit
+    unit = ruleset.unit
     keys = mine.keys
     read = results.get(keys["read"])
     if read is None:
-        read = results[keys["read"]] = _read(transcript, reader)
-    responses, answer, source, has_answer, warnings, tool_results = read
+        read = results[keys["read"]] = _read(transcript, ruleset)
+    responses, assembled, has_answer, warnings, tool_results = read
+    answer = assembled.text
     pulled, said = memo.get(keys["cut"], lambda: _cuts_of(
         Given(responses, tool_results, transcript.files), ruleset, mine.sources, memo))
     if said:  # a source's own warnings (a result charged to no known file)
@@ -534,7 +518,8 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         meta_chars=charges.meta,
         answer=answer,
         has_answer=has_answer,
-        answer_source=source,
+        answer_source=assembled.source,
+        answer_written=assembled.written if ruleset.answer.written else None,
         warnings=warnings,
         line_level=lines.on,
         line_used=charges.line_used,

@@ -59,6 +59,15 @@ class ReaderRules:
 
 
 @frozen
+class AnswerRules:
+    """What the answer judged holds besides the final message (core/answer.py)."""
+
+    # Globs of the paths whose written text (Write, Edit) joins the answer; none: the final
+    # message alone (the reference). With a "/": the whole path; else any component.
+    written: tuple[str, ...] = attrs.field(default=(), metadata=feeds("read"))
+
+
+@frozen
 class ChannelRule:
     """One enabled channel: its name, rank (position) and validated options."""
 
@@ -91,6 +100,8 @@ class Ruleset:
     # The envelope sources counted, in the order `sources.use` lists them, with their
     # options: what the reader keeps, what is cut and how (core/source.py).
     sources: tuple[SourceRule, ...] = attrs.field(default=(), metadata=feeds("transcript", "cut"))
+    # What the answer judged holds besides the final message (absent: nothing).
+    answer: AnswerRules = attrs.field(factory=AnswerRules, metadata=feeds())  # its fields declare their own stages
 
     def read_options(self) -> ReadOptions:
         """How a transcript is read for this ruleset: its line limit, the explore tool its

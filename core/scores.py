@@ -110,6 +110,9 @@ class SessionScore:
     sources: tuple[SourceScore, ...] = ()
     # The ruleset's sources by name, in its order (what a "no response" reason names).
     source_names: tuple[str, ...] = ()
+    # The files whose written text the answer judged holds (the ruleset's answer.written; core/answer.py);
+    # None when the ruleset adds none (the final message alone is judged).
+    answer_written: Optional[tuple[str, ...]] = None
     unit: str = "utf16"  # what a section's size counts (the ruleset's unit; core/sections/units.py)
     # The calls as cut (core.Call: their Sections), calls[i] scoring cut[i]: what a report lays
     # beside the scores (the diagnostic join, the reads after calls) without cutting again.

@@ -40,6 +40,11 @@ from citeledger.core.transcript import InputWarning, Origin, ToolResult
 # The file a result is charged to when its source cannot tell which it is.
 UNKNOWN = "(unknown)"
 
+# The tools that run a shell command (`ToolUse.command`): Claude Code's Bash and the shell
+# tools of Codex rollouts. The bash_read source reads these by default, and a declared
+# retrieval command (the mcp source's `command`) is looked for in their calls.
+SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec")
+
 
 @attrs.frozen
 class Given:

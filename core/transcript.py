@@ -56,6 +56,8 @@ class ToolUse:
     description: Optional[str] = None  # Task's input.description
     task: Optional[str] = None  # a codegraph tool's input.task
     symbol: Optional[str] = None  # a codegraph tool's input.symbol
+    # What it wrote to file_path: Write's input.content, Edit's input.new_string (core/answer.py).
+    written: Optional[str] = None
 
 
 @frozen

@@ -40,6 +40,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^([ \t]*)<!-- output: (.*?) -->\n(.*?)^[ \t]*<!-- /output -->$", re.M | re.S)
 LINKED = ("tests", "rulesets", "examples", "docs", "bench")
+# The real transcripts beside the repository (docs/your-tool.md reads them in place); a block
+# whose command names them is left as it is where they are absent.
+SHARED_PATH = "../shared/transcripts"
+SHARED = REPO.parent / "shared"
 
 
 def documents() -> list[Path]:
@@ -118,14 +122,19 @@ def regenerate(check: bool, launch=subprocess.run) -> list[str]:
     """Rewrite (or, with `check`, compare) every block; the names of the blocks that differed."""
     differ = []
     with tempfile.TemporaryDirectory(prefix="citeledger-docs-") as tmp:
-        sandbox = Path(tmp)
+        sandbox = Path(tmp) / "repo"  # beside it `shared`: ../shared/transcripts reads as from the repository
+        sandbox.mkdir()
         for name in LINKED:
             (sandbox / name).symlink_to(REPO / name)
+        if SHARED.is_dir():
+            (Path(tmp) / "shared").symlink_to(SHARED)
         for doc in documents():
             text = doc.read_text(encoding="utf-8")
 
             def fill(m: re.Match) -> str:
                 indent, spec, old = m.group(1), m.group(2), m.group(3)
+                if SHARED_PATH in spec and not SHARED.is_dir():  # the real transcripts are not here: as it is
+                    return m.group(0)
                 new = render(spec, sandbox, launch)
                 if new != old:
                     differ.append(f"{doc.relative_to(REPO)}: {spec}")

@@ -57,6 +57,15 @@ def js_truthy(value) -> bool:
 _ABSENT = ("absent",)
 
 
+def _written(given: dict):
+    """What a tool use writes to its file_path: a Write's `content`, an Edit's `new_string`."""
+    for key in ("content", "new_string"):
+        value = given.get(key)
+        if type(value) is str:
+            return value
+    return None
+
+
 def js_map_key(block: dict, field: str):
     """The key a JavaScript Map gives `block[field]` (a string is its own key), or None if it matches nothing.
 
@@ -324,6 +333,7 @@ class EventWalker:
             output_mode if type(output_mode) is str else None,
             subagent_type if type(subagent_type) is str else None, description if type(description) is str else None,
             task if type(task) is str else None, symbol if type(symbol) is str else None,
+            _written(given) if file_path is not None else None,
         )
         self.tool_uses.append(use)
         if key is not None:

@@ -91,6 +91,7 @@ def session_head(score: SessionScore) -> dict:
         "files_used": score.files_used,
         "has_answer": score.has_answer,
         "answer_source": score.answer_source,
+        **({} if score.answer_written is None else {"answer_written": list(score.answer_written)}),
         "warnings": [w.as_dict() for w in score.warnings],
         "calls": [],
         "files": [],

@@ -44,6 +44,13 @@ def heading_tail(score: SessionScore) -> str:
     return f"; ruleset {score.ruleset}" + ("" if unit == "chars" else f", in {unit}")
 
 
+def written_line(written) -> str:
+    """What the answer judged holds beyond the final message (a ruleset's answer.written)."""
+    if not written:
+        return "  answer judged: the final message (the agent wrote no file answer.written takes)"
+    return f"  answer judged: the final message + what the agent wrote to {', '.join(printable(p) for p in written)}"
+
+
 def render_text(score: SessionScore) -> str:
     if not score.files:  # no call, or calls of meta alone ("No files found"): nothing to attribute
         return NO_CALLS + (f" (ruleset {score.ruleset})" if score.ruleset != REFERENCE_RULESET else "") + "\n"
@@ -62,6 +69,8 @@ def render_text(score: SessionScore) -> str:
             f"  line-level {percent(score.line_efficiency):>6}  {thousands(score.line_used)} of {thousands(env)} {chars}"
             f"   (on credited source lines; lines pinned by line/quote citations alone {percent(score.line_pinned_efficiency)})"
         )
+    if score.answer_written is not None:
+        lines.append(written_line(score.answer_written))
     if not score.has_answer:
         lines.append(NO_ANSWER)
     for call in score.calls:

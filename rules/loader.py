@@ -22,9 +22,9 @@ from citeledger.core import INTEGER_RANGE, UserError, channels as installed_chan
 
 from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
-from citeledger.core import UNITS, ChannelRule, ReaderRules, Ruleset, SourceRule
+from citeledger.core import UNITS, AnswerRules, ChannelRule, ReaderRules, Ruleset, SourceRule
 
-TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources"}
+TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources", "answer"}
 
 # Keys that moved, and their dotted names now: a ruleset written for the old
 # name is refused, never read with a changed meaning. A source says which of its
@@ -340,6 +340,7 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
         sources=tuple(SourceRule(u, source_options[u]) for u in use),
+        answer=build(AnswerRules, _section(tree, "answer"), "answer") if "answer" in tree else AnswerRules(),
     )
 
 
@@ -480,6 +481,14 @@ def _convert(mapping: Located, key: str, value, hint, prefix: str, limits: tuple
             if not isinstance(item, item_type) or isinstance(item, bool) and item_type is not bool:
                 raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"items must be {item_type.__name__}")
         return tuple(value)
+    if origin is dict:  # named records (a source's declarations): a mapping, so `extends:` adds to it
+        if not isinstance(value, Located):
+            raise RulesetError(mapping.file, mapping.line_of(key), prefix + key, f"must be a mapping, not {type(value).__name__}")
+        _, item_type = typing.get_args(hint)
+        for name, item in value.items():
+            if not isinstance(item, Located):
+                raise RulesetError(value.file, value.line_of(name), f"{prefix}{key}.{name}", "must be a mapping of options")
+        return {name: build(item_type, item, f"{prefix}{key}.{name}") for name, item in value.items()}
     if origin is typing.Union:  # Optional[X]
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:

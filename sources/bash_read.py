@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import attrs
 
-from citeledger.core import ResultSource, hookimpl, shell_intent
+from citeledger.core import SHELL_TOOLS, ResultSource, hookimpl, shell_intent
 
 
 class BashReadSource(ResultSource):
@@ -23,7 +23,7 @@ class BashReadSource(ResultSource):
 
     @attrs.frozen
     class Options:
-        tools: tuple[str, ...] = ("Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec")
+        tools: tuple[str, ...] = SHELL_TOOLS
         # The harness's rule counts `2>/dev/null` a write (sufficiency keeps it); a read with its
         # errors silenced still read the file, so this source does not.
         stderr_redirect_writes: bool = False

@@ -69,6 +69,10 @@ def add_parser(sub) -> None:
                    help="with --harness: the whole pass in one process: before the table, each arm's runs (the order "
                    "given, then run order) as `-- <run file stem> --` and the run's `node parse-run.mjs --brief` "
                    "block; --json prints every run's record beside the table")
+    p.add_argument("--arm-pattern", metavar="REGEX",
+                   help="arms and questions from any layout: with ROOT --arms A B [C ...], a pattern with named "
+                   "groups 'question' and 'arm' searched in each session's path relative to ROOT; sessions are "
+                   "paired by question, each arm after the first compared with it (docs/your-tool.md)")
     p.add_argument("--key", default="parent", metavar="parent|session|REGEX",
                    help="group sessions by: 'parent' (directory, default), 'session' (the session's path), "
                    "or a regular expression searched in the session's path (its first group, else the match)")
@@ -294,6 +298,10 @@ def arm_groups(args, names, passes, warnings: list) -> list[dict]:
 
 
 def run(args) -> int:
+    if args.arm_pattern is not None:
+        from citeledger.cli.commands.arm_pattern import run_arm_pattern, run_arm_pattern_table
+
+        return run_arm_pattern_table(args) if args.harness else run_arm_pattern(args)
     if args.harness:
         from citeledger.cli.commands.arm_table import run_arm_table
 

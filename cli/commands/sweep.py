@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
+from citeledger.cli.commands.arm_pattern import ARM_COLUMNS, arm_pattern, labels_of
 
 import contextlib
 import os
@@ -97,6 +98,9 @@ def add_parser(sub) -> None:
                    help="also list every session in the text, by start time: start, project, agent, turns, "
                    "calls, chars, efficiency or why not scored (under the first ruleset)")
     add_corpus_options(p, "score the same parsed corpus under several rulesets")
+    p.add_argument("--arm-pattern", metavar="REGEX",
+                   help="a pattern with named groups 'question' and 'arm' searched in each session's path "
+                   "relative to its root: every session record and CSV row gets its arm and question")
     add_diagnostics_options(p, automatic=True)
     add_sufficiency_option(p, "per slice")
     p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
@@ -164,20 +168,25 @@ class Rows:
     """
 
     def __init__(self, rulesets, sufficiency: bool, csv_rows: bool, pages: bool, json_lines: bool = True,
-                 brief: bool = False):
+                 brief: bool = False, arm_pattern=None):
         self.brief = brief
+        self.arm_pattern = arm_pattern  # --arm-pattern: each row's arm and question (cli/commands/arm_pattern.py)
         self.rulesets = tuple(rulesets)
         self.sufficiency = sufficiency
         self.csv_rows = csv_rows
         self.pages = pages
         self.json_lines = json_lines  # a JSON stream is written (--json, --out): else no line is made
         self.metric_columns = metric_columns()
-        self.columns = SESSION_COLUMNS + self.metric_columns
+        self.columns = SESSION_COLUMNS + self.metric_columns + (ARM_COLUMNS if arm_pattern is not None else ())
 
     def __call__(self, outcome) -> SweepSession:
         outcome, counted = split(outcome, self.sufficiency)
         outcome, figures = split_measured(outcome)
         rows = session_rows(outcome, self.rulesets)
+        if self.arm_pattern is not None:
+            question, arm = labels_of(self.arm_pattern, outcome.ref.key) or (None, None)
+            for row in rows:
+                row.update(arm=arm, question=question)
         for row in rows:  # the run and occupancy columns (none when the session was not read)
             row.update(figures if figures is not None else dict.fromkeys(self.metric_columns))
         if self.sufficiency:
@@ -223,6 +232,7 @@ class Outputs:
         self.out = args.out
         self._stack = contextlib.ExitStack()
         self.parquet = getattr(args, "parquet", False)
+        self.arm_pattern = getattr(args, "arm_pattern", None)
         self.jsonl_file = self.sessions_csv = self.spool = self.long = None
 
     def __enter__(self):
@@ -234,7 +244,7 @@ class Outputs:
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
             fh = self._stack.enter_context(atomic_open(os.path.join(self.out, "sessions.csv"), "w"))
             self.sessions_csv = CsvWriter(fh)
-            self.columns = SESSION_COLUMNS + metric_columns()
+            self.columns = SESSION_COLUMNS + metric_columns() + (ARM_COLUMNS if self.arm_pattern else ())
             self.sessions_csv.writerow(self.columns)
             self.long = LongTables(self._stack, self.out, self.parquet)
         return self
@@ -334,8 +344,9 @@ def run(args) -> int:
     diagnosed = Diagnosed(args, rulesets[0], pooled=True, keep=bool(args.out), spool=bool(args.json or args.out))
     pages = bool(args.html or args.out)  # the HTML page needs the session records
     rows_written = bool(args.json or args.out or args.html)  # the session rows, metric columns and all
+    pattern = arm_pattern(args.arm_pattern) if getattr(args, "arm_pattern", None) is not None else None
     shape = Rows(rulesets, args.sufficiency, bool(args.out), pages, json_lines=bool(args.json or args.out),
-                 brief=args.sessions)
+                 brief=args.sessions, arm_pattern=pattern)
     # The workers start before discovery (they sniff its files) and score the sessions it finds.
     try:
         # Without session rows the text shows, of the metrics, only the occupancy pool.

@@ -11,9 +11,10 @@ from citeledger.core import BoundedMemo, Header, Section, sized
 from citeledger.sources.sectioned.header import names_of
 
 
-def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, int]:
+def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, int, str]:
     """((path, Header, piece, False, piece's UTF-8 length or -1) of each section, the last
-    header's length): from each header match to the next, the last to the trailer or the end.
+    header's length, the text before the first header): from each header match to the next,
+    the last to the trailer or the end.
 
     When the pattern hands back the text's UTF-8 bytes, each piece, path and
     suffix is sliced from them and decoded (a C loop, which gives the piece's
@@ -23,7 +24,7 @@ def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, i
     """
     data, heads = header_re.byte_matches(text)
     if not heads:
-        return (), 0
+        return (), 0, text
     if data is None:
         data, decode, utf8 = text, str, False
     else:
@@ -32,22 +33,66 @@ def _pieces(text: str, header_re, trailer: str, headers: dict) -> tuple[tuple, i
             trailer = trailer.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate, which the text cannot hold
             trailer = ""
+    roles = header_roles(header_re)
     starts = [head[0][0] for head in heads]
     found = data.find(trailer, starts[-1]) if trailer else -1
     ends = starts[1:]
     ends.append(len(data) if found == -1 else found)
     pieces = []
     for head, start, end in zip(heads, starts, ends):
-        (a, b), (c, d) = head[1], head[2]
-        path = None if a == -1 else decode(data[a:b])
-        suffix = None if c == -1 else decode(data[c:d])
+        if roles is None:
+            (a, b), (c, d) = head[1], head[2]
+            path = None if a == -1 else decode(data[a:b])
+            suffix = None if c == -1 else decode(data[c:d])
+        else:
+            path, suffix = _named(head, roles, data, decode)
         header = headers.get((path, suffix))
         if header is None:
             header = Header(path, suffix, names_of)
             headers.put((path, suffix), header)
+        if path is None and roles is not None:  # a break (no path group took part): charged to no file
+            pieces.append(("", None, decode(data[start:end]), True, -1))
+            continue
         pieces.append((path, header, decode(data[start:end]), False, end - start if utf8 else -1))
     start, end = heads[-1][0]
-    return tuple(pieces), len(decode(data[start:end]))
+    return tuple(pieces), len(decode(data[start:end])), decode(data[:starts[0]])
+
+
+# The named groups a header pattern may give instead of groups 1 and 2: the path, the
+# repository it lies in (the path is then `repo/path`) and the rest of the line. A name
+# may carry a suffix (`path_2`), so alternatives (shapes joined by `|`) each name their own.
+ROLES = ("path", "repo", "rest")
+
+
+def header_roles(header_re) -> "tuple | None":
+    """Per alternative, the group numbers of (path, repo, rest) (None where it names none), or
+    None when the pattern names no `path` group (then group 1 is the path, group 2 the rest)."""
+    found: dict = {}
+    for name, number in header_re.groupindex.items():
+        role, _, tag = name.partition("_")
+        if role in ROLES:
+            found.setdefault(tag, {})[role] = number
+    alternatives = tuple((g["path"], g.get("repo"), g.get("rest")) for _, g in sorted(found.items()) if "path" in g)
+    return alternatives or None
+
+
+def _named(head, roles, data, decode) -> tuple:
+    """(path, suffix) of one header match by its named groups: the first alternative whose
+    path group took part; the path prefixed by its repository when that group took part."""
+    for path_group, repo_group, rest_group in roles:
+        a, b = head[path_group]
+        if a == -1:
+            continue
+        path = decode(data[a:b])
+        if repo_group is not None and head[repo_group][0] != -1:
+            c, d = head[repo_group]
+            path = decode(data[c:d]).rstrip("/") + "/" + path.lstrip("/")
+        suffix = ""  # no rest of the line: a header that lists no names
+        if rest_group is not None and head[rest_group][0] != -1:
+            c, d = head[rest_group]
+            suffix = decode(data[c:d])
+        return path, suffix
+    return None, ""  # an alternative with no path group: a break
 
 
 def split_sections(text: str, rules, unit: str, cuts: "Cuts | None" = None) -> tuple[Section, ...]:
@@ -74,6 +119,20 @@ class Fixed:
 
     def sections(self, unit: str) -> tuple[Section, ...]:
         return self.cut.sections(self.trailing_block, unit)
+
+
+class WithPreamble:
+    """A cut whose text before the first header is counted, charged to no file (a meta section
+    first): the mcp source's `preamble: meta`. Numbered 0 (it shares its sections with no other
+    cut of the same text, which does not count the preamble)."""
+
+    __slots__ = ("fixed", "preamble", "number")
+
+    def __init__(self, fixed: Fixed, preamble: str):
+        self.fixed, self.preamble, self.number = fixed, preamble, 0
+
+    def sections(self, unit: str) -> tuple[Section, ...]:
+        return (Section("", None, sized(unit, self.preamble, -1), self.preamble, True),) + self.fixed.sections(unit)
 
 
 class Cuts:
@@ -137,14 +196,16 @@ class _Cut:
     last one.
     """
 
-    __slots__ = ("text", "number", "_pieces", "_header_end", "_meta", "_sections")
+    __slots__ = ("text", "number", "_pieces", "_header_end", "preamble", "_meta", "_sections")
 
     def __init__(self, text: str, header_re, trailer: str, cuts: Cuts, number: int):
         self.text = text
         self.number = number
         self._sections: dict = {}
         # The last header line's length (the explore pattern's: "**`" path "`**" suffix).
-        self._pieces, self._header_end = _pieces(text, header_re, trailer, cuts.headers)
+        # `preamble`: the text before the first header (all of it when there is none), which the
+        # explore source does not count and the mcp source counts as its options say.
+        self._pieces, self._header_end, self.preamble = _pieces(text, header_re, trailer, cuts.headers)
         self._meta = None
 
     def sections(self, trailing_block: str, unit: str) -> tuple[Section, ...]:

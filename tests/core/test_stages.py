@@ -27,7 +27,7 @@ def leaf_fields(cls, prefix=""):
         path = prefix + field.name
         if path == "channels":  # the ranked rules: the list, and each rule's fields
             out += [path, f"{path}[].name", f"{path}[].options"]
-        elif isinstance(field.type, str) and field.type == "ReaderRules":
+        elif isinstance(field.type, str) and field.type in ("ReaderRules", "AnswerRules"):
             from citeledger.core import ruleset as schema
 
             out += leaf_fields(getattr(schema, field.type), path + ".")
@@ -109,6 +109,7 @@ VARIANTS = {
     "channels.path.basename_extension_gate": False,
     "channels.symbol.weak_owners": "credit",
     "sources.use": ["codegraph_explore", "read"],
+    "answer.written": ["**"],
 }
 
 

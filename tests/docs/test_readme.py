@@ -29,6 +29,8 @@ def _make_outputs():
 @pytest.mark.parametrize("doc", _make_outputs().documents(), ids=lambda p: p.name)
 def test_every_marked_block_in_the_docs_is_what_its_command_prints(doc, monkeypatch):
     module = _make_outputs()
+    if module.SHARED_PATH in doc.read_text(encoding="utf-8") and not module.SHARED.is_dir():
+        pytest.skip("../shared/transcripts is absent")
     monkeypatch.setattr(module, "documents", lambda: [doc])
     assert module.regenerate(check=True, launch=forked_python.run) == []
 

@@ -189,7 +189,7 @@ def test_mcp_source_cuts_another_tool_by_its_declared_header(tmp_path):
 def test_the_mcp_source_needs_its_patterns(tmp_path):
     rules = tmp_path / "bad.yaml"
     rules.write_text("extends: default\nsources:\n  use: [mcp]\n  mcp: {tool: x}\n")
-    with pytest.raises(RulesetError, match="sources.mcp.header: missing"):
+    with pytest.raises(RulesetError, match=r"sources.mcp: header: missing \(or shape, or listing: true\)"):
         load_ruleset(str(rules))
     rules.write_text("extends: default\nsources:\n  use: [nope]\n")
     with pytest.raises(RulesetError, match="sources.nope: unknown source"):
@@ -213,7 +213,7 @@ def test_retrieval_text_json_and_explain_name_the_sources(tmp_path, capsys):
     path = write_jsonl(tmp_path / "s.jsonl", [*rows, {"type": "result", "subtype": "success", "result": "See `src/a.py`."}])
     assert main(["score", "--ruleset", "retrieval", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "by source (total 80.5%): codegraph_explore 62.5% (50/80) · read 100.0% (74/74) · grep n/a (0/0)" in out
+    assert "by source (total 80.5%): codegraph_explore 62.5% (50/80) · mcp n/a (0/0) · read 100.0% (74/74) · grep n/a (0/0)" in out
     assert main(["score", "--ruleset", "retrieval", "--json", str(path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["via"] for c in data["calls"]] == ["read", "codegraph_explore"]

@@ -1,0 +1,210 @@
+"""Arms and questions from any benchmark's layout: `compare ROOT --arms A B [C ...] --arm-pattern REGEX`.
+
+A benchmark lays its runs out as it likes (EnterpriseBench:
+`<run>/<task>_<arm>/agent_trace.jsonl`). The pattern, searched in each
+session's path relative to ROOT, names the `arm` and the `question` (named
+groups); a session it does not match, or of an arm not asked for, is listed,
+never scored. Sessions of one question are compared across arms (the group
+is the question; several sessions of one question and arm are its runs), so
+compare's table, statistics and `--harness` arm table are those of
+codegraph's passes. With more than two arms, the first is the baseline and
+each other arm is compared with it, one comparison after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+from typing import Optional
+
+import attrs
+
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.rules.loader import compile_pattern
+from citeledger.rules.safety import UnsafePattern
+
+GROUPS = ("question", "arm")
+# What sweep --arm-pattern adds to every session row and CSV row.
+ARM_COLUMNS = ("arm", "question")
+
+
+def arm_pattern(text: str, flag: str = "--arm-pattern"):
+    """The pattern (RE2, as a ruleset's), with its named groups `question` and `arm`."""
+    from citeledger.cli.commands.compare import as_typed
+
+    try:
+        pattern = compile_pattern(text)
+    except UnsafePattern as exc:
+        raise UserError(f"{flag} {as_typed(text)}: refused ({exc})")
+    except re.error as exc:
+        raise UserError(f"{flag} {as_typed(text)}: not a regular expression ({exc})")
+    missing = [g for g in GROUPS if g not in pattern.groupindex]
+    if missing:
+        raise UserError(f"{flag} {as_typed(text)}: needs the named group(s) {', '.join(missing)} "
+                        "(?P<question>...) and (?P<arm>...)")
+    return pattern
+
+
+def labels_of(pattern, key: str) -> Optional[tuple[str, str]]:
+    """(question, arm) of a session by its path relative to the root, or None when unmatched."""
+    m = pattern.search(key.replace(os.sep, "/"))
+    if m is None or m.group("question") is None or m.group("arm") is None:
+        return None
+    return m.group("question"), m.group("arm")
+
+
+def labelled(refs, pattern) -> tuple[list, list]:
+    """(refs the pattern labels, each with arm and group = question; keys of those it does not)."""
+    kept, unmatched = [], []
+    for ref in refs:
+        found = labels_of(pattern, ref.key)
+        if found is None:
+            unmatched.append(ref.key)
+            continue
+        question, arm = found
+        kept.append(attrs.evolve(ref, arm=arm, group=question))
+    return kept, unmatched
+
+
+def discover_arms(root: str, pattern, exclude) -> tuple[list, list, list]:
+    """(labelled refs, unmatched session keys, discovery warnings) under `root`."""
+    from citeledger.corpus import discover
+
+    refs, warnings = discover([root], exclude)
+    if not refs:
+        raise UserError(f"{root}: no sessions found")
+    kept, unmatched = labelled(refs, pattern)
+    return kept, unmatched, list(warnings)
+
+
+def check_arm_pattern_args(args) -> None:
+    if not args.arms or len(args.arms) < 2:
+        raise UserError("--arm-pattern: give two or more arms, --arms A B [C ...] (the first is the baseline)")
+    if len(set(args.arms)) != len(args.arms):
+        raise UserError(f"--arms {' '.join(args.arms)}: an arm is named twice")
+    if len(args.passes) != 1:
+        raise UserError(f"--arm-pattern: one ROOT directory, not {len(args.passes)}")
+    if args.out and len(args.arms) > 2:
+        raise UserError("--out with --arm-pattern takes two arms (one comparison); "
+                        "give the others' comparisons --json or --html")
+    if not os.path.isdir(args.passes[0]):
+        raise UserError(f"{args.passes[0]}: not a directory")
+
+
+def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, diagnosed, pooled):
+    """One Comparison of arm `new` against `base`, grouped by question."""
+    from citeledger.cli.commands.common import completed_files
+    from citeledger.cli.commands.compare import PassRow
+    from citeledger.cli.limits import window_tokens, workers
+    from citeledger.cli.progress import progress_bar
+    from citeledger.cli.sufficiency import judged
+    from citeledger.core.metric import MetricOptions
+    from citeledger.corpus import score_corpus
+    from citeledger.corpus.measured import Measured
+    from citeledger.report.compare import Comparison
+
+    comparison = Comparison(lambda row: row["group"])
+    side_of = {base: "base", new: "new"}
+    mine = [ref for ref in refs if ref.arm in side_of]
+    added: list = []
+    on = getattr(args, "sufficiency", False)
+    with progress_bar(len(mine), f"{new} vs {base}", args.quiet) as advance:
+        extra = judged(Measured(None, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
+        for one in score_corpus(mine, rulesets[:1], workers(args.jobs, len(mine)), advance, extra=extra,
+                                shape=PassRow(rulesets[0], on)):
+            warnings.extend(one.warnings)
+            added.extend(completed_files([one.inputs], [args.passes[0]]))
+            row = dict(one.row, arm=one.ref.arm, run=one.ref.run, question=one.ref.group)
+            comparison.add(side_of[one.ref.arm], row)
+            if on:
+                pooled.add(side_of[one.ref.arm], row, comparison.key)
+    return comparison, added
+
+
+def run_arm_pattern(args) -> int:
+    """compare ROOT --arms A B [C ...] --arm-pattern REGEX: each arm after the first against it."""
+    from citeledger.cli.commands.common import one_ruleset, report_warnings
+    from citeledger.cli.commands.compare import _result, _write_files
+    from citeledger.cli.commands.sweep import load_rulesets
+    from citeledger.cli.formats import check, chosen, write
+    from citeledger.cli.output import output_dir, write_stdout
+    from citeledger.cli.sidecars import Diagnosed
+    from citeledger.cli.sufficiency import GroupPool
+
+    check_arm_pattern_args(args)
+    fmt = chosen(args)
+    check(fmt, "compare")
+    pattern = arm_pattern(args.arm_pattern)
+    rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
+    refs, unmatched, warnings = discover_arms(args.passes[0], pattern, args.exclude)
+    _check_arms_found(args, refs)
+    status = EXIT_OK
+    for number, new in enumerate(args.arms[1:]):
+        pair = argparse.Namespace(**{**vars(args), "arms": [args.arms[0], new], "key": "question",
+                                     "html": _html_for(args.html, new, len(args.arms))})
+        pooled, diagnosed, said = GroupPool(), Diagnosed(pair, rulesets[0], pooled=False), list(warnings)
+        comparison, added = _score_arm_pair(pair, refs, args.arms[0], new, rulesets, said, diagnosed, pooled)
+        for key in unmatched if number == 0 else ():
+            comparison.unscored.append({"side": "-", "session": key, "status": "unmatched",
+                                        "reason": "--arm-pattern does not match its path"})
+        for ref in refs if number == 0 else ():
+            if ref.arm not in args.arms:
+                comparison.other_arms.append({"session": ref.key, "arm": ref.arm})
+        result = _result(pair, comparison, pooled, diagnosed, said, rulesets[0].name, added)
+        result = attrs.evolve(result, header={**result.header, "arm_pattern": args.arm_pattern})
+        with contextlib.ExitStack() as stack:
+            if pair.out:
+                stack.enter_context(output_dir(pair.out))
+            result, wrote = _write_files(pair, result, diagnosed)
+        report_warnings(said)
+        if fmt == "text" and number:
+            write_stdout("\n")
+        write(result, fmt)
+        if fmt == "text":
+            write_stdout(wrote)
+        if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
+            status = EXIT_INTERNAL
+        elif (comparison.unscored or said) and status == EXIT_OK:
+            status = EXIT_WARNINGS
+    return status
+
+
+def _check_arms_found(args, refs) -> None:
+    found = {ref.arm for ref in refs}
+    for arm in args.arms:  # a mistyped arm would compare one arm with nothing
+        if arm not in found:
+            raise UserError(f"--arms {arm}: no session under {args.passes[0]} whose path --arm-pattern labels "
+                            f"with that arm (arms found: {', '.join(sorted(found)) or 'none'})")
+
+
+def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
+    """--html PATH for one comparison: PATH itself with two arms, else PATH-<arm>.html."""
+    if not path or arms <= 2:
+        return path
+    stem, suffix = os.path.splitext(path)
+    return f"{stem}-{arm}{suffix or '.html'}"
+
+
+def run_arm_pattern_table(args) -> int:
+    """compare ROOT --arms A B [C ...] --arm-pattern REGEX --harness: codegraph's arm table, each
+    arm's runs its sessions (named by question), measured and rendered as a pass's runs are."""
+    from citeledger.cli.commands.arm_table import check_harness_args, measure_run
+    from citeledger.cli.commands.common import report_warnings, ruleset_from
+    from citeledger.cli.output import write_stdout
+    from citeledger.harness.arm_runs import ArmRun
+    from citeledger.report.arm_table import render_arm_table
+
+    check_harness_args(args)
+    pattern = arm_pattern(args.arm_pattern)
+    refs, _, warnings = discover_arms(args.passes[0], pattern, args.exclude)
+    _check_arms_found(args, refs)
+    ruleset = ruleset_from(args)
+    arms = []
+    for label in args.arms:
+        runs = [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label]
+        arms.append((label, [measure_run(run, ruleset, args, warnings) for run in runs]))
+    write_stdout(render_arm_table(args.passes[0], arms))
+    report_warnings(warnings, "score --harness of the run")
+    return EXIT_OK
