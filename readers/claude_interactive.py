@@ -187,13 +187,13 @@ class ClaudeInteractiveReader:
     name = "claude-interactive"
     priority = -10
     agent = "claude"
+    ends_with_result = False  # a session the user ends has no result event
 
     def whereabouts(self, paths: Sequence[str]):
         return whereabouts.claude([resolve_session(paths[0])], filed=True)
 
     def homes(self, environ) -> list[str]:
         return whereabouts.claude_homes(environ)
-    ends_with_result = False  # a session the user ends has no result event
 
     def claims(self, path: str) -> bool:
         """A directory (a project), a log with its `<session-id>/` folder beside it, or a
