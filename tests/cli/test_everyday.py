@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import citeledger
+
 from citeledger.cli import main
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "transcripts"
@@ -247,7 +249,9 @@ def test_explain_of_a_plain_claude_code_session_hints_too(capsys, public_a):
 def test_not_scored_reason_under_retrieval_names_its_own_sources(capsys, public_a):
     sample = PUBLIC_A / "simonw-cct" / "sample_session.jsonl"
     _, out, err = cli(capsys, "score", "--ruleset", "retrieval", "--json", sample)
-    reason = "no codegraph_explore, read, grep, glob or bash_read response with a source section"
+    names = [source.name for source in citeledger.load_ruleset("retrieval").sources]
+    assert len(names) > 2 and "codegraph_explore" in names  # the reason names every one, not the explore tool alone
+    reason = f"no {', '.join(names[:-1])} or {names[-1]} response with a source section"
     assert json.loads(out)["reason"] == reason
     assert f"not scored (no-explore): {reason}\n" in err
     _, out, _ = cli(capsys, "sweep", "--ruleset", "retrieval", "--json", "-q", "-j", "1", sample)

@@ -53,8 +53,8 @@ def test_a_spec_of_many_fixtures_over_a_sidecar_of_many_reports_costs_their_sum_
         reports = [SimpleNamespace(query=f"other {i}") for i in range(n)]  # none answers: each scanned all
         return lambda: _fixtures(spec, {}, reports, [], ["explore-new.jsonl"])
 
-    linear, small, large = grows_linearly(make, 1_000)
-    assert linear, f"1,000 fixtures and reports: {small:.3f} s; 4,000 each: {large:.3f} s"
+    linear, small, large = grows_linearly(make, 5_000, repeat=5)
+    assert linear, f"5,000 fixtures and reports: {small:.3f} s; 20,000 each: {large:.3f} s"
 
 
 # ---------------------------------------------------------------- items 1, 2: numbers from outside
