@@ -204,7 +204,7 @@ def run_arm_pattern_table(args) -> int:
     arms = []
     for label in args.arms:
         runs = [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label]
-        arms.append((label, [measure_run(run, ruleset, args, warnings) for run in runs]))
+        arms.append((label, [measure_run(label, run, ruleset, args, warnings).figures for run in runs]))
     write_stdout(render_arm_table(args.passes[0], arms))
     report_warnings(warnings, "score --harness of the run")
     return EXIT_OK
