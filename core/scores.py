@@ -95,7 +95,7 @@ class SessionScore:
     meta_chars: int
     answer: str
     has_answer: bool
-    answer_source: str  # "result", "text-event", "final-turn-text" or "none"
+    answer_source: str  # "result", "text-event", "final-turn-text", "turns" (answer.scope: turn) or "none"
     warnings: tuple[InputWarning, ...]
     # Line level: set when some ranked channel is line-aware (docs/line-level.md).
     line_level: bool = False

@@ -27,7 +27,7 @@ def leaf_fields(cls, prefix=""):
         path = prefix + field.name
         if path == "channels":  # the ranked rules: the list, and each rule's fields
             out += [path, f"{path}[].name", f"{path}[].options"]
-        elif isinstance(field.type, str) and field.type == "ReaderRules":
+        elif isinstance(field.type, str) and field.type in ("ReaderRules", "AnswerRules"):
             from citeledger.core import ruleset as schema
 
             out += leaf_fields(getattr(schema, field.type), path + ".")
@@ -99,6 +99,8 @@ VARIANTS = {
     E + "block_separator": "\n",
     "reader.bom": "strip",
     "reader.answer": "final-turn-text",
+    "answer.scope": "turn",
+    "answer.never": ["api-error"],
     E + "header": r"(?<![^\n\r\x{2028}\x{2029}])\*\*`([^`]+)`\*\*([^\n\r\x{2028}\x{2029}]{0,20})",
     E + "trailer": "\n>",
     E + "trailing_block": "meta",
