@@ -17,7 +17,6 @@ from typing import Callable
 
 import attrs
 
-from citeledger.core.answer import assemble_answer, final_answer  # noqa: F401 (final_answer: the accountant's name of old)
 from citeledger.core.channel import Envelope, check_findings
 from citeledger.infra.jsstr import is_blank
 from citeledger.core.plugins import channels as channel_classes, sources as source_classes
@@ -26,7 +25,8 @@ from citeledger.core.scores import CallScore, FileScore, SessionScore, Verdict
 from citeledger.core.sections import Call
 from citeledger.core.sections.source_lines import line_cost
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.source import Given, make_sources, pull, tally
+from citeledger.core.source import Given, make_sources, pull, result_key, tally
+from citeledger.core.answers import assemble_answer, session_answer, turns_of, with_written, written_files
 from citeledger.core.transcript import InputWarning, Transcript, explore_queries
 
 
@@ -270,10 +270,20 @@ def _readable(transcript: Transcript, reader):
 
 
 def _read(transcript: Transcript, ruleset) -> tuple:
-    """(responses, the Answer judged, whether it has one, warnings, kept tool results)."""
-    responses, results, texts, warnings, tool_results = _readable(transcript, ruleset.reader)
-    answer = assemble_answer(results, texts, transcript.tool_uses, ruleset.reader, ruleset.answer)
-    return responses, answer, not is_blank(answer.text), warnings, tool_results
+    """(responses, the Answer judged, whether it has one, warnings, kept tool results, turns):
+    `turns` are the session's turns when `answer.scope: turn` judges more than one, else None."""
+    reader, rules = ruleset.reader, ruleset.answer
+    responses, results, texts, warnings, tool_results = _readable(transcript, reader)
+    written = written_files(transcript.tool_uses, rules.written)
+    turns = None
+    if rules.scope == "turn":
+        judged = turns_of(results, texts, (*responses, *tool_results), reader.answer, rules.never)
+        if len(judged) > 1:  # one turn: its answer is the session's
+            turns = with_written(judged, written)
+    answer = assemble_answer(results, texts, reader, rules, written, judged if turns is not None else None)
+    return responses, answer, not is_blank(answer.text), warnings, tool_results, turns
+
+
 
 
 def _cuts_of(given: Given, ruleset, sources, memo: Shared) -> tuple:
@@ -288,20 +298,20 @@ def _envelope(pulled, unit: str, channel_memo: dict, *context, answers=None) -> 
         cut = one.cut
         sections = cut.sections(unit)
         if sections:
-            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response))
+            calls.append(Call(len(calls) + 1, sections, one.origin, cut.number, one.source, one.response, one.result))
     paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
     # context: the tool uses, the responses
     return Envelope(tuple(calls), paths, channel_memo, *context, answers={} if answers is None else answers)
 
 
-def calls_of(responses, ruleset, results=(), files=(), memo: dict | None = None) -> tuple[Call, ...]:
+def calls_of(responses, ruleset, results=(), files=(), memo: dict | None = None, base=None) -> tuple[Call, ...]:
     """The calls of `responses` (and the kept tool `results`) exactly as `score` numbers
     and cuts them (a result without a section is no call), for reports that need the
     sections beside a score. `memo`: the sources' memo of a scoring call (`Plan.sources`,
     handed to score_corpus's `extra`), so responses that call cut are not cut again."""
     # Only the sources: a Plan would also make the channel objects and stage keys.
     sources = make_sources(ruleset.sources, source_classes())
-    pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files)), ruleset, sources,
+    pulled, _ = pull(Given(tuple(responses), tuple(results), tuple(files), base), ruleset, sources,
                      {} if memo is None else memo)
     return _envelope(pulled, ruleset.unit, {}).calls
 
@@ -487,10 +497,10 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
     read = results.get(keys["read"])
     if read is None:
         read = results[keys["read"]] = _read(transcript, ruleset)
-    responses, assembled, has_answer, warnings, tool_results = read
+    responses, assembled, has_answer, warnings, tool_results, turns = read
     answer = assembled.text
     pulled, said = memo.get(keys["cut"], lambda: _cuts_of(
-        Given(responses, tool_results, transcript.files), ruleset, mine.sources, memo))
+        Given(responses, tool_results, transcript.files, transcript.cwd), ruleset, mine.sources, memo))
     if said:  # a source's own warnings (a result charged to no known file)
         warnings = warnings + said
     # Envelopes that differ only in their unit share one channel memo.
@@ -501,10 +511,14 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
             pulled, unit, channel_memo, transcript.tool_uses, responses, answers=memo.answers)
     calls = envelope.calls
     channels = mine.channels
-    rank, verdicts = _judged(results, keys, mine, answer, envelope)
     n = len(channels)
-    lines = _LineLedger(channels, verdicts, unit) if mine.line_level else _NO_LINES
-    charges, files = _charged(results, keys, calls, rank, n, lines, verdicts)
+    if turns is not None and not mine.line_level:  # answer.scope: turn (line credit judges the session)
+        charges, files = _turn_charged(results, keys, mine, turns, envelope)
+        lines = _NO_LINES
+    else:
+        rank, verdicts = _judged(results, keys, mine, answer, envelope)
+        lines = _LineLedger(channels, verdicts, unit) if mine.line_level else _NO_LINES
+        charges, files = _charged(results, keys, calls, rank, n, lines, verdicts)
     return SessionScore(
         name=transcript.name,
         ruleset=ruleset.name,
@@ -547,6 +561,56 @@ def _judged(results: dict, keys: dict, mine, answer: str, envelope) -> tuple:
     if found is None:
         found = results[keys["verdicts"]] = _verdicts(envelope.paths, judged, mine.channels)
     return found
+
+
+def _turn_charged(results: dict, keys: dict, mine, turns, envelope) -> tuple:
+    """(charges, FileScores) when each turn's calls are judged against that turn's answer
+    (`answer.scope: turn`): a file is credited where its turn's answer cites it; its
+    FileScore's verdict is the first crediting turn's (else its last turn's)."""
+    turn_of = {result_key(r): t.number for t in turns for r in t.results}
+    explored = {id(r): t.number for t in turns for r in t.results}
+    grouped: dict = {}
+    for call in envelope.calls:
+        if call.response >= 0:  # an explore response, by its index among the responses read
+            number = explored.get(id(envelope.responses[call.response]), 1)
+        else:
+            number = turn_of.get(call.result, 1)
+        grouped.setdefault(number, []).append(call)
+    rank_of: dict = {}  # call number -> its turn's ranking
+    verdicts: dict = {}
+    answers = {t.number: t.answer for t in turns}
+    for number, calls in grouped.items():
+        paths = tuple(dict.fromkeys(s.path for c in calls for s in c.sections if not s.meta))
+        part = Envelope(tuple(calls), paths, {}, envelope.tool_uses, envelope.responses, answers=envelope.answers)
+        judged = [check_findings(ch, ch.judge(answers.get(number, ""), part), paths) for ch in mine.channels]
+        rank, found = _verdicts(paths, judged, mine.channels)
+        for call in calls:
+            rank_of[call.number] = rank
+        for path, verdict in found.items():
+            if path not in verdicts or (verdict.credited and not verdicts[path].credited):
+                verdicts[path] = verdict
+    layout = results.get(keys["layout"])
+    if layout is None:
+        layout = results[keys["layout"]] = _Layout(envelope.calls)
+    charges = _TurnCharges(envelope.calls, layout, rank_of, len(mine.channels))
+    return charges, _file_scores(charges, verdicts)
+
+
+class _TurnCharges:
+    """A session's charges when each call is ranked by its own turn's verdicts (`_turn_charged`)."""
+
+    __slots__ = ("calls", "files", "meta", "envelope", "used_by_rank", "line_used", "line_pinned")
+
+    def __init__(self, calls, layout: "_Layout", rank_of: dict, n: int):
+        self.meta, self.envelope, self.files = layout.meta, layout.envelope, layout.files
+        self.line_used = self.line_pinned = 0
+        scores = []
+        for call, (number, file, line), i in zip(calls, layout.heads, layout.index):
+            envelope, sections, files, by_path = layout.rows[i]
+            by_rank, used = _ranked(by_path, rank_of[call.number], n)
+            scores.append(CallScore(number, envelope, sum(by_rank), by_rank, sections, used, files, file, line, 0, 0))
+        self.calls = tuple(scores)
+        self.used_by_rank = tuple(map(sum, zip(*[c.used_by_rank for c in scores]))) if scores else (0,) * n
 
 
 def _charged(results: dict, keys: dict, calls, rank, n: int, lines, verdicts) -> tuple:

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import attrs
 
-from citeledger.core import MEASURES, ReadOptions, bounded, field_range, make_sources
+from citeledger.core import MEASURES, NOT_ANSWERS, ReadOptions, bounded, field_range, make_sources
 
 UNITS = tuple(MEASURES)  # what a section's size may count (core/sections/units.py)
 
@@ -60,8 +60,19 @@ class ReaderRules:
 
 @frozen
 class AnswerRules:
-    """What the answer judged holds besides the final message (core/answer.py)."""
+    """What the answer judged is (core/answers.py): which text answers, over what scope, and
+    what the agent wrote that joins it."""
 
+    # "session": the whole session against one answer (the reference's rule: the
+    # `result` events joined, else `reader.answer`'s text); "turn": each turn's
+    # retrievals against that turn's answer (a multi-turn session judged turn by turn).
+    scope: str = attrs.field(default="session", validator=one_of("session", "turn"), metadata=feeds("read"))
+    # What never counts as an answer: "commentary" (a progress note: Codex's
+    # `phase: commentary`), "api-error" (a message the host wrote itself: Claude
+    # Code's `"model": "<synthetic>"` rate-limit banner).
+    never: tuple[str, ...] = attrs.field(
+        default=(), converter=tuple,
+        validator=attrs.validators.deep_iterable(one_of(*NOT_ANSWERS)), metadata=feeds("read"))
     # Globs of the paths whose written text (Write, Edit) joins the answer; none: the final
     # message alone (the reference). With a "/": the whole path; else any component.
     written: tuple[str, ...] = attrs.field(default=(), metadata=feeds("read"))
@@ -100,8 +111,8 @@ class Ruleset:
     # The envelope sources counted, in the order `sources.use` lists them, with their
     # options: what the reader keeps, what is cut and how (core/source.py).
     sources: tuple[SourceRule, ...] = attrs.field(default=(), metadata=feeds("transcript", "cut"))
-    # What the answer judged holds besides the final message (absent: nothing).
-    answer: AnswerRules = attrs.field(factory=AnswerRules, metadata=feeds())  # its fields declare their own stages
+    # Which answer the retrievals are judged against (core/answers.py); its fields declare their own stages.
+    answer: AnswerRules = attrs.field(factory=AnswerRules, metadata=feeds())
 
     def read_options(self) -> ReadOptions:
         """How a transcript is read for this ruleset: its line limit, the explore tool its

@@ -95,7 +95,7 @@ class SessionScore:
     meta_chars: int
     answer: str
     has_answer: bool
-    answer_source: str  # "result", "text-event", "final-turn-text" or "none"
+    answer_source: str  # "result", "text-event", "final-turn-text", "turns" (answer.scope: turn) or "none"
     warnings: tuple[InputWarning, ...]
     # Line level: set when some ranked channel is line-aware (docs/line-level.md).
     line_level: bool = False
@@ -110,7 +110,7 @@ class SessionScore:
     sources: tuple[SourceScore, ...] = ()
     # The ruleset's sources by name, in its order (what a "no response" reason names).
     source_names: tuple[str, ...] = ()
-    # The files whose written text the answer judged holds (the ruleset's answer.written; core/answer.py);
+    # The files whose written text the answer judged holds (the ruleset's answer.written; core/answers.py);
     # None when the ruleset adds none (the final message alone is judged).
     answer_written: Optional[tuple[str, ...]] = None
     unit: str = "utf16"  # what a section's size counts (the ruleset's unit; core/sections/units.py)

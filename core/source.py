@@ -28,6 +28,8 @@ to `UNKNOWN` and warns (`unknown_warning`): it never drops the result.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Iterable, Optional
 
 import attrs
@@ -35,6 +37,7 @@ import attrs
 from citeledger.core.reader import KeptTools, ReadOptions
 from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
+from citeledger.core.context import DROPPED, tool_notice
 from citeledger.core.transcript import InputWarning, Origin, ToolResult
 
 # The file a result is charged to when its source cannot tell which it is.
@@ -53,6 +56,7 @@ class Given:
     responses: tuple[ToolResult, ...]  # the explore tool's results (explore responses)
     results: tuple[ToolResult, ...]  # the kept results of other tools
     files: tuple[str, ...]  # the transcript's files, in reading order
+    base: Optional[str] = None  # the session's working directory: returned paths are named from it (`within`)
 
 
 @attrs.frozen
@@ -106,14 +110,53 @@ def by_file(pieces: Iterable[tuple[Optional[str], str]]) -> list[tuple[Optional[
     return [(path, "".join(texts)) for path, texts in gathered.items()]
 
 
-def within(path, cwd: Optional[str]):
-    """`path` as the session's working directory names it: an absolute path inside
-    `cwd` made relative to it (issue 29 item 13: Read reports absolute paths where
-    explore and `sed -n` report relative ones); any other path as it is."""
-    if not (cwd and isinstance(path, str) and path.startswith("/")):
+def within(path, cwd: Optional[str], base: Optional[str] = None):
+    """`path` as the session names it: resolved against `cwd` (the working directory in force
+    when the call ran: a `cd` moves it), then made relative to `base` (the session's own
+    working directory; `cwd` when not given) when it lies inside it, else absolute
+    (issue 29 item 13; issue 41, H8). Windows drive paths (`c:\\Users\\...`, written with
+    `/` once read) and `~/` (the home the working directory is under) are paths like any
+    other. A path that cannot be resolved (relative, no working directory) is as it is."""
+    if not (isinstance(path, str) and path) or path == UNKNOWN:
         return path
-    base = cwd.rstrip("/") + "/"
-    return path[len(base):] if path.startswith(base) and len(path) > len(base) else path
+    cwd = _absolute(cwd, None) if cwd else None
+    base = _absolute(base, None) if base else cwd
+    found = _absolute(path, cwd)
+    if found is None:
+        return path
+    if base:
+        prefix = base.rstrip("/") + "/"
+        if found.startswith(prefix) and len(found) > len(prefix):
+            return found[len(prefix):]
+    return found
+
+
+_DRIVE = re.compile(r"([A-Za-z]):[\\/]")
+_HOME = re.compile(r"(?:/Users/[^/]+|/home/[^/]+|/root|[a-z]:/Users/[^/]+)(?=/|$)")
+
+
+def _windows(path: str):
+    """A Windows drive path written with `/` and a lower-case drive, or None."""
+    if _DRIVE.match(path) is None:
+        return None
+    return path[0].lower() + ":" + path[2:].replace("\\", "/")
+
+
+def _absolute(path: str, cwd: Optional[str]) -> Optional[str]:
+    """`path` made absolute and normal (no `.`, `..`, doubled `/`), or None when it cannot be."""
+    drive = _windows(path)
+    if drive is not None:
+        return drive[:2] + posixpath.normpath(drive[2:])
+    if path.startswith("/"):
+        return posixpath.normpath(path) if "/." in path or "//" in path else path.rstrip("/") or "/"
+    if path == "~" or path.startswith("~/"):
+        home = _HOME.match(cwd or "")
+        return None if home is None else posixpath.normpath(home.group(0) + path[1:])
+    if not cwd:
+        return None
+    if cwd[1:2] == ":":
+        return cwd[:2] + posixpath.normpath(posixpath.join(cwd[2:], path.replace("\\", "/")))
+    return posixpath.normpath(posixpath.join(cwd, path))
 
 
 def unknown_warning(source: str, result: ToolResult, why: str) -> InputWarning:
@@ -156,10 +199,16 @@ class ResultSource:
         for result in given.results:
             if not self.wants(result):
                 continue
-            pieces, why = self.pieces(join(result.blocks), result)
+            text = join(result.blocks)
+            pieces, why = self.pieces(text, result)
             if pieces is None:  # not this source's to charge (a bash command that reads nothing)
                 continue
-            pieces = by_file([(within(path, result.cwd), part) for path, part in pieces])
+            notice = tool_notice(text)  # the tool's own words are no file's content (core/context.py)
+            if notice in DROPPED:
+                continue
+            if notice:
+                pieces, why = [(None, text)], ""
+            pieces = by_file([(within(path, result.cwd, given.base), part) for path, part in pieces])
             if why and any(path == UNKNOWN for path, _ in pieces):
                 warnings.append(unknown_warning(self.name, result, why))
             pulled.append(Pulled(Pieces(pieces), result.origin, self.name, result=result_key(result)))

@@ -56,7 +56,7 @@ class ToolUse:
     description: Optional[str] = None  # Task's input.description
     task: Optional[str] = None  # a codegraph tool's input.task
     symbol: Optional[str] = None  # a codegraph tool's input.symbol
-    # What it wrote to file_path: Write's input.content, Edit's input.new_string (core/answer.py).
+    # What it wrote to file_path: Write's input.content, Edit's input.new_string (core/answers.py).
     written: Optional[str] = None
 
 
@@ -80,6 +80,11 @@ class ToolResult:
     parent_tool_use_id: Optional[str] = None  # its event's thread (None: the main thread)
     tool_use_origin: Optional[Origin] = None  # where the tool_use named it
     order: int = -1  # its event's position in reading order (see ToolUse.order)
+    turn: int = 0  # the turn it was returned in (1-based; 0: the reader counts none)
+    # What it put in the context when that is no file content (docs/transcripts-as-found.md,
+    # "The turn model"): "" content; a notice ("no-output", "unchanged", "error", "listing",
+    # "notice"). A source charges a notice as meta under rulesets that read notices.
+    notice: str = ""
 
 
 def explore_queries(tool_uses, responses) -> tuple[Optional[str], ...]:
@@ -109,12 +114,25 @@ class ExploreAnswer:
     origin: Origin
 
 
+# What an answer candidate is when it is no answer of the model's (`answer.never` in a ruleset):
+# a progress note (Codex's `phase: commentary`) or a message the host wrote itself
+# (Claude Code's `"model": "<synthetic>"`, `isApiErrorMessage`: "You've hit your limit ...").
+COMMENTARY, API_ERROR = "commentary", "api-error"
+NOT_ANSWERS = (COMMENTARY, API_ERROR)
+
+
 @frozen
 class ResultText:
-    """The string of one `result` event (a headless run's final answer)."""
+    """The string of one `result` event (a headless run's final answer), or one turn's
+    answer as a reader of another format gives it (a Codex final_answer message)."""
 
     text: str
     origin: Origin
+    turn: int = 0  # the turn it answers (0: the reader counts none)
+    kind: str = ""  # "" the model's answer; COMMENTARY or API_ERROR (see NOT_ANSWERS)
+    # A headless run's `result` event: it answers every turn since the previous one (a
+    # Stop hook's feedback is a user message of the same run, not a new question).
+    segment: bool = False
 
 
 @frozen
@@ -129,6 +147,7 @@ class AssistantText:
     turn: int
     after_last_tool_use: bool
     origin: Origin
+    kind: str = ""  # "" the model's text; COMMENTARY or API_ERROR (see NOT_ANSWERS)
 
 
 @frozen
@@ -181,3 +200,6 @@ class Transcript:
     run_log: Optional["RunLog"] = None  # noqa: F821 (core.run_log imports this module)
     # When, where and by which agent (Whereabouts): set by core.reader.read_session.
     whereabouts: Whereabouts = Whereabouts()
+    # The session's own working directory (its first logged one): every returned path is
+    # named from it, whatever `cd` moved the cwd to later (core.source.within). None: none logged.
+    cwd: Optional[str] = None

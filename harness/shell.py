@@ -52,22 +52,59 @@ NEITHER = ShellIntent(None)
 SEARCH = ShellIntent(SEARCH_KIND)
 
 
-def shell_intent(command: str, stderr_redirect_writes: bool = True) -> ShellIntent:
+def shell_intent(command: str, stderr_redirect_writes: bool = True, captured_reads: bool = True) -> ShellIntent:
     """What `command` does: a read of one path, a search, or neither.
 
     `stderr_redirect_writes`: the harness's rule (True) takes `2>/dev/null` for a write, so
     `cat f 2>/dev/null | tail` reads nothing; False drops standard-error redirects first.
+    `captured_reads`: the harness's rule (True) counts a read inside `$(...)` or backticks,
+    whose output the substitution captures; False skips it, the first read outside one is
+    tried (`X=$(cat f | grep y)` prints none of f: issue 41, H1).
     """
     if not stderr_redirect_writes:
         command = _STDERR_REDIRECT.sub(" ", command)
     if not _WRITE.search(command):
-        read = _READ.search(command)
-        if read is not None:  # only the first read command is tried
+        for read in _READ.finditer(command):
+            if not captured_reads and captured(command, read.start(1)):
+                continue
+            # only the first read command is tried
             args = [a for a in _SPLIT.split(read.group(1)) if a and not a.startswith("-") and not _NUMERIC.match(a)]
             paths = [a for a in args if "/" in a or "." in a]
             if paths:
                 return ShellIntent(READ_KIND, _unquote(paths[-1]))
+            break
     return SEARCH if _SEARCH.search(command) else NEITHER
+
+
+def captured(command: str, index: int) -> bool:
+    """Whether position `index` of `command` is inside a command substitution (`$(`...`)` or
+    backticks) still open there: its output is captured, not printed. Single quotes are
+    followed (a `)` inside '...' closes nothing); double quotes do not stop a substitution."""
+    stack: list[str] = []
+    quoted = False
+    i = 0
+    while i < index:
+        c = command[i]
+        if quoted:
+            quoted = c != "'"
+        elif c == "'":
+            quoted = True
+        elif c == "\\":
+            i += 1
+        elif c == "$" and command.startswith("$(", i):
+            stack.append("$(")
+            i += 1
+        elif c == "(":
+            stack.append("(")
+        elif c == ")" and stack:
+            stack.pop()
+        elif c == "`":
+            if stack and stack[-1] == "`":
+                stack.pop()
+            else:
+                stack.append("`")
+        i += 1
+    return "$(" in stack or "`" in stack
 
 
 def _unquote(arg: str) -> str:

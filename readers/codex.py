@@ -17,7 +17,7 @@ from typing import Hashable, Optional, Sequence
 import orjson
 
 from citeledger.core import (
-    as_double,
+    COMMENTARY, as_double,
     AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResult,
     ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
@@ -197,6 +197,7 @@ class CodexReader:
                 continue
             if kind in ("session_meta", "turn_context") and isinstance(payload.get("cwd"), str):
                 state.cwd = payload["cwd"]  # relative paths are this directory's (core.source.within)
+                state.base = state.base or state.cwd
             if (kind, payload.get("type") if kind == "event_msg" else None) == starts[:2] and starts[2](payload):
                 turn += 1
             if kind == "event_msg":
@@ -212,7 +213,7 @@ class CodexReader:
                 state.call(payload, ptype, origin, order)
                 state.last_call[turn] = len(state.texts)
             elif ptype in OUTPUT_TYPES:
-                state.output(payload, origin, order)
+                state.output(payload, origin, order, turn)
         if state.unreadable:
             first = state.unreadable[0]
             warnings.append(InputWarning(first.file, first.line, f"{len(state.unreadable)} shell call(s) with "
@@ -223,8 +224,8 @@ class CodexReader:
             responses=tuple(state.responses),
             results=phased_answers(state.texts),
             assistant_texts=tuple(
-                AssistantText(text, t, i >= state.last_call.get(t, -1), origin)
-                for i, (t, text, origin, _) in enumerate(state.texts)
+                AssistantText(text, t, i >= state.last_call.get(t, -1), origin, COMMENTARY if phase == "commentary" else "")
+                for i, (t, text, origin, phase) in enumerate(state.texts)
             ),
             warnings=tuple(warnings),
             reader=self.name,
@@ -234,6 +235,7 @@ class CodexReader:
             explore_answers=tuple(state.answers),
             threads=(None,) if state.uses else (),
             run_log=requests.run_log(),
+            cwd=state.base,
         )
 
     def _items(self, path: str, warnings: list, options: ReadOptions):
@@ -282,7 +284,9 @@ class _Reading:
         self.texts: list = []
         self.last_call: dict[int, int] = {}
         self.unreadable: list[Origin] = []
+        self.workdirs: dict = {}  # call key -> the directory it ran in (a shell call's `workdir`)
         self.cwd: Optional[str] = None
+        self.base: Optional[str] = None  # the session's working directory: its first (Transcript.cwd)
 
     def call(self, payload: dict, ptype: str, origin: Origin, order: int) -> None:
         # Compared as JavaScript Map keys, type included (true is not 1), as the Claude reader does.
@@ -291,12 +295,15 @@ class _Reading:
         given = call_input(payload)
         if given is UNREADABLE:
             self.unreadable.append(origin)
+        workdir = given.get("workdir")
+        if isinstance(workdir, str) and workdir and key is not None:  # the call ran there (relative: to the cwd)
+            self.workdirs[key] = workdir if workdir.startswith("/") or not self.cwd else self.cwd.rstrip("/") + "/" + workdir
         if key is not None:
             self.answered.pop(key, None)  # a call id used again: its output is this call's
             self.names[key] = (name, origin)
             self.uses[key] = _tool_use(given, name, payload.get("call_id"), key, origin, order)
 
-    def output(self, payload: dict, origin: Origin, order: int) -> None:
+    def output(self, payload: dict, origin: Origin, order: int, turn: int = 0) -> None:
         call_id = payload.get("call_id")
         key = js_map_key(payload, "call_id")
         known = self.names.get(key) if key is not None else None
@@ -319,8 +326,8 @@ class _Reading:
             failed = failed or exited
         if failed:
             return
-        result = ToolResult(name=name, blocks=blocks, origin=origin, use=use, cwd=self.cwd, tool_use_id=str(call_id),
-                            tool_use_origin=use_origin, order=order)
+        result = ToolResult(name=name, blocks=blocks, origin=origin, use=use, cwd=self.workdirs.get(key, self.cwd), tool_use_id=str(call_id),
+                            tool_use_origin=use_origin, order=order, turn=turn)
         if explore:
             self.responses.append(result)
             self.answers.append(ExploreAnswer(key, blocks, origin))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from citeledger.core import ResultText, is_blank
+from citeledger.core import COMMENTARY, ResultText, is_blank
 
 
 def session_name(paths: Sequence[str]) -> str:
@@ -23,7 +23,7 @@ def final_answers(texts) -> tuple:
     last: dict = {}
     for turn, text, origin in texts:
         if not is_blank(text):
-            last[turn] = ResultText(text, origin)
+            last[turn] = ResultText(text, origin, turn)
     return tuple(last[t] for t in sorted(last))
 
 
@@ -43,8 +43,10 @@ def phased_answers(texts) -> tuple:
     """Each turn's answer, in turn order, as `ResultText`s, from (turn, text, origin, phase).
 
     A turn whose messages are marked `final_answer` (Codex CLI's `phase`) answers
-    with those (non-blank) messages; a turn without one with its last non-blank
-    message (a rollout written before phases, or a turn cut before its answer).
+    with those (non-blank) messages. A turn without one answers with its last
+    non-blank message: the model's answer in a rollout written before phases, a
+    progress note (kind COMMENTARY, which `answer.never: [commentary]` drops) when
+    the message is marked `phase: commentary` (a turn cut before its answer).
     """
     answers: dict = {}
     finals: set = set()
@@ -55,7 +57,7 @@ def phased_answers(texts) -> tuple:
             if turn not in finals:
                 answers[turn] = []
                 finals.add(turn)
-            answers[turn].append(ResultText(text, origin))
+            answers[turn].append(ResultText(text, origin, turn))
         elif turn not in finals:
-            answers[turn] = [ResultText(text, origin)]
+            answers[turn] = [ResultText(text, origin, turn, COMMENTARY if phase == "commentary" else "")]
     return tuple(r for t in sorted(answers) for r in answers[t])

@@ -346,7 +346,7 @@ class GeminiReader:
                 warnings.append(InputWarning(origin.file, origin.line, f"toolCalls is {js_type(calls)}, not a list, ignored"))
                 continue
             order = _read_calls(calls, origin, order, message_key, options, warnings,
-                                (uses, responses, answers, tool_results))
+                                (uses, responses, answers, tool_results), turn)
             if calls:
                 last_call[turn] = len(texts)
         return Transcript(
@@ -369,7 +369,7 @@ class GeminiReader:
 
 
 def _read_calls(calls: list, origin: Origin, order: int, message_key, options: ReadOptions, warnings: list,
-                sink: tuple) -> int:
+                sink: tuple, turn: int = 0) -> int:
     """The tool calls of one `gemini` message into `sink` (uses, responses, explore answers,
     kept results); returns the order of the next call."""
     uses, responses, answers, tool_results = sink
@@ -388,7 +388,7 @@ def _read_calls(calls: list, origin: Origin, order: int, message_key, options: R
                 # A read_many_files result naming several files has no one file:
                 # the source charges it to (unknown) and says so.
                 result = ToolResult(name=name, blocks=blocks, origin=origin, use=made[0] if len(made) == 1 else None,
-                                    tool_use_id=call_id, tool_use_origin=origin, order=order)
+                                    tool_use_id=call_id, tool_use_origin=origin, order=order, turn=turn)
                 (responses if explore else tool_results).append(result)
                 if explore:
                     answers.append(ExploreAnswer(call_id, blocks, origin))

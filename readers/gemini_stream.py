@@ -144,7 +144,7 @@ class _Run:
             return
         blocks = mcp_blocks(output)
         result = ToolResult(name=name, blocks=blocks, origin=origin, use=made[0] if len(made) == 1 else None,
-                            tool_use_id=tool_id, tool_use_origin=made[0].origin, order=self.order)
+                            tool_use_id=tool_id, tool_use_origin=made[0].origin, order=self.order, turn=self.turn)
         (self.responses if explore else self.results).append(result)
         if explore:
             self.answers.append(ExploreAnswer(tool_id, blocks, origin))

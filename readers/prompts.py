@@ -5,7 +5,10 @@ much that nobody typed (issue 29 item 4, docs/transcripts-as-found.md): the
 `isMeta` expansion of a slash command and Stop-hook feedback, `Caveat:`
 notices, a local command (`/status`, `/exit`: `<command-name>` then its
 `<local-command-stdout>`), the compact summary, an interrupt notice, and
-the prompts of Task subagents written inline (`isSidechain: true`). A slash
+the prompts of Task subagents written inline (`isSidechain: true`), Claude Code's
+notices of a background task (`<task-notification>`, `"origin": {"kind":
+"task-notification"}`) and the user's own `!` shell command with its output
+(`<bash-input>`, `<bash-stdout>`, `<bash-stderr>`; issue 41, H2). A slash
 command the model answers (`/init`, a custom command) is a prompt; a local one
 is told from it by the output that follows it.
 """
@@ -18,6 +21,8 @@ _NOT_PROMPTS = (
     "Caveat:", "<local-command-caveat>",
     "This session is being continued from a previous conversation",  # the compact summary
     "[Request interrupted by user",
+    "<task-notification>",  # a background task's notice (Monitor events, a Bash run in the background)
+    "<bash-input>", "<bash-stdout>", "<bash-stderr>",  # the user's own `!` command and its output
 )
 _COMMAND_OUTPUTS = ("<local-command-stdout>", "<local-command-stderr>")
 _COMMANDS = ("<command-name>", "<command-message>")
@@ -39,6 +44,9 @@ def prompt_kind(event: dict, content) -> str:
     follows) or COMMAND_OUTPUT (a local command's output) of a main-thread user
     event that is no tool result."""
     if event.get("isMeta") or event.get("isSidechain") is True or event.get("isCompactSummary"):
+        return NOT_PROMPT
+    origin = event.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
         return NOT_PROMPT
     text = first_text(content).lstrip()
     if text.startswith(_COMMAND_OUTPUTS):

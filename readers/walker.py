@@ -10,7 +10,7 @@ from typing import Hashable, Optional
 
 from citeledger.readers.prompts import COMMAND, COMMAND_OUTPUT, PROMPT, prompt_kind
 from citeledger.core import (
-    AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText,
+    API_ERROR, AssistantText, ExploreAnswer, InputWarning, Keys, Line, Origin, ResultText,
     ToolResult, ToolUse, Transcript, is_blank, is_explore, js_string, js_stringify,
 )
 from citeledger.readers.run_log import RunLogReader
@@ -26,6 +26,8 @@ _INPUT_FIELDS = ("query", "file_path", "path", "pattern", "command", "notebook_p
 EVENT_KEYS = Keys({
     "type": None,
     "isMeta": None, "isSidechain": None, "isCompactSummary": None,
+    "isApiErrorMessage": None,  # Claude Code's own error banner (never an answer under answer.never: api-error)
+    "origin": None,  # a task-notification's {"kind": "task-notification"} (readers/prompts.py)
     "cwd": None,  # the working directory: an init event's, every interactive line's
     "subtype": None,  # a result event's (error_max_turns)  # which user events are prompts (readers/prompts.py)
     "result": None,
@@ -38,6 +40,7 @@ EVENT_KEYS = Keys({
     "total_cost_usd": None,
     "message": {
         "id": None,  # the message key (sufficiency)
+        "model": None,  # "<synthetic>": a message the host wrote (walker._host_written)
         "usage": None,  # the run log's request sizes
         # Blocks whole: the run log measures any block's JSON, a tool use's whole
         # input; item_text and js_stringify need a result's whole content.
@@ -163,15 +166,19 @@ class EventWalker:
         self.results: list[ResultText] = []
         self.warnings: list[InputWarning] = []
         self.bom_lines: list[Origin] = []
-        self._texts: list[tuple[str, Optional[str], int, Origin]] = []
+        self._texts: list[tuple[str, int, Origin, str]] = []  # (text, turn, origin, kind)
         self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
         self._answered: dict = {}  # tool_use key -> Origin of its first explore result
+        # Results read before any call of their id: key -> (block, thread, origin, order, turn, cwd, warning index).
+        self._early: dict = {}
+        self._paired_early = False
         self.turn = 0
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
         self.prompts = 0  # main-thread user prompts (an interactive log's turns)
         self._command = False  # the last prompt counted was a slash command with no answer yet
         self.cwd: Optional[str] = None  # the working directory of the last event that named one
+        self.base: Optional[str] = None  # the first one: the session's (Transcript.cwd)
         # The sufficiency block's reading (sufficiency.md "Input"): tool names
         # from assistant events only, explore answers from user events only.
         self._acted: dict[Hashable, object] = {}
@@ -219,6 +226,8 @@ class EventWalker:
         cwd = event.get("cwd")
         if type(cwd) is str and cwd:
             self.cwd = cwd
+            if self.base is None:
+                self.base = cwd
         if kind == "result":
             self._result(event, origin)
         message = event.get("message")
@@ -246,7 +255,7 @@ class EventWalker:
         texts, called = self._blocks(content, kind, parent, origin, message_key)
         if kind == "assistant" and main_thread:
             if texts:
-                self._texts.append(("".join(texts), self.turn, origin))
+                self._texts.append(("".join(texts), self.turn, origin, API_ERROR if _host_written(event, message) else ""))
             if called:
                 # Marked after this event's own text: a message's text precedes its tool_use.
                 self._last_tool_use[self.turn] = len(self._texts)
@@ -255,7 +264,7 @@ class EventWalker:
     def _result(self, event: dict, origin: Origin) -> None:
         result = event.get("result", _MISSING)
         if isinstance(result, str):
-            self.results.append(ResultText(result, origin))
+            self.results.append(ResultText(result, origin, max(self.turn, 1), segment=True))
         elif event.get("subtype") == "error_max_turns":  # a run cut by --max-turns writes no result text
             self.warn(origin, "the run ended at max turns (result subtype error_max_turns) with no result text: "
                               "the answer scored is its last main-thread assistant text (a progress note)")
@@ -338,6 +347,8 @@ class EventWalker:
         self.tool_uses.append(use)
         if key is not None:
             self._uses[key] = use
+            if self._early:
+                self._pair_early(key, name, use)
 
     def _tool_result(self, block: dict, parent, origin: Origin, user: bool = False) -> None:
         tool_id = block.get("tool_use_id")
@@ -346,6 +357,9 @@ class EventWalker:
             self._explore_answer(block, key, origin)
         known = self.names.get(key) if key is not None else None
         if known is None:
+            if key is not None:  # its call may come later (Claude Code writes some so): paired then, by id
+                self._early.setdefault(key, []).append((block, parent, origin, self._order, self.turn, self.cwd,
+                                                        len(self.warnings)))
             self.warnings.append(
                 InputWarning(origin.file, origin.line, f"tool_result for unknown tool_use id {tool_id!r}")
             )
@@ -367,9 +381,30 @@ class EventWalker:
             name=name, blocks=content_blocks(content), origin=origin, use=self._uses.get(key), cwd=self.cwd,
             tool_use_id=tool_id if type(tool_id) is str else id_text(tool_id),
             parent_tool_use_id=parent if isinstance(parent, str) else None,
-            tool_use_origin=use_origin, order=self._order,
+            tool_use_origin=use_origin, order=self._order, turn=self.turn,
         )
         (self.responses if explore else self.tool_results).append(result)
+
+    def _pair_early(self, key, name, use: ToolUse) -> None:
+        """The results read before the call `use` that they answer (by id): a tool a source reads
+        (not the explore tool: the reference drops those, as before) is paired now, and its
+        warning says so (issue 41, H4)."""
+        early = self._early.pop(key, ())
+        if not early or self._kind(name) is not _KEPT:
+            return
+        for block, parent, origin, order, turn, cwd, warned in early:
+            self.warnings[warned] = InputWarning(
+                origin.file, origin.line, f"tool_result for tool_use id {use.id!r} written before its call "
+                                          f"(line {use.origin.line}): paired by id")
+            error = block.get("is_error")
+            if error is not None and error is not False and js_truthy(error):
+                continue
+            self.tool_results.append(ToolResult(
+                name=name, blocks=content_blocks(block.get("content", _MISSING)), origin=origin, use=use, cwd=cwd,
+                tool_use_id=use.id, parent_tool_use_id=parent if isinstance(parent, str) else None,
+                tool_use_origin=use.origin, order=order, turn=turn,
+            ))
+            self._paired_early = True
 
     def _kind(self, name) -> str:
         """Whether a tool's results are kept, and as what: the explore tool's (`_EXPLORE`), a tool
@@ -411,9 +446,9 @@ class EventWalker:
 
     def transcript(self, name: str, files: tuple[str, ...], reader: str, turns: int = 1) -> Transcript:
         texts = []
-        for index, (text, turn, origin) in enumerate(self._texts):
+        for index, (text, turn, origin, kind) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
-            texts.append(AssistantText(text, turn, after, origin))
+            texts.append(AssistantText(text, turn, after, origin, kind))
         return Transcript(
             name=name,
             files=files,
@@ -427,8 +462,9 @@ class EventWalker:
             turns=max(turns, 1),
             explore_answers=tuple(self.explore_answers),
             threads=tuple(self._threads),
-            tool_results=tuple(self.tool_results),
+            tool_results=tuple(sorted(self.tool_results, key=_by_order) if self._paired_early else self.tool_results),
             run_log=self.log.run_log(),
+            cwd=self.base,
         )
 
 
@@ -470,6 +506,16 @@ def js_type(value) -> str:
 
 def _kind_name(kind) -> str:
     return repr(kind) if isinstance(kind, str) else f"untyped ({js_type(kind)})"
+
+
+def _by_order(result: ToolResult) -> int:
+    return result.order
+
+
+def _host_written(event: dict, message: dict) -> bool:
+    """An assistant event Claude Code wrote itself, not the model: an API error or rate-limit
+    banner (`"isApiErrorMessage": true`, `"model": "<synthetic>"`; issue 41, H5)."""
+    return event.get("isApiErrorMessage") is True or message.get("model") == "<synthetic>"
 
 
 def _is_prompt(content) -> bool:

@@ -11,6 +11,7 @@ SOURCES = {
     "result": "the result event(s)",
     "text-event": "the last main-thread text event",
     "final-turn-text": "each turn's text after its last tool call",
+    "turns": "each turn's own answer, judging that turn's retrievals (answer.scope: turn)",
     "none": "none found",
 }
 

@@ -24,7 +24,7 @@ from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
 from citeledger.core import UNITS, AnswerRules, ChannelRule, ReaderRules, Ruleset, SourceRule
 
-TOP_KEYS = {"name", "description", "extends", "reader", "unit", "channels", "sources", "answer"}
+TOP_KEYS = {"name", "description", "extends", "reader", "answer", "unit", "channels", "sources"}
 
 # Keys that moved, and their dotted names now: a ruleset written for the old
 # name is refused, never read with a changed meaning. A source says which of its
@@ -328,6 +328,7 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
     description = tree.get("description", "")
     _check_type(tree, "description", description, str, "")
     reader = build(ReaderRules, _section(tree, "reader"), "reader")
+    answer = build(AnswerRules, _section(tree, "answer"), "answer")
     unit = _choice(tree, "unit", UNITS)
     rank, options = _plugins(_section(tree, "channels"), "rank", "channel", installed_channels())
     use, source_options = _plugins(_section(tree, "sources"), "use", "source", installed_sources())
@@ -335,12 +336,12 @@ def build_ruleset(tree: Located, source: str) -> Ruleset:
         name=name,
         description=description.strip(),
         reader=reader,
+        answer=answer,
         unit=unit,
         channels=tuple(ChannelRule(r, options[r]) for r in rank),
         source=source,
         channel_options=tuple(ChannelRule(k, v) for k, v in options.items()),
         sources=tuple(SourceRule(u, source_options[u]) for u in use),
-        answer=build(AnswerRules, _section(tree, "answer"), "answer") if "answer" in tree else AnswerRules(),
     )
 
 

@@ -5,7 +5,10 @@ harness's bashIntent rule, defined once (a heredoc or a redirect is a write,
 never a read; `cat`, `sed -n`, `head`, `tail`, `nl`, ... at a command
 position with a path argument is a read of that path). A read's whole
 output is charged to the path; any other command (a search, a write, a
-build) retrieved no file and is no call of this source.
+build) retrieved no file and is no call of this source. What the output holds of
+the file is `core.context.shell_output`'s: a failed read or an output of only the
+command's own `echo` lines is no call; a tool notice ("(Bash completed with no
+output)") or what another command printed after the read is meta.
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -13,9 +16,11 @@ build) retrieved no file and is no call of this source.
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
-from citeledger.core import SHELL_TOOLS, ResultSource, hookimpl, shell_intent
+from citeledger.core import DROPPED, SHELL_TOOLS, ResultSource, hookimpl, shell_intent, shell_output
 
 
 class BashReadSource(ResultSource):
@@ -27,16 +32,43 @@ class BashReadSource(ResultSource):
         # The harness's rule counts `2>/dev/null` a write (sufficiency keeps it); a read with its
         # errors silenced still read the file, so this source does not.
         stderr_redirect_writes: bool = False
+        # The harness's rule counts a read inside `$(...)`; its output is captured, not printed,
+        # so this source does not (issue 41, H1).
+        captured_reads: bool = False
 
     def pieces(self, text, result):
         use = result.use
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
-        intent = shell_intent(command, self.options.stderr_redirect_writes)
+        intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
-        return [(intent.path, text)], ""
+        # What reached the context (core/context.py): the file's part, the rest meta.
+        read_at = max(command.find(intent.path), 0)
+        output = shell_output(command, text, read_at)
+        if output.notice in DROPPED:  # a failed read, or only the command's own echo lines
+            return None, ""
+        if output.notice:
+            return [(None, text)], ""
+        path = moved(command, read_at, intent.path)
+        return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
+
+
+_CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")
+
+
+def moved(command: str, read_at: int, path: str) -> str:
+    """`path` as the command named it after a `cd DIR &&` before the read: relative to DIR
+    (a relative DIR is the call's working directory's, which `within` resolves)."""
+    if path.startswith(("/", "~")) or path[1:3] in (":\\", ":/"):
+        return path
+    last = None
+    for match in _CD.finditer(command, 0, read_at):
+        last = match.group(1).strip("'\"")
+    if not last or last in ("-", "~"):
+        return path
+    return last.rstrip("/") + "/" + path
 
 
 @hookimpl

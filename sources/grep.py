@@ -2,7 +2,7 @@
 
 - content mode (`output_mode: content`): each line goes to the file its
   `path:line:` (or `path:`) prefix names; context lines (`path-line-`) to a
-  file a match line named; a search of one file prints no prefix, so its
+  file a match line named, or to the absolute path they name; a search of one file prints no prefix, so its
   lines go to that file (the input's `path`). `--` separators and the tool's
   own lines are meta.
 - files-with-matches (the default) and count modes: each listed path (`path`
@@ -46,6 +46,13 @@ def _names_a_file(path) -> bool:
     return last.rfind(".") > 0
 
 
+def _absolute_file(path: str) -> bool:
+    """An absolute path naming a file: a context line's prefix even when no match line named it
+    so (Claude Code's Grep prints context lines with absolute paths, match lines with relative
+    ones: issue 41, H6); `within` names it as the match lines do."""
+    return (path[:1] == "/" or path[1:3] in (":\\", ":/")) and _names_a_file(path)
+
+
 def content_lines(text: str, one_file) -> tuple[list, bool]:
     """(path or None, line) of a content-mode result, and whether a line went to UNKNOWN."""
     out, seen, last, lost = [], set(), None, False
@@ -59,7 +66,7 @@ def content_lines(text: str, one_file) -> tuple[list, bool]:
             m = _NUMBERED.match(line)
             named = m.group(1) if m else _plain_path(line)
             c = _CONTEXT.match(line)
-            if c and c.group(1) in seen and (named is None or len(c.group(1)) < len(named)):
+            if c and (c.group(1) in seen or _absolute_file(c.group(1))) and (named is None or len(c.group(1)) < len(named)):
                 path = c.group(1)
             elif named is not None:
                 path = named

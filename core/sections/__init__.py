@@ -100,4 +100,6 @@ class Call:
     text_key: int = 0
     source: str = ""  # the name of the source that made it (core/source.py)
     response: int = -1  # its index among the responses the ruleset read (core.readable_responses), else -1
+    # The result_key of the kept tool result it was cut from (core/source.py; None: an explore response).
+    result: Optional[tuple] = attrs.field(default=None, eq=False)
 

@@ -99,6 +99,8 @@ VARIANTS = {
     E + "block_separator": "\n",
     "reader.bom": "strip",
     "reader.answer": "final-turn-text",
+    "answer.scope": "turn",
+    "answer.never": ["api-error"],
     E + "header": r"(?<![^\n\r\x{2028}\x{2029}])\*\*`([^`]+)`\*\*([^\n\r\x{2028}\x{2029}]{0,20})",
     E + "trailer": "\n>",
     E + "trailing_block": "meta",
