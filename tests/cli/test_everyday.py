@@ -5,6 +5,7 @@ tmp_path when a test needs them under an agent's own folder)."""
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -291,7 +292,8 @@ def test_explain_json_says_what_each_call_asked(capsys, public_a):
 
 def test_explain_names_codex_shell_reads_and_gemini_read_file_calls(capsys, public_a):
     _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", PUBLIC_A / "rtchess-codex" / "exported-session.jsonl")
-    assert "    call 1  100.0% of 2,696 chars  shell_command \"sed -n '272,340p' app.js\"\n" in text
+    # the share is the scoring's (the turn model's notices move it); the name is what this tests
+    assert re.search(r"^    call 1  [\d.]+% of 2,696 chars  shell_command \"sed -n '272,340p' app\.js\"$", text, re.M)
     chat = PUBLIC_A / "metaphi-gemini" / "010ac575" / "chats" / "session-2026-01-30T06-08-7befeae5.json"
     _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", chat)
-    assert '    call 3  0.0% of 2,325 chars  read_file "packed.json"\n' in text
+    assert re.search(r'^    call 3  [\d.]+% of 2,325 chars  read_file "packed\.json"$', text, re.M)
