@@ -543,6 +543,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         sources=tally(mine.sources, calls, charges.calls) if len(mine.sources) > 1 else (),
         unit=unit,
         source_names=tuple(s.name for s in mine.sources),
+        whereabouts=transcript.whereabouts,
         cut=calls,
     )
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import attrs
 
-from citeledger.core.transcript import InputWarning, pickle_by_fields
+from citeledger.core.transcript import InputWarning, Whereabouts, pickle_by_fields
 
 frozen = attrs.frozen
 
@@ -114,6 +114,9 @@ class SessionScore:
     # None when the ruleset adds none (the final message alone is judged).
     answer_written: Optional[tuple[str, ...]] = None
     unit: str = "utf16"  # what a section's size counts (the ruleset's unit; core/sections/units.py)
+    # When, where and by which agent the session ran (its transcript's; score --json's started, model,
+    # project, agent after the session's name).
+    whereabouts: Whereabouts = Whereabouts()
     # The calls as cut (core.Call: their Sections), calls[i] scoring cut[i]: what a report lays
     # beside the scores (the diagnostic join, the reads after calls) without cutting again.
     cut: tuple = attrs.field(default=(), eq=False, repr=False)

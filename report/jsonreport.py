@@ -75,6 +75,7 @@ def session_head(score: SessionScore) -> dict:
     scored = score.status == "scored"  # unscored is null everywhere, as in sweep rows: never a 0%
     out = {
         "session": score.name,
+        **score.whereabouts.as_dict(),  # when, where and by which agent (None: the log does not say)
         "inputs": list(score.inputs),
         "status": score.status,
         "ruleset": score.ruleset,

@@ -23,10 +23,6 @@ def session_data(result) -> dict:
     from citeledger.report.jsonreport import session_dict
 
     data = session_dict(result.score, explain=result.kind == "explain")
-    where = getattr(result.transcript, "whereabouts", None)
-    if where is not None:  # when, where and by which agent, after the session's name
-        name = data.pop("session")
-        data = {"session": name, **where.as_dict(), **data}
     if result.kind == "explain":  # what each call of a source other than the explore source asked
         from citeledger.report.explain import calls_asked
 

@@ -8,8 +8,8 @@ several; several are joined into one pattern, each alternative's groups
 numbered apart (`path_1`, `repo_1`, ...), so one output mixing them (a shell
 loop running a search and a read) is cut at every header of any of them.
 
-codegraph's explore headers are not here: they are the `codegraph_explore`
-source's `header` option (rulesets/default.yaml), their one definition.
+codegraph's explore headers are not here: they are the explore source's
+`header` option (rulesets/default.yaml), their one definition.
 """
 
 from __future__ import annotations
