@@ -171,3 +171,81 @@ def test_compare_arms_harness_over_runs_logging_infinity_and_1e30_prints_their_t
     assert status in (0, 1) and "run-new-1.jsonl:5: duration_ms: Infinity " + OUT_OF_RANGE in err
     # compare-arms.mjs: 1e30 tokens as toLocaleString writes them; Infinity is no figure (—)
     assert "    final context (tok)                1,000,000,000,000,000,000,000,000,000,000                       —\n" in out
+
+
+# ---------------------------------------------------------------- item 5: third-party plugins
+
+
+def _distribution(site: Path, name: str, entry_points: dict, modules: dict) -> Path:
+    """A distribution as an installer leaves it (a .dist-info folder, its modules beside it): enough
+    for importlib.metadata to find its entry points on PYTHONPATH, without a build."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[citeledger]\n" + "".join(f"{key} = {value}\n" for key, value in entry_points.items()))
+    for module, text in modules.items():
+        (site / f"{module}.py").write_text(text)
+    return site
+
+
+def _citeledger(args, site: Path, cache: Path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(cache)}
+    return subprocess.run([sys.executable, "-m", "citeledger.cli", *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def _failing_spec(tmp_path: Path) -> Path:
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "res-send", "title": "t", "query": report["query"],
+                                              "groups": {"answer": ["lib/response.js"]},
+                                              "assert": {"answerShareAtLeast": 0.99}}]}))
+    return spec
+
+
+HOOK = "from citeledger.core import hookimpl\n\n@hookimpl\ndef citeledger_register_channels(register):\n"
+
+
+@pytest.mark.parametrize("module, said", [
+    ("import sys\nsys.exit(0)\n", "importing it called sys.exit(0)"),
+    ("raise RuntimeError('no licence server')\n", "importing it raised RuntimeError: no licence server"),
+    ("def broken(:\n", "importing it raised SyntaxError"),
+    (HOOK + "    register(42)\n", "citeledger_register_channels registered 42, not a class"),
+    (HOOK + "    raise ValueError('hook failed')\n",
+     "its citeledger_register_channels hook raised ValueError: hook failed"),
+    (HOOK + "    raise SystemExit(0)\n", "its citeledger_register_channels hook called sys.exit(0)"),
+])
+def test_a_plugin_that_exits_or_raises_on_import_or_in_its_hook_stops_check_in_one_line_naming_it(
+        tmp_path, module, said):
+    site = _distribution(tmp_path / "site", "hostile", {"hostile_plugin": "hostile_module"},
+                         {"hostile_module": module})
+    done = _citeledger(["check", _failing_spec(tmp_path), "--diagnostics", SIDECAR, RUN], site, tmp_path / "cache")
+    assert done.returncode == 2 and done.stdout == "", done.stderr  # refused: never a silent 0
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("citeledger: error: plugin 'hostile_plugin'") and said in done.stderr
+
+
+def test_an_entry_point_named_like_a_built_in_does_not_replace_it(tmp_path):
+    site = _distribution(tmp_path / "site", "shadow", {"path": "shadow_module"}, {"shadow_module": "X = 1\n"})
+    run = _session(tmp_path / "run.jsonl", "lib/a.js")
+    for _ in range(2):  # the scan, then the kept index
+        done = _citeledger(["score", run], site, tmp_path / "cache")
+        assert done.returncode == 0, done.stderr
+        assert "efficiency 100.0%" in " ".join(done.stdout.split())
+        assert done.stderr == ("citeledger: warning: plugin 'path' (shadow_module, distribution shadow) is named "
+                               "like a built-in plugin of citeledger: ignored (rename its entry point)\n")
+
+
+def test_a_plugin_calling_sys_exit_in_a_channel_is_an_internal_error_not_a_pass(tmp_path, capsys, monkeypatch):
+    from citeledger.core import plugins
+
+    channel = plugins.channels()["path"]
+    monkeypatch.setattr(channel, "judge", lambda *args: __import__("sys").exit(0))
+    run = _session(tmp_path / "run.jsonl", "lib/a.js")
+    assert main(["score", str(run)]) == INTERNAL
+    assert "sys.exit(0) was called during the run (a plugin?); nothing was judged" in capsys.readouterr().err
