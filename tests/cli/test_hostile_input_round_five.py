@@ -249,3 +249,84 @@ def test_a_plugin_calling_sys_exit_in_a_channel_is_an_internal_error_not_a_pass(
     run = _session(tmp_path / "run.jsonl", "lib/a.js")
     assert main(["score", str(run)]) == INTERNAL
     assert "sys.exit(0) was called during the run (a plugin?); nothing was judged" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- item 4: --engine dask=ADDRESS
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+@pytest.mark.parametrize("engine, said", [
+    ("dask=", "--engine dask=: no address (give dask=tcp://HOST:PORT, or dask alone for a local cluster)"),
+    ("dask=foo://h:1", "--engine dask=foo://h:1: unknown scheme 'foo': expected tcp://HOST:PORT"),
+    ("dask=tcp://127.0.0.1", "--engine dask=tcp://127.0.0.1: no port: expected tcp://HOST:PORT"),
+    ("dask=tcp://127.0.0.1:70000", "--engine dask=tcp://127.0.0.1:70000: port '70000' is not an integer from 1"),
+    ("dask=tcp://127.0.0.1:0", "port '0' is not an integer from 1 to 65,535"),
+    ("dask=tcp://:8786", "--engine dask=tcp://:8786: no host"),
+    ("dask=inproc://10.0.0.1/1/1", "--engine dask=inproc://10.0.0.1/1/1: inproc:// is an address inside one"),
+    ("dask=tls://h:8786", "--engine dask=tls://h:8786: tls:// needs certificates"),
+    ("dask=ucx://h:8786", "--engine dask=ucx://h:8786: ucx:// needs UCX"),
+])
+def test_a_dask_address_that_cannot_be_used_is_refused_before_anything_starts(capsys, engine, said):
+    assert main(["sweep", str(REAL), "-q", "--engine", engine]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err
+
+
+def test_a_dask_timeout_outside_1_to_600_seconds_is_refused(capsys):
+    assert main(["sweep", str(REAL), "-q", "--engine", "dask=tcp://127.0.0.1:8786", "--dask-timeout", "601"]) == 2
+    assert "--dask-timeout 601: out of range (an integer from 1 to 600" in capsys.readouterr().err
+
+
+def test_a_refused_dask_port_is_one_line_naming_it_at_once(capsys):
+    import socket
+
+    with socket.socket() as unused:  # bound, never listening: connecting is refused
+        unused.bind(("127.0.0.1", 0))
+        address = "tcp://127.0.0.1:%d" % unused.getsockname()[1]
+        assert main(["sweep", str(REAL), "-q", "--engine", f"dask={address}"]) == 2
+    assert capsys.readouterr().err == f"citeledger: error: --engine dask={address}: cannot connect: Connection refused\n"
+
+
+def _peer(sends: bytes):
+    """A listener of the test's own: it accepts, writes `sends` (nothing: silent) and never answers more."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            conn.sendall(sends)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, "tcp://127.0.0.1:%d" % server.getsockname()[1]
+
+
+@pytest.mark.parametrize("sends, said", [
+    (b"", "no Dask scheduler answered within 1 s"),
+    (__import__("struct").pack("<Q", 2**62), "not a Dask scheduler (it announced a message too large to hold)"),
+    (__import__("struct").pack("<Q", 16) + b"\x02\x00\x00\x00\x00\x00\x00\x00junk!!!!", "not a Dask scheduler"),
+    (b"HTTP/1.1 200 OK\r\n\r\n<html>", "not a Dask scheduler"),
+])
+def test_a_dask_peer_that_is_silent_or_answers_junk_is_one_line_within_the_timeout(capsys, sends, said):
+    import time
+
+    server, address = _peer(sends)
+    started = time.monotonic()
+    try:
+        status = main(["sweep", str(REAL), "-q", "--engine", f"dask={address}", "--dask-timeout", "1"])
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"citeledger: error: --engine dask={address}: ") and said in err
+    assert time.monotonic() - started < 10  # the timeout, not Dask's 30 s nor forever
