@@ -330,3 +330,33 @@ def test_a_dask_peer_that_is_silent_or_answers_junk_is_one_line_within_the_timeo
     assert status == 2 and err.count("\n") == 1, err
     assert err.startswith(f"citeledger: error: --engine dask={address}: ") and said in err
     assert time.monotonic() - started < 10  # the timeout, not Dask's 30 s nor forever
+
+
+# ---------------------------------------------------------------- item 3: --parquet and text that is no UTF-8
+
+
+def test_a_lone_surrogate_or_a_non_utf8_file_name_is_written_to_parquet_escaped_as_csv_writes_it(tmp_path, capsys):
+    import csv
+    import os
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    logs = tmp_path / "logs"
+    rows = explored("t1", "q\ud800uery", response(section("lib/\ud800a.js", body="x\n"), section("lib/b.js", body="y\n")))
+    write_jsonl(logs / "lone.jsonl", [*(json.dumps(r) for r in rows),  # ASCII escapes: valid JSON, no UTF-8
+                                      {"type": "result", "subtype": "success", "result": "see lib/b.js"}])
+    plain = _session(logs / "plain.jsonl", "lib/a.js")
+    os.rename(plain, os.path.join(os.fsencode(logs), b"caf\xe9.jsonl"))  # a file name that is not UTF-8
+    out = tmp_path / "out"
+    assert main(["sweep", str(logs), "--out", str(out), "--parquet", "-q", "-j1"]) == 0, capsys.readouterr().err
+    for table in ("calls", "files"):
+        with open(out / f"{table}.csv", newline="", encoding="utf-8") as fh:
+            header, *cells = list(csv.reader(fh))
+        parquet = pq.read_table(out / f"{table}.parquet").to_pylist()
+        for column in ("session", "query", "path"):
+            if column in header:
+                at = header.index(column)
+                assert [row[at] for row in cells] == [str(row[column]) for row in parquet]
+    files = pq.read_table(out / "files.parquet").to_pylist()
+    assert {r["session"] for r in files} == {"caf\\udce9.jsonl", "lone.jsonl"}
+    assert "lib/\\ud800a.js" in {r["path"] for r in files}
+    assert "q\\ud800uery" in pq.read_table(out / "calls.parquet").column("query").to_pylist()
