@@ -233,8 +233,10 @@ def _run(args) -> int:
     except Terminated as exc:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return 128 + exc.signum
-    except UserError as exc:
-        print(f"citeledger: error: {exc}", file=sys.stderr)
+    except UserError as exc:  # its text may quote the input (a spec key, an --arms label): made inert
+        from citeledger.infra.printable import printable
+
+        print(printable(f"citeledger: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
@@ -245,8 +247,10 @@ def _run(args) -> int:
         print("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
+        from citeledger.infra.printable import printable
+
         where = exc.filename if exc.filename is not None else "<input/output>"
-        print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"citeledger: error: {where}: {exc.strerror or exc}"), file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exc:  # a plugin's code (or a library's) ending the process: never a silent pass
         if args.debug:
@@ -257,7 +261,9 @@ def _run(args) -> int:
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise
-        print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        from citeledger.infra.printable import printable
+
+        print(printable(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         return EXIT_INTERNAL
     finally:
         if raw is not None:

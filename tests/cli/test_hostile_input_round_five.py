@@ -360,3 +360,94 @@ def test_a_lone_surrogate_or_a_non_utf8_file_name_is_written_to_parquet_escaped_
     assert {r["session"] for r in files} == {"caf\\udce9.jsonl", "lone.jsonl"}
     assert "lib/\\ud800a.js" in {r["path"] for r in files}
     assert "q\\ud800uery" in pq.read_table(out / "calls.parquet").column("query").to_pylist()
+
+
+# ---------------------------------------------------------------- items 6, 7: specs read as rulesets are
+
+
+def _check(spec: Path, capsys) -> tuple:
+    status = main(["check", str(spec), "--diagnostics", str(SIDECAR), str(RUN)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _spec_yaml(tmp_path: Path, body: str) -> Path:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(body)
+    return spec
+
+
+def _fixture_yaml(fixture_id: str, share: str = "0.5", must: str = "[]") -> str:
+    query = json.loads(SIDECAR.read_text().splitlines()[12])["query"]
+    return (f"  - id: {fixture_id}\n    title: t\n    query: {json.dumps(query)}\n"
+            f"    groups: {{answer: [lib/response.js]}}\n    assert: {{answerShareAtLeast: {share}, mustContain: {must}}}\n")
+
+
+def test_a_spec_whose_aliases_expand_a_100_kb_string_100000_times_is_refused_unexpanded(tmp_path, capsys):
+    spec = _spec_yaml(tmp_path, "big: &s " + "x" * 100_000 + "\nfixtures:\n"
+                      + _fixture_yaml("f", must="[" + ", ".join(["*s"] * 100_000) + "]"))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"citeledger: error: {spec}:") and "aliases expand to more than 16,777,216 characters" in err
+
+
+def test_a_ruleset_whose_aliases_expand_a_long_string_is_refused_as_a_spec_is(tmp_path, capsys):
+    ruleset = tmp_path / "r.yaml"
+    ruleset.write_text("extends: default\ndescription: &s " + "x" * 100_000 + "\nname: r\n$notes: ["
+                       + ", ".join(["*s"] * 200) + "]\n")
+    assert main(["score", "--ruleset", str(ruleset), str(RUN)]) == 2
+    assert "aliases expand to more than 16,777,216 characters (an alias bomb?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("digits", [400, 5_000])
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_a_spec_threshold_of_hundreds_or_thousands_of_digits_is_refused_in_one_line(tmp_path, capsys, digits, form):
+    if form == "yaml":
+        spec = _spec_yaml(tmp_path, "fixtures:\n" + _fixture_yaml("f", share="9" * digits))
+    else:
+        spec = tmp_path / "spec.json"
+        spec.write_text('{"fixtures": [{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]},'
+                        ' "assert": {"answerShareAtLeast": %s}}]}' % ("9" * digits))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert ("a number too long to read (more than 4,300 digits)" in err if digits > 4_300
+            else f"answerShareAtLeast: a number of {digits} digits is out of range (a number from 0 to 1)" in err)
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+@pytest.mark.parametrize("twice", ["fixtures", "session"])
+def test_a_spec_writing_a_key_twice_is_refused_rather_than_the_last_winning(tmp_path, capsys, form, twice):
+    failing = _fixture_yaml("fails", share="0.99")
+    if form == "yaml":
+        blocks = {"fixtures": f"fixtures:\n{failing}fixtures:\n{_fixture_yaml('holds')}",
+                  "session": f"fixtures:\n{failing}session: {{noRace: true}}\nsession: {{noContamination: true}}\n"}
+        spec = _spec_yaml(tmp_path, blocks[twice])
+    else:
+        one = '{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]}, "assert": {}}'
+        spec = tmp_path / "spec.json"
+        spec.write_text({"fixtures": '{"fixtures": [%s], "fixtures": []}' % one,
+                         "session": '{"session": {"noRace": true}, "session": {}}'}[twice])
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{twice}: duplicate key" in err
+
+
+def test_a_spec_nested_past_64_levels_is_refused(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"fixtures": [], "$deep": ' + "[" * 200 + "]" * 200 + "}")
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and "nested deeper than 64 levels" in err
+
+
+def test_an_escape_sequence_and_a_newline_in_a_spec_key_or_an_arms_label_reach_stderr_escaped(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]},
+                                              "assert": {"\x1b]52;c;ZXZpbA==\x07\nPASS  f": 1}}]}))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and err.count("\n") == 1 and "\x1b" not in err and "\x07" not in err
+    assert "\\x1b]52;c;ZXZpbA==\\x07\\nPASS  f" in err
+    (tmp_path / "pass").mkdir()
+    (tmp_path / "pass" / "run-new-1.jsonl").write_bytes(RUN.read_bytes())
+    assert main(["compare", str(tmp_path / "pass"), "--arms", "x\x1b]0;title\x07\ny", "new"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "--arms x\\x1b]0;title\\x07\\ny" in err
