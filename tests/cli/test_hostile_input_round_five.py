@@ -451,3 +451,66 @@ def test_an_escape_sequence_and_a_newline_in_a_spec_key_or_an_arms_label_reach_s
     assert main(["compare", str(tmp_path / "pass"), "--arms", "x\x1b]0;title\x07\ny", "new"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err and "--arms x\\x1b]0;title\\x07\\ny" in err
+
+
+# ---------------------------------------------------------------- item 9: the files kept in the user's cache
+
+EXPRESS = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "stream" / "express-sendfile-2calls.jsonl"
+
+
+def _score_with_cache(cache: Path):
+    """`score` in a fresh interpreter (the kept files are read at start-up), capped at 512 MB of
+    address space and 60 s: /dev/zero read whole or a FIFO waited on fails the test, not the machine."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+    return subprocess.run([sys.executable, "-m", "citeledger.cli", "score", str(EXPRESS)], capture_output=True,
+                          text=True, env={**os.environ, "XDG_CACHE_HOME": str(cache)}, preexec_fn=cap, timeout=60)
+
+
+@pytest.mark.parametrize("replacement", ["fifo", "dev-zero", "oversized"])
+def test_a_fifo_or_a_link_to_dev_zero_in_place_of_a_kept_file_is_replaced_not_read(tmp_path, replacement):
+    import os
+
+    first = _score_with_cache(tmp_path)
+    assert first.returncode == 0, first.stderr
+    kept = sorted((tmp_path / "citeledger").iterdir())
+    assert {p.name.rsplit("-", 1)[0] for p in kept} == {"header-grammar", "plugins", "ruleset"}
+    for path in kept:
+        path.unlink()
+        if replacement == "fifo":
+            os.mkfifo(path)
+        elif replacement == "dev-zero":
+            path.symlink_to("/dev/zero")
+        else:
+            with open(path, "wb") as fh:
+                fh.truncate(17 << 20)  # past MAX_KEPT_BYTES (sparse: no disk)
+    again = _score_with_cache(tmp_path)
+    assert again.returncode == 0 and again.stdout == first.stdout and again.stderr == "", again.stderr
+    assert all(path.is_file() and not path.is_symlink() and path.stat().st_size < 1 << 20 for path in kept)
+
+
+def test_a_kept_plugin_index_without_digests_naming_a_missing_module_is_not_trusted(tmp_path, monkeypatch):
+    import marshal
+
+    from citeledger import __version__
+    from citeledger.core import plugins
+    from citeledger.infra import plugin_index
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = plugin_index.index_file(__version__)
+    entries = [("path", "citeledger_no_such_module", (("channels", (("path", "citeledger_no_such_module.P"),)),))]
+    for sources in ([], [("citeledger_no_such_module", "/nonexistent.py", None)]):
+        open(path, "wb").write(marshal.dumps((entries, sources, [])))
+        assert plugin_index.kept(path) is None  # built again: the real index
+    plugins.index.cache_clear()
+    try:
+        assert plugins.channels()["path"].__module__ == "citeledger.channels.path"
+        assert plugin_index.kept(path) is not None  # the rebuilt index, kept, proves itself
+    finally:
+        plugins.index.cache_clear()
