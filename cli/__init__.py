@@ -204,9 +204,15 @@ def main(argv=None) -> int:
         _keep_freed_memory()
     with _signals_unwind():
         status = _run(args)
-    if entry and status in _SIGNALLED:
+    if entry and (status in _SIGNALLED or _pool_stopped()):
         _exit_now(status)
     return status
+
+
+def _pool_stopped() -> bool:
+    """Whether a pool's workers were ended mid-work (an error while they ran: a full /tmp)."""
+    pool = sys.modules.get("citeledger.infra.pool")
+    return pool is not None and pool.stopped_any()
 
 
 # Exit statuses of a run ended by a signal (128 + SIGHUP, SIGINT, SIGTERM).

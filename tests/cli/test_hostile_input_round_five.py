@@ -514,3 +514,69 @@ def test_a_kept_plugin_index_without_digests_naming_a_missing_module_is_not_trus
         assert plugin_index.kept(path) is not None  # the rebuilt index, kept, proves itself
     finally:
         plugins.index.cache_clear()
+
+
+# ---------------------------------------------------------------- item 10: a full /tmp mid-sweep
+
+PASS = Path(__file__).resolve().parents[1] / "fixtures" / "pass"
+
+
+class _FullAfter:
+    """A temporary file on a disk that fills after `room` bytes: writes fail with ENOSPC, and so does
+    flushing on close when `close_fails` (as a buffered file's last flush does)."""
+
+    def __init__(self, room: int, close_fails: bool = False):
+        import io
+
+        self.data, self.room, self.close_fails = io.BytesIO(), room, close_fails
+
+    def write(self, data):
+        import errno
+
+        if self.data.tell() + len(data) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.data.write(data)
+
+    def seek(self, *args):
+        return self.data.seek(*args)
+
+    def read(self, *args):
+        return self.data.read(*args)
+
+    def close(self):
+        import errno
+
+        if self.close_fails:
+            raise OSError(errno.EFBIG, "File too large")
+
+
+@pytest.mark.parametrize("close_fails", [False, True])
+@pytest.mark.parametrize("argv", [["--json"], ["--out", "OUT"]])
+def test_a_full_tmp_mid_sweep_is_the_documented_line(tmp_path, capsys, monkeypatch, argv, close_fails):
+    import tempfile
+
+    from citeledger.cli import spool
+
+    monkeypatch.setattr(spool.tempfile, "TemporaryFile", lambda: _FullAfter(20_000, close_fails))
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert main(["sweep", str(REAL), str(PASS), "-q", "-j2", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary file: No space left on device\n"
+    assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_a_file_size_limit_hit_mid_sweep_on_two_jobs_exits_with_the_line_and_does_not_hang(tmp_path):
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    def limited():  # every file this process writes stops at 32 KB: EFBIG (Python ignores SIGXFSZ)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32 << 10, 32 << 10))
+
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-m", "citeledger.cli", "sweep", str(REAL), str(PASS), "--json", "-q",
+                               "-j2"], capture_output=True, preexec_fn=limited, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.decode() == (f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary "
+                                        "file: File too large\n")
