@@ -128,6 +128,7 @@ class SweepResult:
     by: str = ""  # --by: day, project or model ("" without)
     by_rows: tuple = ()  # --by: per ruleset, its `group` records (cli/commands/sweep.grouped_rows)
     session_rows: tuple = ()  # --sessions: each session's row, by start time
+    arms: tuple = ()  # check --corpus (sweep.swept): (harness arm, its slice rows per ruleset), by arm
 
     def tables(self) -> dict:
         """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's
