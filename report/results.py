@@ -140,3 +140,21 @@ class SweepResult:
         records = list(self.occupancy)
         rows = [dict(r, **slice_cells(records, r["slice"])) for r in rows]
         return {"slices": (tuple(columns) + SLICE_COLUMNS, rows)}
+
+
+@attrs.frozen
+class CheckResult:
+    """`check`: every fixture judged and every session and corpus key, as the CI forms render them
+    (report/check_ci.py: JUnit XML, a GitHub step summary)."""
+
+    spec: str  # the spec's path as given
+    fixtures: tuple  # harness.check.FixtureResult, in the spec's order
+    checks: tuple  # harness.check_session.SessionCheck: the session keys, then the corpus keys
+    passed: bool  # every check holds
+    expect_fail: bool  # --expect-fail: the exit status inverts (the checks as judged)
+    kind: str = "check"
+
+    def cases(self) -> list[tuple[str, str, bool, str]]:
+        """(suite, name, passed, detail) of every check, in the order the text prints them."""
+        cases = [(f"fixture {r.fixture.id}", c.name, c.passed, c.detail) for r in self.fixtures for c in r.checks]
+        return cases + [(c.block, c.name, c.passed, c.detail) for c in self.checks]

@@ -8,6 +8,7 @@ Exit status: 0 every check holds; 4 a check fails (EXIT_CHECK_FAILED; with
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.commands.common import (
@@ -27,7 +28,8 @@ def add_parser(sub) -> None:
         "check",
         help=SUMMARY["check"],
         usage="%(prog)s SPEC [--diagnostics SIDECAR ...] [FILE ... | --session LOG] "
-              "[--arms LABEL_A LABEL_B PASS ...] [--corpus PATH ...] [--json] [--expect-fail]",
+              "[--arms LABEL_A LABEL_B PASS ...] [--corpus PATH ...] [--json] [--junit FILE] "
+              "[--step-summary [FILE]] [--expect-fail]",
         description=(
             "Judge a build against SPEC (docs/check.md): codegraph's allocation-fixtures.json as it writes "
             "it (each fixture's assert keys judged on the last report of the --diagnostics sidecars whose "
@@ -64,6 +66,12 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
                    "[{key, pass, detail}]} instead of the text")
+    p.add_argument("--junit", metavar="FILE",
+                   help="also write JUnit XML to FILE (atomically): one testcase per check, a failure with its "
+                   "detail line per check that does not hold; the exit status is unchanged")
+    p.add_argument("--step-summary", nargs="?", const="", metavar="FILE",
+                   help="also append a Markdown summary (the verdict, a table of every check) to FILE; without "
+                   "FILE, to $GITHUB_STEP_SUMMARY (GitHub Actions shows it on the run's page)")
     p.add_argument("--expect-fail", action="store_true",
                    help="a spec written to fail: exit 0 when a check fails, 4 when every check holds")
     p.set_defaults(run=run, exclude=[], sufficiency=False, key="parent", intermixed=True)
@@ -214,7 +222,29 @@ def _corpus_checks(spec, args) -> tuple[list, int]:
     return list(corpus_checks(spec.corpus, result.slices[0], arms, result.header["rulesets"][0])), status
 
 
+def _summary_path(args) -> Optional[str]:
+    """Where --step-summary appends (None: not asked); refused before anything is read."""
+    if args.step_summary is None:
+        return None
+    path = args.step_summary or os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not path:
+        raise UserError("--step-summary: no FILE given and GITHUB_STEP_SUMMARY is not set")
+    return path
+
+
+def _write_ci(args, summary: Optional[str], result) -> None:
+    """The CI forms of the verdict (report/check_ci.py renders, cli/output.py writes)."""
+    from citeledger.cli.output import append_text, write_file
+    from citeledger.report.check_ci import junit_xml, step_summary
+
+    if args.junit:
+        write_file(args.junit, junit_xml(result))
+    if summary:
+        append_text(summary, step_summary(result))
+
+
 def run(args) -> int:
+    summary = _summary_path(args)
     spec = load_spec(args.spec)
     matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
     _inputs_for(spec, args)
@@ -234,6 +264,11 @@ def run(args) -> int:
     corpus, swept_status = _corpus_checks(spec, args)
     passed = all(r.passed for r in results) and all(c.passed for c in session_checks + corpus)
     _write(args, results, session_checks, passed, transcript, score, corpus)
+    from citeledger.report.results import CheckResult
+
+    _write_ci(args, summary, CheckResult(spec=args.spec, fixtures=tuple(results),
+                                         checks=(*session_checks, *corpus), passed=passed,
+                                         expect_fail=args.expect_fail))
     report_warnings(warnings, "--json")
     if passed == args.expect_fail:
         return EXIT_CHECK_FAILED
