@@ -24,7 +24,7 @@ SESSION_READER = "claude-interactive"
 
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
-    parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="the files of one session, in order (-: standard input, one session)")
     parser.add_argument("--session", metavar="PATH", nargs="?", const=".",
                         help="a Claude Code interactive session log, or a project directory's newest "
                         "(no PATH: the current directory's)")
@@ -172,7 +172,12 @@ def read_session(files, session, ruleset, whole: bool = False):
     session found beside it (segments, an interactive log's subagents), as
     discovery groups files, and a missing segment is a warning of the result.
     Without it exactly the FILEs given are read (the differential tests).
+    `-` (or a piped /dev/stdin) is standard input's session (cli/stdin.py).
     """
+    from citeledger.cli import stdin
+
+    if files and not session and stdin.wanted(files):
+        return stdin.read_stdin(read_session, files, session, ruleset, whole)
     known = readers()
     options = ruleset.read_options()
     if whole and files and not session:
@@ -236,8 +241,10 @@ def _listable(folder: str) -> None:
 def files_added(transcript, files) -> list[str]:
     """Files read that were not named: the rest of the session of a FILE given (none for --session:
     its text block stays the reference's; session_note names its subagent logs on stderr)."""
-    named = set(files)
-    return [f for f in transcript.files if f not in named] if files else []
+    from citeledger.cli.stdin import named
+
+    given = named(files)
+    return [f for f in transcript.files if f not in given] if files else []
 
 
 def completed_files(sessions, given) -> list[str]:

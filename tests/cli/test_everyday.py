@@ -7,6 +7,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -297,3 +299,49 @@ def test_explain_names_codex_shell_reads_and_gemini_read_file_calls(capsys, publ
     chat = PUBLIC_A / "metaphi-gemini" / "010ac575" / "chats" / "session-2026-01-30T06-08-7befeae5.json"
     _, text, _ = cli(capsys, "explain", "--ruleset", "retrieval", chat)
     assert re.search(r'^    call 3  [\d.]+% of 2,325 chars  read_file "packed\.json"$', text, re.M)
+
+
+# ---------------------------------------------------------------- pipes
+
+CLI = [sys.executable, "-m", "citeledger.cli"]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+EXPRESS_RUN = FIXTURES / "real" / "stream" / "express-sendfile-2calls.jsonl"
+GEMINI_CHAT = FIXTURES / "gemini" / "session-2025-11-30T10-00-1f3a9c2e.json"
+
+
+def piped(*argv, data: bytes):
+    """The command with `data` on standard input through a real pipe (as `claude -p ... | citeledger ...`)."""
+    return subprocess.run([*CLI, *map(str, argv)], input=data, capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdin"])
+def test_claude_p_piped_into_score_dash_scores_it_as_the_file_would_be(capsys, name):
+    by_name = cli(capsys, "score", EXPRESS_RUN)
+    result = piped("score", name, data=EXPRESS_RUN.read_bytes())
+    assert (result.returncode, result.stdout.decode(), result.stderr.decode()) == by_name
+
+
+def test_score_json_dash_names_its_input_stdin_and_no_temporary_file():
+    result = piped("score", "--json", "-", data=EXPRESS_RUN.read_bytes())
+    data = json.loads(result.stdout)
+    assert data["inputs"] == ["<stdin>"] and not data.get("added_inputs")
+    assert "citeledger-stdin-" not in result.stdout.decode()
+
+
+def test_a_gemini_chat_document_piped_into_score_dash_is_read_as_gemini(capsys):
+    result = piped("score", "--json", "-", data=GEMINI_CHAT.read_bytes())
+    _, out, _ = cli(capsys, "score", "--json", GEMINI_CHAT)
+    assert json.loads(result.stdout)["efficiency"] == json.loads(out)["efficiency"]
+    assert json.loads(result.stdout)["agent"] == "gemini"
+
+
+def test_garbage_piped_into_score_dash_names_stdin_in_its_one_error_line():
+    result = piped("score", "-", data=b"garbage\n")
+    assert result.returncode == 2
+    assert result.stderr.decode().startswith("citeledger: error: <stdin>: not a Claude Code transcript")
+
+
+def test_score_dash_with_another_file_is_refused():
+    result = piped("score", "-", EXPRESS_RUN, data=b"")
+    assert result.returncode == 2
+    assert "standard input is one session: give it alone" in result.stderr.decode()
