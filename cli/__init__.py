@@ -17,7 +17,7 @@ import sys
 import threading
 
 from citeledger.core import ENDING_SIGNALS, HELD_SIGNALS, __version__
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UserError
 from citeledger.cli.limits import check_options
 from citeledger.cli.commands import SUMMARY
 
@@ -35,7 +35,7 @@ class Parser(argparse.ArgumentParser):
 
 
 EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
-             "2 usage, input or ruleset error, or output not writable (a closed stdout); 3 internal error; "
+             "2 usage, input or ruleset error, or output not writable (a full disk; a reader that left, `| head`, is no error); 3 internal error; "
              "4 `check`: a check of the spec does not hold; "
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
 
@@ -238,11 +238,11 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader left (`| head`): the output is incomplete, as docs/cli.md says
-        with contextlib.suppress(OSError):  # no second error when Python flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)", file=sys.stderr)
-        return EXIT_USAGE
+    except BrokenPipeError:  # the reader left (`| head`) where print wrote: quietly done, as docs/cli.md says
+        from citeledger.cli.output import discard_stdout
+
+        discard_stdout()  # no second error when Python flushes stdout at exit
+        return EXIT_OK
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
         where = exc.filename if exc.filename is not None else "<input/output>"
         print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)

@@ -345,3 +345,29 @@ def test_score_dash_with_another_file_is_refused():
     result = piped("score", "-", EXPRESS_RUN, data=b"")
     assert result.returncode == 2
     assert "standard input is one session: give it alone" in result.stderr.decode()
+
+
+def test_citeledger_sweep_piped_into_head_1_ends_quietly_with_exit_0():
+    sweep = subprocess.Popen([*CLI, "sweep", "--sessions", "-q", "-j", "1", FIXTURES / "codex"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = subprocess.Popen(["head", "-1"], stdin=sweep.stdout, stdout=subprocess.PIPE)
+    sweep.stdout.close()  # head alone holds the pipe's read end, as the shell leaves it
+    first = head.communicate(timeout=120)[0]
+    assert first.startswith(b"citeledger sweep")
+    assert sweep.wait(timeout=120) == 0 and sweep.stderr.read() == b""
+
+
+def test_sweep_json_whose_reader_left_before_a_byte_still_writes_its_out_folder(tmp_path):
+    proc = subprocess.Popen([*CLI, "sweep", "--json", "-q", "-j", "1", "--out", tmp_path / "out", FIXTURES / "codex"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # `| head -0`: the broken pipe is certain, not a race with the pipe's buffer
+    assert proc.wait(timeout=120) == 0 and proc.stderr.read() == b""
+    assert (tmp_path / "out" / "sweep.jsonl").read_bytes().startswith(b'{"record":')
+
+
+def test_sweep_json_into_dev_full_is_still_exit_2_naming_stdout():
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([*CLI, "sweep", "--json", "-q", "-j", "1", FIXTURES / "codex"],
+                                stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.decode() == "citeledger: error: <stdout>: cannot write: No space left on device\n"
