@@ -40,6 +40,11 @@ EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
 
 
+# What the built-in readers read (readers/; `citeledger --version` lists every installed reader).
+READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, and Gemini CLI "
+         "sessions (chat files and stream-json logs); opencode has no reader yet.")
+
+
 def build_parser(argv=None) -> argparse.ArgumentParser:
     """The command line's parser. Given the arguments, only the command they
     name is imported and fully built: the others (and `--help`, `--version`)
@@ -50,7 +55,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             "Of the bytes a code-retrieval tool returned to an agent, which share went to files "
             "the final answer cited? Per call, pooled per session, over a corpus, and between builds."
         ),
-        epilog="Reads Claude Code stream-json runs and interactive logs, and Codex rollouts. " + EXIT_HELP,
+        epilog=READS + " " + EXIT_HELP,
     )
     parser.add_argument("--version", action=_Version, help="show the version, the Python and the libraries that run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")

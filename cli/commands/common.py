@@ -37,7 +37,7 @@ def add_format_options(parser, json_help: str, kind: str) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
-    add_format_option(fmt, kind)
+    add_format_option(fmt, kind, ("json", "csv"))
     parser.add_argument("--csv-raw", action="store_true",
                         help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
                         "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
