@@ -105,6 +105,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         print(f"citeledger {__version__} ({runtime()})")
+        print("\n".join(plugins()))
         parser.exit()
 
 
@@ -128,6 +129,25 @@ def runtime() -> str:
         except metadata.PackageNotFoundError:
             parts.append(f"{name} missing")
     return f"{platform.python_implementation()} {platform.python_version()}; " + ", ".join(parts)
+
+
+def plugins() -> list[str]:
+    """The installed plugins (entry points of the `citeledger` group, read without importing one),
+    one line per distribution that provides them: built-in (citeledger's own) or which one, and where."""
+    from importlib import metadata
+
+    found: dict[tuple, list[str]] = {}
+    for point in metadata.entry_points(group="citeledger"):
+        dist = getattr(point, "dist", None)
+        name = dist.metadata["Name"] if dist is not None else None
+        key = (name, dist.version if dist is not None else None,
+               None if dist is None or name == "citeledger" else str(dist.locate_file("")))
+        found.setdefault(key, []).append(point.name)
+    lines = [f"plugins ({sum(map(len, found.values()))}, entry-point group `citeledger`):"]
+    for (name, version, where), names in sorted(found.items(), key=lambda kv: (kv[0][0] != "citeledger", str(kv[0]))):
+        source = "built-in" if name == "citeledger" else f"from {name or 'an unknown distribution'} {version or ''}".rstrip()
+        lines.append(f"  {source}{f' ({where})' if where else ''}: {', '.join(sorted(names))}")
+    return lines
 
 
 class Terminated(BaseException):
