@@ -500,3 +500,49 @@ def test_compare_of_two_folders_whose_groups_do_not_line_up_says_why_in_one_line
     assert err == "citeledger: warning: " + reason.strip() + "\n"
     code, out, _ = cli(capsys, "compare", tmp_path / "a", tmp_path / "b", "-q", "--key", "session")
     assert "nothing compared" in out  # each session a group of its own: still no pair
+
+
+# ---------------------------------------------------------------- the session page at 800 px
+
+# The cells a reader of a session's file table looks for: verdict, file, chars, share, channel.
+FILE_CELLS = ("table.files tbody td:nth-child(2)", "table.files td.path", "table.files td[data-field=chars]",
+              "table.files td[data-field=share]", "table.files td.channel")
+# What reaches past the files table's own box, or makes that box scroll sideways.
+TABLE_OVERFLOW_JS = r"""(function () {
+  var t = document.querySelector('table.files'), box = t.parentElement, out = [];
+  var vw = document.documentElement.clientWidth;
+  if (box.scrollWidth > box.clientWidth + 1) out.push('box scrolls: ' + box.scrollWidth + ' > ' + box.clientWidth);
+  if (t.getBoundingClientRect().right > vw + 1) out.push('table: ' + t.getBoundingClientRect().right + ' > ' + vw);
+  t.querySelectorAll('td, th').forEach(function (c) {
+    if (c.scrollWidth > c.clientWidth + 1) out.push('cell ' + c.textContent.slice(0, 30) + ' overflows');
+  });
+  return out.slice(0, 10);
+})()"""
+
+
+@pytest.fixture(scope="module")
+def session_pages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("session-pages")
+    run = FIXTURES / "pass" / "cg22" / "ab-express" / "run-new-2.jsonl"
+    for name, argv in {"default": ["score", run, "--answer", "lib/**"], "lines": ["score", "--ruleset", "lines", run],
+                       "explain": ["explain", run]}.items():
+        main([str(a) for a in argv] + ["--html", str(folder / f"{name}.html")])
+    return folder
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+@pytest.mark.parametrize("name", ["default", "lines", "explain"])
+def test_score_html_at_800_and_1280_px_shows_the_file_table_without_a_sideways_scroll(
+        session_pages, name, width, browser, tmp_path):
+    from page_fit import OUT_OF_VIEW_JS
+
+    page = browser.open(session_pages / f"{name}.html", width=width)
+    try:
+        assert page.eval(TABLE_OVERFLOW_JS) == []
+        for selector in FILE_CELLS:
+            assert page.eval(OUT_OF_VIEW_JS(selector)) == [], selector
+        shot = tmp_path / f"{name}-{width}.png"
+        page.screenshot(shot)  # whole page: as wide as the window, since nothing sticks out
+        assert int.from_bytes(shot.read_bytes()[16:20], "big") == width
+    finally:
+        page.close()
