@@ -48,11 +48,56 @@ def score(
     `session` is `--session`: a Claude Code interactive log, its project folder or one
     `.jsonl`. `ruleset` is a shipped name, a YAML path or a loaded `Ruleset`.
     An unscored session comes back with `status` other than `"scored"` (`no-explore`,
-    `no-answer`); its warnings are in `.warnings`. Unreadable input raises `InputError`.
+    `no-answer`); its warnings are in `.warnings`. Unreadable input raises `InputError`,
+    worded with this function's argument names. `.inputs` names every file read (with
+    `session=`, the log it chose first).
     """
     from citeledger.cli.commands.common import read_session
-    from citeledger.core import score as score_transcript
+    from citeledger.core import UserError, score as score_transcript
 
+    files = as_paths(paths)
+    _not_a_transcript(ruleset, files)
     rules = as_ruleset(ruleset)
-    transcript = read_session(as_paths(paths), os.fspath(session) if session else None, rules, whole=True)
+    try:
+        transcript = read_session(files, os.fspath(session) if session else None, rules, whole=True)
+    except UserError as exc:
+        raise in_python(exc) from None
     return score_transcript(transcript, rules)
+
+
+# The command line's words in the errors of reading one session, and the library's (argument names).
+PYTHON_WORDS = (
+    ("no transcript given: FILE ... (segments of one session) or --session PATH",
+     "no transcript given: score(paths) takes the files of one session, or score(session=PATH) a Claude "
+     "Code interactive log or its project folder"),
+    ("is a directory (use --session for a Claude Code project log)",
+     "is a directory: give it as session= (a Claude Code project folder), or citeledger.sweep(PATH) for "
+     "every session under it"),
+    ("give segment files or --session, not both", "give paths or session=, not both"),
+    ("score and explain read one session — to score each, use `citeledger sweep` with these files",
+     "citeledger.score reads one session — citeledger.sweep(paths) scores each"),
+    ("--session", "session="),
+)
+
+
+def in_python(exc):
+    """`exc` (a UserError) worded for a Python caller: `session=` where the command line says `--session`."""
+    from citeledger.core import InputError, UserError
+
+    def words(text: str) -> str:
+        for cli_words, python in PYTHON_WORDS:
+            text = text.replace(cli_words, python)
+        return text
+
+    if isinstance(exc, InputError):
+        return type(exc)(exc.file, words(exc.message), exc.line)
+    return exc if type(exc) is not UserError else UserError(words(str(exc)))
+
+
+def _not_a_transcript(ruleset, files) -> None:
+    """`score("a.jsonl", "b.jsonl")` passes b.jsonl as the ruleset: say so rather than read it as YAML."""
+    from citeledger.core import UserError
+
+    if isinstance(ruleset, (str, os.PathLike)) and os.fspath(ruleset).endswith((".jsonl", ".json")):
+        raise UserError(f"ruleset={os.fspath(ruleset)!r} is a transcript, not a ruleset: the files of one "
+                        f"session go in one argument, score([{', '.join(map(repr, files + [os.fspath(ruleset)]))}])")
