@@ -112,6 +112,7 @@ class CompareResult:
     # per group but (all): (group, [(label, [RunBehaviour, ...]) per side]), the arm table's rows beside the
     # statistics (the groups' `*_behaviour` records hold the same as numbers)
     behaviour: tuple = ()
+    brief: bool = False  # the text's title and group table alone (compare --brief)
     kind: str = "compare"
 
     def records(self) -> list[dict]:

@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
         "check",
         help=SUMMARY["check"],
         usage="%(prog)s SPEC [--diagnostics SIDECAR ...] [FILE ... | --session LOG] "
-              "[--arms LABEL_A LABEL_B PASS ...] [--corpus PATH ...] [--json] [--junit FILE] "
+              "[--arms LABEL_A LABEL_B PASS ...] [--corpus PATH ...] [--json | --format NAME] [--junit FILE] "
               "[--step-summary [FILE]] [--expect-fail]",
         description=(
             "Judge a build against SPEC (docs/check.md): codegraph's allocation-fixtures.json as it writes "
@@ -45,8 +45,8 @@ def add_parser(sub) -> None:
         epilog="Exit status (docs/cli.md): 0 every check holds; 1 every check holds, with input warnings; "
                "2 usage, spec or input error; 3 internal error; 4 a check fails (--expect-fail inverts 0 and 4).",
     )
-    p.add_argument("spec", metavar="SPEC", help="the spec: a .json file (codegraph's allocation-fixtures.json "
-                   "shape) or a YAML file")
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="the spec: a .json file (codegraph's "
+                   "allocation-fixtures.json shape) or a YAML file")
     add_session_inputs(p)
     p.add_argument("--diagnostics", action="append", default=[], metavar="SIDECAR",
                    help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: "
@@ -64,9 +64,13 @@ def add_parser(sub) -> None:
     p.add_argument("--confidence", type=float_text, default=0.95, metavar="LEVEL",
                    help="maxDrop's interval confidence, between 0 and 1 (default: %(default)s)")
     add_jobs_options(p)
-    p.add_argument("--json", action="store_true",
-                   help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
-                   "[{key, pass, detail}]} instead of the text")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true",
+                     help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
+                     "[{key, pass, detail}]} instead of the text")
+    fmt.add_argument("--format", metavar="NAME", default=None,
+                     help="print the check result in the format NAME: text (the default) or json (--json is short "
+                     "for json)")
     p.add_argument("--junit", metavar="FILE",
                    help="also write JUnit XML to FILE (atomically): one testcase per check, a failure with its "
                    "detail line per check that does not hold; the exit status is unchanged")
@@ -244,8 +248,22 @@ def _write_ci(args, summary: Optional[str], result) -> None:
         append_text(summary, step_summary(result))
 
 
+# What `check` with no SPEC says: what it needs, as the spec's keys decide it.
+NEEDS = ("no SPEC given: check judges a spec (docs/check.md): a .json file in codegraph's "
+         "allocation-fixtures.json shape or a YAML file; its fixtures need --diagnostics SIDECAR, its "
+         "session keys FILE ... or --session LOG (or - for standard input), maxDrop --arms LABEL_A LABEL_B PASS ..., "
+         "its corpus keys --corpus PATH ...")
+FORMATS = ("json", "text")  # check's result is printed by report/check.py, not by a format plugin
+
+
 def run(args) -> int:
+    if args.spec is None:
+        raise UserError(NEEDS)
     summary = _summary_path(args)
+    fmt = args.format or ("json" if args.json else "text")
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt}: no installed format renders check results (these do: {', '.join(FORMATS)})")
+    args.json = fmt == "json"
     spec = load_spec(args.spec)
     matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
     _inputs_for(spec, args)

@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
         help=SUMMARY["sweep"],
         description=(
             "Find every session under the given files and directories (stream-json segment groups "
-            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs and Codex rollouts) and print, per ruleset, "
+            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs, Codex rollouts, Gemini CLI "
+            "sessions) and print, per ruleset, "
             "one row per slice (all, single-question, multi-turn): n, pooled efficiency, median, p25, "
             "p75, min and path-only pooled, then the per-call median and p25. Sessions without an "
             "explore response or without an answer, and unreadable ones, are counted and listed. "
@@ -326,10 +327,9 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     fmt = chosen(args)
-    if fmt == "json":  # streamed by Outputs as the sessions come, not rendered whole
+    check(fmt, "sweep", streamed=("json",))  # JSON lines: streamed by Outputs as the sessions come
+    if fmt == "json":
         args.json = True
-    else:
-        check(fmt, "sweep")
     if args.parquet:
         if not args.out:
             raise UserError("--parquet writes into the --out directory: give --out DIR")
