@@ -107,6 +107,9 @@ def add_parser(sub) -> None:
     p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
                    help="where sessions are scored: local processes (default), or a Dask cluster "
                    "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
+    p.add_argument("--dask-timeout", type=int_text, metavar="SECONDS",
+                   help="with --engine dask=ADDRESS: seconds to connect to the scheduler and finish its handshake, "
+                   "an integer from 1 to 600 (default 10)")
     p.add_argument("--parquet", action="store_true",
                    help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
     p.add_argument("--window-tokens", type=int_text, metavar="N",
@@ -121,10 +124,10 @@ def load_rulesets(names) -> list:
 
 def dask_engine(engine: str):
     """--engine's value for corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
-    if engine == "local":
+    from citeledger.corpus import checked_engine
+
+    if checked_engine(engine) is None:
         return None
-    if engine != "dask" and not engine.startswith("dask="):
-        raise UserError(f"--engine {engine}: expected local, dask or dask=SCHEDULER_ADDRESS")
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -354,7 +357,7 @@ def run(args) -> int:
                             columns=None if rows_written else OccupancyPool.COLUMNS)
         extra = judged(measured, args.sufficiency, rulesets[0])
         with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
-                     engine) as pool:
+                     engine, args.dask_timeout) as pool:
             status, result = _sweep(args, rulesets, diagnosed, pages, pool)
             if getattr(args, "keep", None) is not None:  # swept(): the result to its caller, nothing on stdout
                 args.keep.append(result)

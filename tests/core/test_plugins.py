@@ -83,8 +83,12 @@ def test_two_plugins_may_not_share_a_name():
         register(A)
         register(B)
 
+    from types import SimpleNamespace
+
+    impl = SimpleNamespace(plugin_name="twins", function=hook)
+    caller = SimpleNamespace(name="citeledger_register_channels", get_hookimpls=lambda: [impl])
     with pytest.raises(plugins.PluginError, match="two plugins register the name 'same'"):
-        plugins._collect(hook)
+        plugins._collect(caller)
 
 
 def test_reader_defaults_are_the_default_rulesets():
