@@ -8,7 +8,10 @@ output is charged to the path; any other command (a search, a write, a
 build) retrieved no file and is no call of this source. What the output holds of
 the file is `core.context.shell_output`'s: a failed read or an output of only the
 command's own `echo` lines is no call; a tool notice ("(Bash completed with no
-output)") or what another command printed after the read is meta.
+output)") or what another command printed after the read is meta. A script whose `echo`
+markers show where each command's output starts is split per command
+(`core.shell_split`): each part to the file its command read (an error line's part and
+a listing's to no file), the markers meta.
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -20,7 +23,8 @@ import re
 
 import attrs
 
-from citeledger.core import DROPPED, SHELL_TOOLS, ResultSource, hookimpl, shell_intent, shell_output
+from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, only_errors, shell_intent, shell_output,
+                             split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -41,6 +45,12 @@ class BashReadSource(ResultSource):
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
+        if not tool_notice(text) and text.strip():
+            split = split_output(command, text, self._reads)
+            pieces = [(moved(command, at, path) if path and not only_errors(part) else None, part)
+                      for path, part, at in split or ()]
+            if any(path for path, _ in pieces):  # a script of markers: each part to the command that printed it
+                return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
@@ -54,7 +64,21 @@ class BashReadSource(ResultSource):
         path = moved(command, read_at, intent.path)
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
 
+    def _reads(self, simple: str):
+        """The path one simple command of a script reads (the same shell rule), or None: a
+        read piped through a filter (`cat f | grep x`) printed the lines it kept, a search's
+        output; through `head`/`tail`/`nl` a slice of the file, a read."""
+        intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
+        if not intent.reads:
+            return None
+        stages = _PIPE.split(simple[max(simple.find(intent.path), 0):])[1:]
+        if any(stage.split()[:1] and stage.split()[0] not in _SLICES for stage in stages):
+            return None
+        return intent.path
 
+
+_PIPE = re.compile(r"(?<![|])\|(?![|])")
+_SLICES = frozenset({"head", "tail", "nl", "cat", "less", "more"})
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")
 
 

@@ -299,7 +299,7 @@ def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
         assert plugin_index.kept(path) == built
         providers = built.providers("channels")
         assert [e.module for e in providers["path"]] == ["citeledger.channels.path"]
-        assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive",
+        assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive", "opencode",
                                                    "claude-stream"}
         assert list(providers) == list(plugins.channels())  # the order of a full load
         data = marshal.loads(open(path, "rb").read())
