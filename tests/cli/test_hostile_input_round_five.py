@@ -510,8 +510,9 @@ def test_a_kept_plugin_index_without_digests_naming_a_missing_module_is_not_trus
         assert plugin_index.kept(path) is None  # built again: the real index
     plugins.index.cache_clear()
     try:
-        assert plugins.channels()["path"].__module__ == "citeledger.channels.path"
-        assert plugin_index.kept(path) is not None  # the rebuilt index, kept, proves itself
+        rebuilt = plugins.index()
+        assert [e.module for e in rebuilt.providers("channels")["path"]] == ["citeledger.channels.path"]
+        assert plugin_index.kept(path) == rebuilt  # the rebuilt index, kept, proves itself
     finally:
         plugins.index.cache_clear()
 
