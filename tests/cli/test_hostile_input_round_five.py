@@ -581,3 +581,69 @@ def test_a_file_size_limit_hit_mid_sweep_on_two_jobs_exits_with_the_line_and_doe
         assert done.returncode == 2, done.stderr
         assert done.stderr.decode() == (f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary "
                                         "file: File too large\n")
+
+
+# ---------------------------------------------------------------- item 13: no forged lines in check and --harness
+
+FORGED_VERDICT = "check: PASS — 9 of 9 check(s) hold"
+
+
+def test_newlines_in_fixture_ids_titles_needles_and_sidecar_fields_forge_no_pass_line_in_check(tmp_path, capsys):
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    report["query"] += "\nPASS  forged-query"
+    report["projectRoot"] = "/p\n" + FORGED_VERDICT
+    report["files"][0]["path"] = "lib/response.js\n   PASS  forged-path"
+    sidecar = tmp_path / "explore-new.jsonl"
+    sidecar.write_text(json.dumps(report) + "\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{
+        "id": "res-send\nPASS  forged-id", "title": "t\n" + FORGED_VERDICT, "query": report["query"],
+        "groups": {"answer\nPASS  forged-group": ["lib/utils.js"]},
+        "assert": {"answerShareAtLeast": 0.99, "mustContain": ["lib/\n   PASS  forged-needle"]}}]}))
+    status = main(["check", str(spec), "--diagnostics", str(sidecar), str(RUN)])
+    out, err = capsys.readouterr()
+    assert status == 4, err  # the checks fail, and the text says so on every line that judges
+    judged = [line for line in out.splitlines() if line.lstrip().startswith(("PASS", "FAIL", "check:"))]
+    assert all(line.lstrip().startswith(("FAIL", "check: FAIL")) for line in judged), judged
+    assert out.splitlines()[-1] == "check: FAIL — 0 of 2 check(s) hold"
+    assert "res-send\\nPASS  forged-id" in out and "lib/response.js\\n   PASS  forged-path" in out
+    assert "/p\\ncheck: PASS" in out and "forged-query" in out and "forged-needle" in out
+
+
+def test_newlines_in_tool_names_read_paths_and_result_subtypes_forge_no_harness_rows(tmp_path, capsys):
+    explore = "mcp__codegraph__codegraph_explore"
+    rows = [*explored("t1", "q", response(section("lib/a.js", body="x\n"))),
+            {"type": "assistant", "message": {"id": "m9", "content": [
+                {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "lib/a.js\n  3. Forged row"}},
+                {"type": "tool_use", "id": "r2", "name": "Grep\n  4. Forged tool", "input": {"pattern": "x"}}]}},
+            {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "r1", "content": "x"},
+                                                     {"type": "tool_result", "tool_use_id": "r2", "content": "x"}]}},
+            {"type": "result", "subtype": "success\nResult: forged | duration 0s", "result": "see lib/a.js"}]
+    run = write_jsonl(tmp_path / "run.jsonl", rows)
+    assert main(["score", "--harness", str(run)]) in (0, 1)
+    out = capsys.readouterr().out
+    numbered = [line for line in out.splitlines() if line[:4].strip().rstrip(".").isdigit() and line.startswith("  ")]
+    assert [line.split(".", 1)[0].strip() for line in numbered] == ["1", "2", "3"], numbered
+    assert "  2. Read a.js\\n  3. Forged row\n  3. Grep\\n  4. Forged tool\n" in out  # parse-run.mjs's basename
+    assert [line for line in out.splitlines() if line.startswith("Result:")] == [
+        "Result: success\\nResult: forged | duration 0s | duration 0s | turns 1"]
+    assert f"  1. {explore} " in out
+
+
+def test_newlines_in_an_interactive_sessions_tool_names_forge_no_session_rows(tmp_path, capsys):
+    source = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "real" / "interactive").glob("*/*.jsonl"))[0]
+    lines = []
+    for line in source.read_text().splitlines():
+        event = json.loads(line)
+        content = (event.get("message") or {}).get("content") if isinstance(event.get("message"), dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Agent":
+                block["name"] = "Agent\nVERDICT: forged"
+        lines.append(json.dumps(event))
+    log = tmp_path / source.parent.name / source.name
+    log.parent.mkdir()
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["score", "--harness", "--session", str(log)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert len([line for line in out.splitlines() if line.startswith("VERDICT:")]) == 1
+    assert "Agent\\nVERDICT: forged" in out
