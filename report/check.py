@@ -85,6 +85,8 @@ def _spend_table(result) -> list[str]:
             f"{_num(flag.starved_reserved)} while {printable(flag.overspent)} (score {_rounded(flag.overspent_score)}) "
             f"spent {_num(flag.overspent_spent)}/{_num(flag.overspent_reserved)}"
         )
+    for path, more in result.unlisted:  # pairs past the first PAIRS_PER_FILE of a file: counted, not listed
+        lines.append(f"   FLAG: … and {thousands(more)} more pair(s) starving {printable(path)} (not listed)")
     return lines
 
 
@@ -164,6 +166,8 @@ def fixture_dict(result) -> dict:
              "overspent_reserved": f.overspent_reserved, "overspent_spent": f.overspent_spent}
             for f in result.flags
         ],
+        **({"starvation_unlisted": [{"starved": path, "pairs": more} for path, more in result.unlisted]}
+           if result.unlisted else {}),
     }
 
 

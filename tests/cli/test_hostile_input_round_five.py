@@ -647,3 +647,54 @@ def test_newlines_in_an_interactive_sessions_tool_names_forge_no_session_rows(tm
     out = capsys.readouterr().out
     assert len([line for line in out.splitlines() if line.startswith("VERDICT:")]) == 1
     assert "Agent\\nVERDICT: forged" in out
+
+
+# ---------------------------------------------------------------- item 8: a million starvation pairs
+
+
+def _starving_report(n: int) -> dict:
+    """One sidecar report of `n` files: the first half starved (score 100, 100 of 4,000 spent),
+    the second half overspent (score 1, 5,000 of 2,000): every starved file pairs with every overspent one."""
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    base = report["files"][0]
+    report["files"] = [{**base, "path": f"src/f{i}.js", "rank": i + 1,
+                        **({"score": 100, "allowance": 4000, "finalChars": 100, "emittedChars": 100} if i < n // 2
+                           else {"score": 1, "allowance": 2000, "finalChars": 5000, "emittedChars": 5000})}
+                       for i in range(n)]
+    return report
+
+
+def test_a_sidecar_report_of_2000_files_half_starved_half_overspent_prints_capped_pairs_in_linear_time(
+        tmp_path, capsys):
+    from cpu_time import grows_linearly
+
+    from citeledger.harness.diagnostics import read_diagnostics
+    from citeledger.harness.spend import PAIRS_PER_FILE, starvations
+
+    report = _starving_report(2_000)
+    sidecar = tmp_path / "explore-new.jsonl"
+    sidecar.write_text(json.dumps(report) + "\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "f", "title": "t", "query": report["query"],
+                                              "groups": {"answer": ["src/f0.js"]}, "assert": {}}]}))
+    assert main(["check", str(spec), "--diagnostics", str(sidecar), str(RUN)]) == 1  # the join warns: 2,000 files, not 3
+    out = capsys.readouterr().out
+    flags = [line for line in out.splitlines() if line.startswith("   FLAG: ")]
+    assert len(flags) == 1_000 * PAIRS_PER_FILE + 1_000  # 20 pairs listed per starved file, then one count
+    assert "   FLAG: … and 980 more pair(s) starving src/f0.js (not listed)" in flags
+    assert main(["check", "--json", str(spec), "--diagnostics", str(sidecar), str(RUN)]) == 1
+    fixture = json.loads(capsys.readouterr().out)["fixtures"][0]
+    assert len(fixture["starvation"]) == 20_000 and fixture["starvation_unlisted"][0] == {"starved": "src/f0.js",
+                                                                                         "pairs": 980}
+
+    def make(n):
+        (read,) = read_diagnostics(_write(tmp_path / f"s{n}.jsonl", report := _starving_report(n)), report["tool"])[0]
+        return lambda: starvations(read.files)
+
+    linear, small, large = grows_linearly(make, 1_000)
+    assert linear, f"1,000 files: {small:.3f} s; 4,000: {large:.3f} s"
+
+
+def _write(path: Path, report: dict) -> str:
+    path.write_text(json.dumps(report) + "\n")
+    return str(path)
