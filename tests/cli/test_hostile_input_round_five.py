@@ -698,3 +698,41 @@ def test_a_sidecar_report_of_2000_files_half_starved_half_overspent_prints_cappe
 def _write(path: Path, report: dict) -> str:
     path.write_text(json.dumps(report) + "\n")
     return str(path)
+
+
+# ---------------------------------------------------------------- item 11: odd fsspec URLs
+
+
+def _refused_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # bound and closed: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("url, said", [
+    ("zip://x.jsonl::file://{na}", "BadZipFile: File is not a zip file"),
+    ("tar://x.jsonl::file://{na}", "ReadError: "),
+    ("reference://", "TypeError: "),
+    ("ftp://127.0.0.1:{port}/x.jsonl", "Connection refused"),
+    ("hdfs://127.0.0.1:{port}/x", ""),  # no JVM here, or no server: one line either way
+])
+@pytest.mark.parametrize("command", ["sweep", "score"])
+def test_an_odd_fsspec_url_is_one_line_naming_it(tmp_path, capsys, url, said, command):
+    pytest.importorskip("fsspec")
+    not_archive = tmp_path / "na.txt"
+    not_archive.write_text("hello\n")
+    url = url.format(na=not_archive, port=_refused_port())
+    status = main([command, url, *(["-q"] if command == "sweep" else [])])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"citeledger: error: {url}: ") and said in err and len(err) < 400
+
+
+def test_a_transcript_behind_blockcache_is_scored_as_the_file_is(capsys):
+    pytest.importorskip("fsspec")
+    assert main(["score", str(EXPRESS)]) == 0
+    plain = capsys.readouterr().out
+    assert main(["score", f"blockcache::file://{EXPRESS}"]) == 0
+    assert capsys.readouterr().out == plain
