@@ -26,6 +26,9 @@ Groups are sliced from the original text.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
+
 import re
 
 import re2
@@ -225,34 +228,43 @@ class LinearPattern:
     def _found(self, data: bytes, count: int, first: bool = False) -> list:
         """[span of group 0, ..., count - 1] of each match over `data` (the first only, if
         `first`), in byte offsets."""
+        found = self._each(data, count)
+        if first:
+            m = next(found, None)
+            return [] if m is None else [m]
+        return list(found)
+
+    def _each(self, data: bytes, count: int):
+        """`_found`'s spans one match at a time: a caller converting them builds one list, not two
+        (a 50 MB answer's matches are millions of small lists)."""
         groups = range(count)
         starts = self._starts
         if starts is None:
-            found = self._re2.finditer(data)
-            if first:
-                m = next(found, None)
-                found = () if m is None else (m,)
-            return [list(map(m.span, groups)) for m in found]
-        pos, out = 0, []
+            for m in self._re2.finditer(data):
+                yield list(map(m.span, groups))
+            return
+        pos = 0
         while True:
             for m in self._re2.finditer(data, pos):
                 spans = list(map(m.span, groups))
                 start = spans[0][0]
                 if start == 0 or data.endswith(starts, 0, start):
-                    out.append(spans)
-                    if first:
-                        return out
+                    yield spans
                 else:  # not at a line start: search again from the next character
                     pos = start + _WIDTH[data[start] >> 4]
                     break
             else:
-                return out
+                return
 
     def _matches(self, text: str, count: int) -> list:
         """[span of group 0, ..., count - 1] of each match, in code points of `text`."""
+        return list(self._matching(text, count))
+
+    def _matching(self, text: str, count: int):
+        """`_matches` one match at a time."""
         data, kind = self._bytes(text)
-        found = self._found(data, count)
-        return found if kind == _ASCII else _code_points(data, found)
+        found = self._each(data, count)
+        return found if kind == _ASCII else _code_points_each(data, found)
 
     def _many(self) -> None:
         if self.single:
@@ -277,10 +289,14 @@ class LinearPattern:
             return data, found
         return None, found if kind == _ASCII else _code_points(data, found)
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method)."""
+    def spans(self, text: str) -> "SpanList":
+        """Every match's span, as [m.span() for m in finditer(text)] (not an re.Pattern method),
+        held as two arrays of offsets (16 bytes a match, not a tuple of two ints: 120)."""
         self._many()
-        return [spans[0] for spans in self._matches(text, 1)]
+        found = SpanList()
+        for spans in self._matching(text, 1):
+            found.append(spans[0])
+        return found
 
     def _one(self, text: str, how: str):
         """The first match: `how` is search, match (at the start) or fullmatch (all of the text).
@@ -310,10 +326,11 @@ class LinearPattern:
 
     def findall(self, text: str) -> list:
         if self.groups == 0:
-            return [text[a:b] for a, b in self.spans(text)]
+            self._many()
+            return [text[a:b] for (a, b), in self._matching(text, 1)]
         if self.groups == 1:  # group 1's text, "" where it took no part; no match object each
             self._many()
-            return ["" if a == -1 else text[a:b] for _, (a, b) in self._matches(text, 2)]
+            return ["" if a == -1 else text[a:b] for _, (a, b) in self._matching(text, 2)]
         return [tuple(g or "" for g in m.groups()) for m in self.finditer(text)]
 
     def sub(self, repl: str, text: str, count: int = 0) -> str:
@@ -329,10 +346,50 @@ class LinearPattern:
         return "".join(out)
 
 
-def _code_points(data: bytes, found: list) -> list:
+class SpanList(Sequence):
+    """(start, end) pairs, in order, in two arrays: what a list of them holds, at a seventh of the
+    memory (an answer of 50 MB of two-character names is millions of matches)."""
+
+    __slots__ = ("_starts", "_ends")
+
+    def __init__(self, pairs=()):
+        self._starts, self._ends = array("q"), array("q")
+        for pair in pairs:
+            self.append(pair)
+
+    def append(self, pair) -> None:
+        self._starts.append(pair[0])
+        self._ends.append(pair[1])
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return SpanList(zip(self._starts[index], self._ends[index]))
+        return (self._starts[index], self._ends[index])
+
+    def __iter__(self):
+        return zip(self._starts, self._ends)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (SpanList, list, tuple)) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"SpanList({list(self)!r})"
+
+    def __reduce__(self):
+        return (SpanList, (list(self),))
+
+
+def _code_points(data: bytes, found) -> list:
     """`found`'s byte spans (LinearPattern._found) in code points of the text `data` encodes."""
+    return list(_code_points_each(data, found))
+
+
+def _code_points_each(data: bytes, found):
+    """`_code_points` one match at a time."""
     at = _Offsets(data)
-    out = []
     for spans in found:
         start, end = spans[0]
         char_start = at(start)
@@ -344,8 +401,7 @@ def _code_points(data: bytes, found: list) -> list:
                 ca = at.within(start, char_start, a)
                 char_spans.append((ca, at.within(a, ca, b)))
         at.move(end, char_spans[0][1])
-        out.append(char_spans)
-    return out
+        yield char_spans
 
 
 class _Offsets:
