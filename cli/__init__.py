@@ -291,8 +291,7 @@ def _run(args) -> int:
 
 def _ignored_plugins() -> None:
     """One warning per third-party entry point named like a built-in plugin (it is not loaded)."""
-    from citeledger.core import plugins
-    from citeledger.infra.printable import printable
+    from citeledger.core import plugins, printable
 
     for name, value, dist in plugins.index().ignored:
         print(printable(f"citeledger: warning: plugin {name!r} ({value}, distribution {dist}) is named like "
