@@ -18,7 +18,7 @@ import threading
 
 from citeledger.core import ENDING_SIGNALS, HELD_SIGNALS, __version__
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UserError
-from citeledger.cli.limits import check_options
+from citeledger.engine.limits import check_options
 from citeledger.cli.commands import SUMMARY
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity", "check")

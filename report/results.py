@@ -14,9 +14,14 @@ from typing import Optional
 import attrs
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class SessionResult:
-    """One session scored (`score`, `explain`)."""
+    """One session scored (`score`, `explain`, `citeledger.score()`): engine/session.py assembles it.
+
+    `to_dict()` is the object `score --json` (`explain --json`) prints; the score's
+    figures are at hand by name (`status`, `efficiency`, `used`, `envelope`, `calls`,
+    `files`, `inputs`, `warnings`), an unscored session's efficiency None as in the JSON.
+    """
 
     kind: str  # "score" or "explain"
     score: object  # core.SessionScore
@@ -26,10 +31,51 @@ class SessionResult:
     view: object = None  # report.envelope.EnvelopeView (--envelope, --answer), else None
     sufficiency: object = None  # harness.Sufficiency (--sufficiency), else None
     next_acts: object = None  # harness.Sufficiency for the page's next acts (--html), else None
-    transcript: object = None  # core.Transcript (the page's next acts are placed in it), else None
-    extra_text: str = ""  # the reads after calls and the diagnostic join, as text (cli/sidecars.py)
+    transcript: object = attrs.field(default=None, eq=False, repr=False)  # core.Transcript the score is of
+    reads: object = None  # report.reads.PlacedReads (a ranked channel places reads: read_after), else None
+    extra_text: str = ""  # the diagnostic join, as text (cli/sidecars.py)
     extra_data: dict = attrs.field(factory=dict)  # the same, as JSON fields
     metrics: dict = attrs.field(factory=dict)  # the metric plugins' records by name (score's JSON), else empty
+
+    @property
+    def status(self) -> str:
+        return self.score.status
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """The share of the envelope the answer's files took; None when the session is not scored."""
+        return self.score.efficiency if self.score.status == "scored" else None
+
+    @property
+    def used(self) -> int:
+        return self.score.used
+
+    @property
+    def envelope(self) -> int:
+        return self.score.envelope
+
+    @property
+    def calls(self) -> tuple:
+        return self.score.calls
+
+    @property
+    def files(self) -> tuple:
+        return self.score.files
+
+    @property
+    def inputs(self) -> tuple:
+        """Every file read, the session's own and the rest of it found beside them."""
+        return self.score.inputs
+
+    @property
+    def warnings(self) -> tuple:
+        return self.score.warnings
+
+    def to_dict(self) -> dict:
+        """The JSON object `citeledger score --json` (explain: `explain --json`) prints for this result."""
+        from citeledger.report.jsonreport import session_object
+
+        return session_object(self)
 
     def views(self) -> dict:
         """The envelope view and answer set as JSON and the page show them."""

@@ -8,7 +8,10 @@ output is charged to the path; any other command (a search, a write, a
 build) retrieved no file and is no call of this source. What the output holds of
 the file is `core.context.shell_output`'s: a failed read or an output of only the
 command's own `echo` lines is no call; a tool notice ("(Bash completed with no
-output)") or what another command printed after the read is meta.
+output)") or what another command printed after the read is meta. A script whose `echo`
+markers show where each command's output starts is split per command
+(`core.shell_split`): each part to the file its command read (an error line's part and
+a listing's to no file), the markers meta.
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -20,7 +23,8 @@ import re
 
 import attrs
 
-from citeledger.core import DROPPED, SHELL_TOOLS, ResultSource, hookimpl, shell_intent, shell_output
+from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, only_errors, shell_intent, shell_output,
+                             split_output)
 
 
 class BashReadSource(ResultSource):
@@ -51,8 +55,19 @@ class BashReadSource(ResultSource):
             return None, ""
         if output.notice:
             return [(None, text)], ""
+        split = split_output(command, text, self._reads)
+        if split is not None:  # a script of echo markers: each part to the command that printed it
+            if not any(path for path, _, _ in split):
+                return [(None, text)], ""
+            return [(moved(command, at, path) if path and not only_errors(part) else None, part)
+                    for path, part, at in split], ""
         path = moved(command, read_at, intent.path)
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
+
+    def _reads(self, simple: str):
+        """The path one simple command of a script reads (the same shell rule), or None."""
+        intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
+        return intent.path if intent.reads else None
 
 
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")

@@ -97,7 +97,7 @@ def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, d
     """One Comparison of arm `new` against `base`, grouped by question."""
     from citeledger.cli.commands.common import completed_files
     from citeledger.cli.commands.compare import PassRow
-    from citeledger.cli.limits import window_tokens, workers
+    from citeledger.engine.limits import window_tokens, workers
     from citeledger.cli.progress import progress_bar
     from citeledger.cli.sufficiency import judged
     from citeledger.core.metric import MetricOptions

@@ -11,9 +11,10 @@ import os
 
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.commands.common import (
-    add_jobs_options, add_session_inputs, read_session, report_warnings, ruleset_from, session_note,
+    add_jobs_options, add_session_inputs, report_warnings, ruleset_from, session_note,
 )
-from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
+from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
+from citeledger.engine.reading import read_session
 from citeledger.cli.output import write_stdout
 from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.harness.check_session import ARM_KEYS

@@ -20,7 +20,7 @@ from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputE
 from citeledger.rules.loader import EXCERPT, compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
-from citeledger.cli.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
+from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
 from citeledger.core.metric import MetricOptions
 from citeledger.corpus.measured import Measured, split_measured
 import attrs

@@ -25,7 +25,7 @@ from citeledger.cli.window import BY, add_window_options, group_of, window_of, w
 from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.hints import hint_sweep
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
-from citeledger.cli.limits import max_jobs, workers
+from citeledger.engine.limits import max_jobs, workers
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
@@ -35,7 +35,7 @@ from citeledger.report.occupancy_pool import OccupancyPool
 from citeledger.report.tables import slice_of
 from citeledger.core.metric import MetricOptions
 from citeledger.corpus.measured import Measured, split_measured
-from citeledger.cli.limits import int_text, window_tokens
+from citeledger.engine.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,

@@ -76,13 +76,17 @@ def test_written_judges_the_report_the_agent_wrote_and_names_it(capsys):
 
 
 def test_written_on_the_baseline_arm_credits_the_reports_files(capsys):
-    # FACTS.md: 67.0% (3,872 of 5,777). bash_read charges the whole output of
-    # `ls; cat axios/package.json | head -30; cat instruction.md` to the first file read
-    # (the harness's bashIntent rule), so instruction.md's 1,616 chars are credited with it:
-    # 100%. FACTS splits that output at the agent's echo markers: FACTS is right (decisions.md).
+    # FACTS.md §6: 67.0% (3,872 of 5,777). The agent's scripts print echo markers between their
+    # commands: `echo "=== axios ==="; ls ...; echo; cat package.json | head -30; echo;
+    # echo "=== instruction.md ==="; cat instruction.md` is split at them, as FACTS reads it.
     data = scored(capsys, HEADLINE / ARM.format("baseline"), "written")
-    assert data["envelope"] == 5_777 and data["used"] == 5_777
-    assert data["used"] - 1_616 - 289 == 3_872  # the figure FACTS gives, by its split
+    assert data["envelope"] == 5_777 and data["used"] == 3_872
+    assert abs(data["efficiency"] - 0.670) <= 0.03
+    first, sed = data["calls"][0], data["calls"][1]
+    assert {f["path"]: f["chars"] for f in first["files"]} == {"axios/package.json": 889, "instruction.md": 1_616}
+    assert first["envelope"] - 889 - 1_616 == 289  # the markers and the listing: no file
+    # three `sed -n` ranges of yarn.lock joined by `echo "---"`: the file's, markers and all
+    assert {f["path"]: f["chars"] for f in sed["files"]} == {"grafana/yarn.lock": 2_516}
 
 
 def test_the_cli_arm_with_the_documented_sgx_declaration(capsys, tmp_path):
@@ -187,7 +191,7 @@ def test_arms_are_paired_by_question_with_intervals(capsys, tmp_path):
     assert groups["q4"]["new_n"] == 0
     pooled = groups["(all)"]
     assert pooled["base_n"] == pooled["new_n"] == 6  # q4 has no baseline run: left out of (all)
-    assert pooled["difference"] == pytest.approx(1.0 - 31_803 / 49_431)
+    assert pooled["difference"] == pytest.approx(3_872 / 5_777 - 31_803 / 49_431)  # FACTS: 67.0% - 64.3%
     assert pooled["ci_low"] == pooled["ci_high"] == pytest.approx(pooled["difference"])  # every run equal
     assert code == 1  # the unmatched session is listed (not scored: exit 1)
     unscored = [r for r in records if r.get("record") == "compare"][0]
