@@ -119,7 +119,13 @@ def in_python(exc):
 
     if isinstance(exc, InputError):
         return type(exc)(exc.file, words(exc.message), exc.line)
-    return exc if type(exc) is not UserError else UserError(words(str(exc)))
+    said = words(str(exc))
+    if said == str(exc):
+        return exc
+    try:
+        return type(exc)(said)  # its own class (a GlobError stays one)
+    except TypeError:
+        return UserError(said)
 
 
 def _not_a_transcript(ruleset, files) -> None:
