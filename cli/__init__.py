@@ -42,7 +42,7 @@ EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input
 
 # What the built-in readers read (readers/; `citeledger --version` lists every installed reader).
 READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, and Gemini CLI "
-         "sessions (chat files and stream-json logs); opencode has no reader yet.")
+         "sessions (chat files and stream-json logs), and opencode's session exports (`opencode export`).")
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
@@ -253,6 +253,7 @@ def _run(args) -> int:
     raw = _raw_cells(args)
     try:
         check_options(args)
+        _ignored_plugins()
         return args.run(args)
     except Terminated as exc:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
@@ -272,6 +273,12 @@ def _run(args) -> int:
         where = exc.filename if exc.filename is not None else "<input/output>"
         print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SystemExit as exc:  # a plugin's code (or a library's) ending the process: never a silent pass
+        if args.debug:
+            raise
+        print(f"citeledger: internal error: sys.exit({exc.code!r}) was called during the run (a plugin?); "
+              "nothing was judged (rerun with --debug)", file=sys.stderr)
+        return EXIT_INTERNAL
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise
@@ -280,6 +287,16 @@ def _run(args) -> int:
     finally:
         if raw is not None:
             raw[0].reset(raw[1])
+
+
+def _ignored_plugins() -> None:
+    """One warning per third-party entry point named like a built-in plugin (it is not loaded)."""
+    from citeledger.core import plugins
+    from citeledger.infra.printable import printable
+
+    for name, value, dist in plugins.index().ignored:
+        print(printable(f"citeledger: warning: plugin {name!r} ({value}, distribution {dist}) is named like "
+                        "a built-in plugin of citeledger: ignored (rename its entry point)"), file=sys.stderr)
 
 
 def _raw_cells(args):

@@ -91,6 +91,17 @@ def write_file(path: str, data: Data) -> str:
     return path
 
 
+def append_text(path: str, text: str) -> str:
+    """Add `text` (UTF-8) at the end of `path`, made if missing: a file several writers add to in
+    turn, as GitHub's $GITHUB_STEP_SUMMARY (each step's summary is what its writers appended)."""
+    try:
+        with open(path, "ab") as fh:
+            fh.write(text.encode("utf-8", "backslashreplace"))
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    return path
+
+
 def write_images(base: str, images: dict[str, bytes]) -> list[str]:
     """Write a plot's images as `base`.png, `base`.svg, ... (folders made); returns the paths."""
     folder = os.path.dirname(base)

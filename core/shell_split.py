@@ -11,7 +11,9 @@ listing and the markers to no file. The rule, written once:
   chunk, charged to the file it reads (`reads`, the caller's rule) or to no file;
 - the markers are found in order in the output, each at a line start; a chunk is what lies
   between; consecutive chunks of one file join with the markers between them (three
-  `sed -n` ranges of a file joined by `echo ---` are that file's).
+  `sed -n` ranges of a file joined by `echo ---` are that file's). A marker not at a line
+  start (`cat f` of a file with no last newline prints `}--- next ---`) joins the chunks
+  on its two sides, the file's when one of them is a file.
 
 Where the command is not a plain list (a loop, a test, a heredoc, a subshell, a function,
 `echo -n`, `echo $x`), two chunks of different owners touch with no marker between, or the
@@ -28,6 +30,7 @@ _KEYWORDS = frozenset({"for", "while", "until", "if", "then", "do", "done", "fi"
                        "function", "elif", "else", "{", "}", "(", "((", "[[", "time", "coproc"})
 _SILENT = frozenset({"cd", "export", "set", "unset", "true", ":", "shopt", "alias", "umask"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _TRIES = 256  # alignments tried before giving up (a long output of many blank lines)
 
 
@@ -57,9 +60,14 @@ def _segments(command: str, reads) -> Optional[list]:
     if simple is None:
         return None
     segments: list = []
+    known: dict = {}  # NAME=literal assignments so far: `cat "$D/x"` reads D's x
     for text, at in simple:
+        text = _expanded(text, known)
         word = text.split(None, 1)[0]
-        if word in _SILENT or (_ASSIGNMENT.match(word) and "$(" not in text and "`" not in text):
+        if _ASSIGNMENT.match(word) and "$(" not in text and "`" not in text:
+            _assign(text, known)
+            continue
+        if word in _SILENT:
             continue
         if word in _KEYWORDS:
             return None
@@ -79,6 +87,26 @@ def _segments(command: str, reads) -> Optional[list]:
         else:
             segments.append(segment)
     return segments
+
+
+def _assign(text: str, known: dict) -> None:
+    """Record `NAME=value` (one word, literal) in `known`; anything else unsets NAME."""
+    name = text.split("=", 1)[0]
+    try:
+        words = shlex.split(text, posix=True)
+    except ValueError:
+        words = []
+    if len(words) == 1 and "$" not in text and "`" not in text:
+        known[name] = words[0].split("=", 1)[1]
+    else:
+        known.pop(name, None)
+
+
+def _expanded(text: str, known: dict) -> str:
+    """`text` with `$NAME` and `${NAME}` of the known literal assignments replaced."""
+    if not known or "$" not in text:
+        return text
+    return _VARIABLE.sub(lambda m: known.get(m.group(1) or m.group(2), m.group(0)), text)
 
 
 def echo_line(text: str) -> Optional[str]:
@@ -171,14 +199,26 @@ def _align(segments: list, output: str) -> Optional[list]:
         if segment[0] == "chunk":
             return walk(index + 1, position, segment)
         line = segment[1]
-        for at in _places(output, line, position, chunk, segments[index + 1] if index + 1 < len(segments) else None):
+        after = segments[index + 1] if index + 1 < len(segments) else None
+        for at in _places(output, line, position, chunk, after):
             rest = walk(index + 1, at + len(line), None)
             if rest is not None:
                 head = [(chunk[1], output[position:at], chunk[2], False)] if chunk is not None else []
                 return head + [(None, line, -1, True)] + rest
-        return None
+        joined = _unmarked(chunk, after)
+        return None if joined is None else walk(index + 2, position, joined)
 
     return walk(0, 0, None)
+
+
+def _unmarked(chunk, after):
+    """The one chunk two chunks make when the marker between them is not at a line start (a
+    file without a last newline: `}--- next ---`): the file's, when at most one is a file."""
+    if chunk is None or after is None:
+        return None
+    if chunk[1] is not None and after[1] is not None and chunk[1] != after[1]:
+        return None
+    return chunk if chunk[1] is not None or after[1] is None else after
 
 
 def _places(output: str, line: str, position: int, chunk, after) -> list:

@@ -43,10 +43,10 @@ from citeledger.core.transcript import InputWarning, Origin, ToolResult
 # The file a result is charged to when its source cannot tell which it is.
 UNKNOWN = "(unknown)"
 
-# The tools that run a shell command (`ToolUse.command`): Claude Code's Bash and the shell
-# tools of Codex rollouts. The bash_read source reads these by default, and a declared
+# The tools that run a shell command (`ToolUse.command`): Claude Code's Bash, the shell
+# tools of Codex rollouts and opencode's bash. The bash_read source reads these by default, and a declared
 # retrieval command (the mcp source's `command`) is looked for in their calls.
-SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec")
+SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec", "bash")
 
 
 @attrs.frozen

@@ -24,7 +24,7 @@ import re
 import attrs
 
 from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, only_errors, shell_intent, shell_output,
-                             split_output)
+                             split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -45,6 +45,12 @@ class BashReadSource(ResultSource):
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
+        if not tool_notice(text) and text.strip():
+            split = split_output(command, text, self._reads)
+            pieces = [(moved(command, at, path) if path and not only_errors(part) else None, part)
+                      for path, part, at in split or ()]
+            if any(path for path, _ in pieces):  # a script of markers: each part to the command that printed it
+                return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
@@ -55,21 +61,24 @@ class BashReadSource(ResultSource):
             return None, ""
         if output.notice:
             return [(None, text)], ""
-        split = split_output(command, text, self._reads)
-        if split is not None:  # a script of echo markers: each part to the command that printed it
-            if not any(path for path, _, _ in split):
-                return [(None, text)], ""
-            return [(moved(command, at, path) if path and not only_errors(part) else None, part)
-                    for path, part, at in split], ""
         path = moved(command, read_at, intent.path)
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
 
     def _reads(self, simple: str):
-        """The path one simple command of a script reads (the same shell rule), or None."""
+        """The path one simple command of a script reads (the same shell rule), or None: a
+        read piped through a filter (`cat f | grep x`) printed the lines it kept, a search's
+        output; through `head`/`tail`/`nl` a slice of the file, a read."""
         intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
-        return intent.path if intent.reads else None
+        if not intent.reads:
+            return None
+        stages = _PIPE.split(simple[max(simple.find(intent.path), 0):])[1:]
+        if any(stage.split()[:1] and stage.split()[0] not in _SLICES for stage in stages):
+            return None
+        return intent.path
 
 
+_PIPE = re.compile(r"(?<![|])\|(?![|])")
+_SLICES = frozenset({"head", "tail", "nl", "cat", "less", "more"})
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")
 
 

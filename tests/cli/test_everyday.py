@@ -117,11 +117,11 @@ def test_sweep_agent_codex_with_no_path_reads_only_codex_sessions(capsys, agent_
     assert "claude" not in err
 
 
-def test_sweep_agent_opencode_says_no_reader_reads_it(capsys, agent_home):
+def test_sweep_agent_opencode_says_its_reader_reads_exports_not_its_storage(capsys, agent_home):
     code, out, err = cli(capsys, "sweep", "--agent", "opencode")
     assert code == 2 and out == ""
-    assert err == ("citeledger: error: --agent opencode: no installed reader reads opencode's logs "
-                   "(its logs: ~/.local/share/opencode/storage)\n")
+    assert err == ("citeledger: error: --agent opencode: the installed reader reads what `opencode export` prints, "
+                   "not opencode's own logs (~/.local/share/opencode/storage): give a PATH to an export\n")
 
 
 def test_sweep_with_no_path_reads_each_folder_of_claude_config_dir(capsys, agent_home, tmp_path, monkeypatch):

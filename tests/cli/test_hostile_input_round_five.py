@@ -171,3 +171,192 @@ def test_compare_arms_harness_over_runs_logging_infinity_and_1e30_prints_their_t
     assert status in (0, 1) and "run-new-1.jsonl:5: duration_ms: Infinity " + OUT_OF_RANGE in err
     # compare-arms.mjs: 1e30 tokens as toLocaleString writes them; Infinity is no figure (—)
     assert "    final context (tok)                1,000,000,000,000,000,000,000,000,000,000                       —\n" in out
+
+
+# ---------------------------------------------------------------- item 5: third-party plugins
+
+
+def _distribution(site: Path, name: str, entry_points: dict, modules: dict) -> Path:
+    """A distribution as an installer leaves it (a .dist-info folder, its modules beside it): enough
+    for importlib.metadata to find its entry points on PYTHONPATH, without a build."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[citeledger]\n" + "".join(f"{key} = {value}\n" for key, value in entry_points.items()))
+    for module, text in modules.items():
+        (site / f"{module}.py").write_text(text)
+    return site
+
+
+def _citeledger(args, site: Path, cache: Path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(cache)}
+    return subprocess.run([sys.executable, "-m", "citeledger.cli", *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def _failing_spec(tmp_path: Path) -> Path:
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "res-send", "title": "t", "query": report["query"],
+                                              "groups": {"answer": ["lib/response.js"]},
+                                              "assert": {"answerShareAtLeast": 0.99}}]}))
+    return spec
+
+
+HOOK = "from citeledger.core import hookimpl\n\n@hookimpl\ndef citeledger_register_channels(register):\n"
+
+
+@pytest.mark.parametrize("module, said", [
+    ("import sys\nsys.exit(0)\n", "importing it called sys.exit(0)"),
+    ("raise RuntimeError('no licence server')\n", "importing it raised RuntimeError: no licence server"),
+    ("def broken(:\n", "importing it raised SyntaxError"),
+    (HOOK + "    register(42)\n", "citeledger_register_channels registered 42, not a class"),
+    (HOOK + "    raise ValueError('hook failed')\n",
+     "its citeledger_register_channels hook raised ValueError: hook failed"),
+    (HOOK + "    raise SystemExit(0)\n", "its citeledger_register_channels hook called sys.exit(0)"),
+])
+def test_a_plugin_that_exits_or_raises_on_import_or_in_its_hook_stops_check_in_one_line_naming_it(
+        tmp_path, module, said):
+    site = _distribution(tmp_path / "site", "hostile", {"hostile_plugin": "hostile_module"},
+                         {"hostile_module": module})
+    done = _citeledger(["check", _failing_spec(tmp_path), "--diagnostics", SIDECAR, RUN], site, tmp_path / "cache")
+    assert done.returncode == 2 and done.stdout == "", done.stderr  # refused: never a silent 0
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("citeledger: error: plugin 'hostile_plugin'") and said in done.stderr
+
+
+def test_an_entry_point_named_like_a_built_in_does_not_replace_it(tmp_path):
+    site = _distribution(tmp_path / "site", "shadow", {"path": "shadow_module"}, {"shadow_module": "X = 1\n"})
+    run = _session(tmp_path / "run.jsonl", "lib/a.js")
+    for _ in range(2):  # the scan, then the kept index
+        done = _citeledger(["score", run], site, tmp_path / "cache")
+        assert done.returncode == 0, done.stderr
+        assert "efficiency 100.0%" in " ".join(done.stdout.split())
+        assert done.stderr == ("citeledger: warning: plugin 'path' (shadow_module, distribution shadow) is named "
+                               "like a built-in plugin of citeledger: ignored (rename its entry point)\n")
+
+
+def test_a_plugin_calling_sys_exit_in_a_channel_is_an_internal_error_not_a_pass(tmp_path, capsys, monkeypatch):
+    from citeledger.core import plugins
+
+    channel = plugins.channels()["path"]
+    monkeypatch.setattr(channel, "judge", lambda *args: __import__("sys").exit(0))
+    run = _session(tmp_path / "run.jsonl", "lib/a.js")
+    assert main(["score", str(run)]) == INTERNAL
+    assert "sys.exit(0) was called during the run (a plugin?); nothing was judged" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- item 4: --engine dask=ADDRESS
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+@pytest.mark.parametrize("engine, said", [
+    ("dask=", "--engine dask=: no address (give dask=tcp://HOST:PORT, or dask alone for a local cluster)"),
+    ("dask=foo://h:1", "--engine dask=foo://h:1: unknown scheme 'foo': expected tcp://HOST:PORT"),
+    ("dask=tcp://127.0.0.1", "--engine dask=tcp://127.0.0.1: no port: expected tcp://HOST:PORT"),
+    ("dask=tcp://127.0.0.1:70000", "--engine dask=tcp://127.0.0.1:70000: port '70000' is not an integer from 1"),
+    ("dask=tcp://127.0.0.1:0", "port '0' is not an integer from 1 to 65,535"),
+    ("dask=tcp://:8786", "--engine dask=tcp://:8786: no host"),
+    ("dask=inproc://10.0.0.1/1/1", "--engine dask=inproc://10.0.0.1/1/1: inproc:// is an address inside one"),
+    ("dask=tls://h:8786", "--engine dask=tls://h:8786: tls:// needs certificates"),
+    ("dask=ucx://h:8786", "--engine dask=ucx://h:8786: ucx:// needs UCX"),
+])
+def test_a_dask_address_that_cannot_be_used_is_refused_before_anything_starts(capsys, engine, said):
+    assert main(["sweep", str(REAL), "-q", "--engine", engine]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err
+
+
+def test_a_dask_timeout_outside_1_to_600_seconds_is_refused(capsys):
+    assert main(["sweep", str(REAL), "-q", "--engine", "dask=tcp://127.0.0.1:8786", "--dask-timeout", "601"]) == 2
+    assert "--dask-timeout 601: out of range (an integer from 1 to 600" in capsys.readouterr().err
+
+
+def test_a_refused_dask_port_is_one_line_naming_it_at_once(capsys):
+    import socket
+
+    with socket.socket() as unused:  # bound, never listening: connecting is refused
+        unused.bind(("127.0.0.1", 0))
+        address = "tcp://127.0.0.1:%d" % unused.getsockname()[1]
+        assert main(["sweep", str(REAL), "-q", "--engine", f"dask={address}"]) == 2
+    assert capsys.readouterr().err == f"citeledger: error: --engine dask={address}: cannot connect: Connection refused\n"
+
+
+def _peer(sends: bytes):
+    """A listener of the test's own: it accepts, writes `sends` (nothing: silent) and never answers more."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            conn.sendall(sends)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, "tcp://127.0.0.1:%d" % server.getsockname()[1]
+
+
+@pytest.mark.parametrize("sends, said", [
+    (b"", "no Dask scheduler answered within 1 s"),
+    (__import__("struct").pack("<Q", 2**62), "not a Dask scheduler (it announced a message too large to hold)"),
+    (__import__("struct").pack("<Q", 16) + b"\x02\x00\x00\x00\x00\x00\x00\x00junk!!!!", "not a Dask scheduler"),
+    (b"HTTP/1.1 200 OK\r\n\r\n<html>", "not a Dask scheduler"),
+])
+def test_a_dask_peer_that_is_silent_or_answers_junk_is_one_line_within_the_timeout(capsys, sends, said):
+    import time
+
+    server, address = _peer(sends)
+    started = time.monotonic()
+    try:
+        status = main(["sweep", str(REAL), "-q", "--engine", f"dask={address}", "--dask-timeout", "1"])
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"citeledger: error: --engine dask={address}: ") and said in err
+    assert time.monotonic() - started < 10  # the timeout, not Dask's 30 s nor forever
+
+
+# ---------------------------------------------------------------- item 3: --parquet and text that is no UTF-8
+
+
+def test_a_lone_surrogate_or_a_non_utf8_file_name_is_written_to_parquet_escaped_as_csv_writes_it(tmp_path, capsys):
+    import csv
+    import os
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    logs = tmp_path / "logs"
+    rows = explored("t1", "q\ud800uery", response(section("lib/\ud800a.js", body="x\n"), section("lib/b.js", body="y\n")))
+    write_jsonl(logs / "lone.jsonl", [*(json.dumps(r) for r in rows),  # ASCII escapes: valid JSON, no UTF-8
+                                      {"type": "result", "subtype": "success", "result": "see lib/b.js"}])
+    plain = _session(logs / "plain.jsonl", "lib/a.js")
+    os.rename(plain, os.path.join(os.fsencode(logs), b"caf\xe9.jsonl"))  # a file name that is not UTF-8
+    out = tmp_path / "out"
+    assert main(["sweep", str(logs), "--out", str(out), "--parquet", "-q", "-j1"]) == 0, capsys.readouterr().err
+    for table in ("calls", "files"):
+        with open(out / f"{table}.csv", newline="", encoding="utf-8") as fh:
+            header, *cells = list(csv.reader(fh))
+        parquet = pq.read_table(out / f"{table}.parquet").to_pylist()
+        for column in ("session", "query", "path"):
+            if column in header:
+                at = header.index(column)
+                assert [row[at] for row in cells] == [str(row[column]) for row in parquet]
+    files = pq.read_table(out / "files.parquet").to_pylist()
+    assert {r["session"] for r in files} == {"caf\\udce9.jsonl", "lone.jsonl"}
+    assert "lib/\\ud800a.js" in {r["path"] for r in files}
+    assert "q\\ud800uery" in pq.read_table(out / "calls.parquet").column("query").to_pylist()
