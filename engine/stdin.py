@@ -1,5 +1,7 @@
 """`score -` (and `/dev/stdin`, `explain -`, `check SPEC -`): one session read from standard input.
 
+engine/reading.py asks here first, so every face reading one session takes `-` alike.
+
 A pipe is no file a reader can claim, sniff and read again: its bytes are copied, as
 they come, into a file of a fresh temporary folder (named `stdin.jsonl`, or
 `stdin.json` for a Gemini CLI session document), read there as a FILE given by name,
