@@ -229,9 +229,15 @@ def main(argv=None) -> int:
         _keep_freed_memory()
     with _signals_unwind():
         status = _run(args)
-    if entry and status in _SIGNALLED:
+    if entry and (status in _SIGNALLED or _pool_stopped()):
         _exit_now(status)
     return status
+
+
+def _pool_stopped() -> bool:
+    """Whether a pool's workers were ended mid-work (an error while they ran: a full /tmp)."""
+    pool = sys.modules.get("citeledger.infra.pool")
+    return pool is not None and pool.stopped_any()
 
 
 # Exit statuses of a run ended by a signal (128 + SIGHUP, SIGINT, SIGTERM).
@@ -258,8 +264,10 @@ def _run(args) -> int:
     except Terminated as exc:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return 128 + exc.signum
-    except UserError as exc:
-        print(f"citeledger: error: {exc}", file=sys.stderr)
+    except UserError as exc:  # its text may quote the input (a spec key, an --arms label): made inert
+        from citeledger.infra.printable import printable
+
+        print(printable(f"citeledger: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
@@ -270,8 +278,10 @@ def _run(args) -> int:
         discard_stdout()  # no second error when Python flushes stdout at exit
         return EXIT_OK
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
+        from citeledger.infra.printable import printable
+
         where = exc.filename if exc.filename is not None else "<input/output>"
-        print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"citeledger: error: {where}: {exc.strerror or exc}"), file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exc:  # a plugin's code (or a library's) ending the process: never a silent pass
         if args.debug:
@@ -282,7 +292,9 @@ def _run(args) -> int:
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise
-        print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        from citeledger.infra.printable import printable
+
+        print(printable(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         return EXIT_INTERNAL
     finally:
         if raw is not None:

@@ -18,6 +18,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core import InputError, js_key_order
+from citeledger.infra import untrusted
 
 MAX_SPEC_BYTES = 1 << 20  # codegraph's own file is 24 KB
 MAX_SPEND_FLOOR = 10.0  # a file may spend more than its reservation (codegraph bounds it at 1.5x)
@@ -108,8 +109,8 @@ class Spec:
 class SpecError(InputError):
     """A spec that cannot be used: names the file and the key (exit 2)."""
 
-    def __init__(self, file: str, key: str, message: str):
-        super().__init__(file, f"{key}: {message}" if key else message)
+    def __init__(self, file: str, key: str, message: str, line: int = 0):
+        super().__init__(file, f"{key}: {message}" if key else message, line)
 
 
 def load_spec(path: str) -> Spec:
@@ -133,30 +134,28 @@ def load_spec(path: str) -> Spec:
 
 
 def _read(path: str) -> bytes:
+    """The spec's bytes: a regular file within MAX_SPEC_BYTES (infra/untrusted.py)."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SPEC_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read the spec: {exc.strerror or exc}") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise SpecError(path, "", f"larger than {MAX_SPEC_BYTES:,} bytes: not a spec")
-    return raw
+        return untrusted.read_bytes(path, MAX_SPEC_BYTES, "spec")
+    except untrusted.Refused as exc:
+        if exc.message.startswith("cannot read"):
+            raise InputError(path, f"cannot read the spec: {exc.message.removeprefix('cannot read: ')}") from None
+        raise SpecError(path, "", f"{exc.message}: not a spec") from None
 
 
 def _parse(path: str, raw: bytes):
-    if path.endswith(".json"):
-        import orjson
-
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise SpecError(path, "", f"not JSON ({str(exc).splitlines()[0]})") from None
-    import yaml
-
+    """The spec's document, read as the ruleset loader reads a ruleset (infra/untrusted.py: an
+    alias budget, a depth, a digit limit, duplicate keys refused)."""
     try:
-        return yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise SpecError(path, "", "not YAML (" + " ".join(str(exc).split()) + ")") from None
+        if path.endswith(".json"):
+            return untrusted.parse_json(raw, path)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SpecError(path, "", f"not UTF-8 text (byte {exc.start:,})") from None
+        return untrusted.parse_yaml(text, path)[0]
+    except untrusted.Refused as exc:
+        raise SpecError(path, exc.key, exc.message, exc.line) from None
 
 
 def _kind(value) -> str:
@@ -179,6 +178,8 @@ def _strings(path: str, key: str, value, empty: bool = False) -> tuple[str, ...]
 def _number(path: str, key: str, value, high: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(path, key, f"is {_kind(value)}, not a number (0 to {high:g})")
+    if isinstance(value, int) and not -2**53 <= value <= 2**53:  # math.isfinite cannot take it as a float
+        raise SpecError(path, key, f"a number of {len(str(abs(value))):,} digits is out of range (a number from 0 to {high:g})")
     if not math.isfinite(value) or not 0 <= value <= high:
         raise SpecError(path, key, f"{value!r} is out of range (a number from 0 to {high:g})")
     return float(value)

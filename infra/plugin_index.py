@@ -86,9 +86,20 @@ def kept(path) -> Index | None:
                       sources=tuple(sources), ignored=tuple(ignored))
     except Exception:  # any failure to load: not trusted, built again
         return None
-    if all(_digest(origin) == digest for _, origin, digest in index.sources):
-        return index
-    return None
+    return index if proves_itself(index) else None
+
+
+def proves_itself(index: Index) -> bool:
+    """Whether a kept index still holds: it records the source digest of every module its entries
+    name (none left out, none empty), and each module's file has that digest now. A well-formed
+    index with no digests would otherwise be trusted forever, naming modules long gone."""
+    recorded = {module: digest for module, _, digest in index.sources}
+    named = {entry.module for entry in index.entries if entry.module is not None}
+    if not index.sources or not named <= set(recorded):
+        return False
+    if not all(isinstance(digest, str) and len(digest) == 64 for digest in recorded.values()):
+        return False
+    return all(_digest(origin) == digest for _, origin, digest in index.sources)
 
 
 def built(pm, hooks: dict, registered) -> Index:

@@ -10,7 +10,6 @@ from citeledger.cli.commands.arm_pattern import ARM_COLUMNS, arm_pattern, labels
 import contextlib
 import os
 import sys
-import tempfile
 
 from citeledger.rules.compiled import load_many
 
@@ -26,6 +25,7 @@ from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.hints import hint_sweep
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.engine.limits import max_jobs, workers
+from citeledger.cli.spool import Spool
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
@@ -241,8 +241,8 @@ class Outputs:
 
     def __enter__(self):
         if self.stdout_json or self.out:
-            with _spooling():
-                self.spool = self._stack.enter_context(tempfile.TemporaryFile())
+            self.spool = Spool()
+            self._stack.callback(self.spool.close)
         if self.out:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
@@ -258,16 +258,14 @@ class Outputs:
 
     def record(self, record: dict) -> None:
         if self.spool is not None:
-            with _spooling():
-                self.spool.write(jsonl(record))
+            self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record.get(c)) for c in self.columns])
 
     def session(self, one: SweepSession) -> None:
         """One session's records, as its worker made them (the same bytes `record` writes)."""
         if self.spool is not None:
-            with _spooling():
-                self.spool.write(one.lines)
+            self.spool.write(one.lines)
         if self.sessions_csv is not None:
             self.sessions_csv.writerows(one.csv_rows)
         if self.long is not None:
@@ -275,35 +273,23 @@ class Outputs:
 
     def copy(self, blocks) -> None:
         """Records already made as JSON lines (the bytes `record` writes), in blocks."""
-        with _spooling():
-            for block in blocks:
-                self.spool.write(block)
+        for block in blocks:
+            self.spool.write(block)
 
     def finish(self, header: dict) -> None:
         """The JSON stream: the header, then every record in the order recorded."""
         if self.spool is None:
             return
         first = jsonl(header)
-        with _spooling():
-            self.spool.seek(0)
         if self.stdout_json:
             write_stdout(first)
         if self.jsonl_file is not None:
             self.jsonl_file.write(first)
-        for block in iter(lambda: self.spool.read(1 << 20), b""):
+        for block in self.spool.blocks():
             if self.stdout_json:
                 write_stdout(block)
             if self.jsonl_file is not None:
                 self.jsonl_file.write(block)
-
-
-@contextlib.contextmanager
-def _spooling():
-    """A failure of the records' temporary file (a full /tmp) names where it is."""
-    try:
-        yield
-    except OSError as exc:
-        raise UserError(f"{tempfile.gettempdir()}: cannot write a temporary file: {exc.strerror or exc}") from None
 
 
 def write_csv(path_or_stream, columns, rows) -> None:

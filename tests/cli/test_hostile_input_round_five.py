@@ -360,3 +360,224 @@ def test_a_lone_surrogate_or_a_non_utf8_file_name_is_written_to_parquet_escaped_
     assert {r["session"] for r in files} == {"caf\\udce9.jsonl", "lone.jsonl"}
     assert "lib/\\ud800a.js" in {r["path"] for r in files}
     assert "q\\ud800uery" in pq.read_table(out / "calls.parquet").column("query").to_pylist()
+
+
+# ---------------------------------------------------------------- items 6, 7: specs read as rulesets are
+
+
+def _check(spec: Path, capsys) -> tuple:
+    status = main(["check", str(spec), "--diagnostics", str(SIDECAR), str(RUN)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _spec_yaml(tmp_path: Path, body: str) -> Path:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(body)
+    return spec
+
+
+def _fixture_yaml(fixture_id: str, share: str = "0.5", must: str = "[]") -> str:
+    query = json.loads(SIDECAR.read_text().splitlines()[12])["query"]
+    return (f"  - id: {fixture_id}\n    title: t\n    query: {json.dumps(query)}\n"
+            f"    groups: {{answer: [lib/response.js]}}\n    assert: {{answerShareAtLeast: {share}, mustContain: {must}}}\n")
+
+
+def test_a_spec_whose_aliases_expand_a_100_kb_string_100000_times_is_refused_unexpanded(tmp_path, capsys):
+    spec = _spec_yaml(tmp_path, "big: &s " + "x" * 100_000 + "\nfixtures:\n"
+                      + _fixture_yaml("f", must="[" + ", ".join(["*s"] * 100_000) + "]"))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"citeledger: error: {spec}:") and "aliases expand to more than 16,777,216 characters" in err
+
+
+def test_a_ruleset_whose_aliases_expand_a_long_string_is_refused_as_a_spec_is(tmp_path, capsys):
+    ruleset = tmp_path / "r.yaml"
+    ruleset.write_text("extends: default\ndescription: &s " + "x" * 100_000 + "\nname: r\n$notes: ["
+                       + ", ".join(["*s"] * 200) + "]\n")
+    assert main(["score", "--ruleset", str(ruleset), str(RUN)]) == 2
+    assert "aliases expand to more than 16,777,216 characters (an alias bomb?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("digits", [400, 5_000])
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_a_spec_threshold_of_hundreds_or_thousands_of_digits_is_refused_in_one_line(tmp_path, capsys, digits, form):
+    if form == "yaml":
+        spec = _spec_yaml(tmp_path, "fixtures:\n" + _fixture_yaml("f", share="9" * digits))
+    else:
+        spec = tmp_path / "spec.json"
+        spec.write_text('{"fixtures": [{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]},'
+                        ' "assert": {"answerShareAtLeast": %s}}]}' % ("9" * digits))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert ("a number too long to read (more than 4,300 digits)" in err if digits > 4_300
+            else f"answerShareAtLeast: a number of {digits} digits is out of range (a number from 0 to 1)" in err)
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+@pytest.mark.parametrize("twice", ["fixtures", "session"])
+def test_a_spec_writing_a_key_twice_is_refused_rather_than_the_last_winning(tmp_path, capsys, form, twice):
+    failing = _fixture_yaml("fails", share="0.99")
+    if form == "yaml":
+        blocks = {"fixtures": f"fixtures:\n{failing}fixtures:\n{_fixture_yaml('holds')}",
+                  "session": f"fixtures:\n{failing}session: {{noRace: true}}\nsession: {{noContamination: true}}\n"}
+        spec = _spec_yaml(tmp_path, blocks[twice])
+    else:
+        one = '{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]}, "assert": {}}'
+        spec = tmp_path / "spec.json"
+        spec.write_text({"fixtures": '{"fixtures": [%s], "fixtures": []}' % one,
+                         "session": '{"session": {"noRace": true}, "session": {}}'}[twice])
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{twice}: duplicate key" in err
+
+
+def test_a_spec_nested_past_64_levels_is_refused(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"fixtures": [], "$deep": ' + "[" * 200 + "]" * 200 + "}")
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and "nested deeper than 64 levels" in err
+
+
+def test_an_escape_sequence_and_a_newline_in_a_spec_key_or_an_arms_label_reach_stderr_escaped(tmp_path, capsys):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "f", "title": "t", "query": "q", "groups": {"a": ["x"]},
+                                              "assert": {"\x1b]52;c;ZXZpbA==\x07\nPASS  f": 1}}]}))
+    status, out, err = _check(spec, capsys)
+    assert status == 2 and err.count("\n") == 1 and "\x1b" not in err and "\x07" not in err
+    assert "\\x1b]52;c;ZXZpbA==\\x07\\nPASS  f" in err
+    (tmp_path / "pass").mkdir()
+    (tmp_path / "pass" / "run-new-1.jsonl").write_bytes(RUN.read_bytes())
+    assert main(["compare", str(tmp_path / "pass"), "--arms", "x\x1b]0;title\x07\ny", "new"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "--arms x\\x1b]0;title\\x07\\ny" in err
+
+
+# ---------------------------------------------------------------- item 9: the files kept in the user's cache
+
+EXPRESS = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "stream" / "express-sendfile-2calls.jsonl"
+
+
+def _score_with_cache(cache: Path):
+    """`score` in a fresh interpreter (the kept files are read at start-up), capped at 512 MB of
+    address space and 60 s: /dev/zero read whole or a FIFO waited on fails the test, not the machine."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+    return subprocess.run([sys.executable, "-m", "citeledger.cli", "score", str(EXPRESS)], capture_output=True,
+                          text=True, env={**os.environ, "XDG_CACHE_HOME": str(cache)}, preexec_fn=cap, timeout=60)
+
+
+@pytest.mark.parametrize("replacement", ["fifo", "dev-zero", "oversized"])
+def test_a_fifo_or_a_link_to_dev_zero_in_place_of_a_kept_file_is_replaced_not_read(tmp_path, replacement):
+    import os
+
+    first = _score_with_cache(tmp_path)
+    assert first.returncode == 0, first.stderr
+    kept = sorted((tmp_path / "citeledger").iterdir())
+    assert {p.name.rsplit("-", 1)[0] for p in kept} == {"header-grammar", "plugins", "ruleset"}
+    for path in kept:
+        path.unlink()
+        if replacement == "fifo":
+            os.mkfifo(path)
+        elif replacement == "dev-zero":
+            path.symlink_to("/dev/zero")
+        else:
+            with open(path, "wb") as fh:
+                fh.truncate(17 << 20)  # past MAX_KEPT_BYTES (sparse: no disk)
+    again = _score_with_cache(tmp_path)
+    assert again.returncode == 0 and again.stdout == first.stdout and again.stderr == "", again.stderr
+    assert all(path.is_file() and not path.is_symlink() and path.stat().st_size < 1 << 20 for path in kept)
+
+
+def test_a_kept_plugin_index_without_digests_naming_a_missing_module_is_not_trusted(tmp_path, monkeypatch):
+    import marshal
+
+    from citeledger import __version__
+    from citeledger.core import plugins
+    from citeledger.infra import plugin_index
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = plugin_index.index_file(__version__)
+    entries = [("path", "citeledger_no_such_module", (("channels", (("path", "citeledger_no_such_module.P"),)),))]
+    for sources in ([], [("citeledger_no_such_module", "/nonexistent.py", None)]):
+        open(path, "wb").write(marshal.dumps((entries, sources, [])))
+        assert plugin_index.kept(path) is None  # built again: the real index
+    plugins.index.cache_clear()
+    try:
+        rebuilt = plugins.index()
+        assert [e.module for e in rebuilt.providers("channels")["path"]] == ["citeledger.channels.path"]
+        assert plugin_index.kept(path) == rebuilt  # the rebuilt index, kept, proves itself
+    finally:
+        plugins.index.cache_clear()
+
+
+# ---------------------------------------------------------------- item 10: a full /tmp mid-sweep
+
+PASS = Path(__file__).resolve().parents[1] / "fixtures" / "pass"
+
+
+class _FullAfter:
+    """A temporary file on a disk that fills after `room` bytes: writes fail with ENOSPC, and so does
+    flushing on close when `close_fails` (as a buffered file's last flush does)."""
+
+    def __init__(self, room: int, close_fails: bool = False):
+        import io
+
+        self.data, self.room, self.close_fails = io.BytesIO(), room, close_fails
+
+    def write(self, data):
+        import errno
+
+        if self.data.tell() + len(data) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.data.write(data)
+
+    def seek(self, *args):
+        return self.data.seek(*args)
+
+    def read(self, *args):
+        return self.data.read(*args)
+
+    def close(self):
+        import errno
+
+        if self.close_fails:
+            raise OSError(errno.EFBIG, "File too large")
+
+
+@pytest.mark.parametrize("close_fails", [False, True])
+@pytest.mark.parametrize("argv", [["--json"], ["--out", "OUT"]])
+def test_a_full_tmp_mid_sweep_is_the_documented_line(tmp_path, capsys, monkeypatch, argv, close_fails):
+    import tempfile
+
+    from citeledger.cli import spool
+
+    monkeypatch.setattr(spool.tempfile, "TemporaryFile", lambda: _FullAfter(20_000, close_fails))
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert main(["sweep", str(REAL), str(PASS), "-q", "-j2", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary file: No space left on device\n"
+    assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_a_file_size_limit_hit_mid_sweep_on_two_jobs_exits_with_the_line_and_does_not_hang(tmp_path):
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    def limited():  # every file this process writes stops at 32 KB: EFBIG (Python ignores SIGXFSZ)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32 << 10, 32 << 10))
+
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-m", "citeledger.cli", "sweep", str(REAL), str(PASS), "--json", "-q",
+                               "-j2"], capture_output=True, preexec_fn=limited, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.decode() == (f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary "
+                                        "file: File too large\n")
