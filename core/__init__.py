@@ -55,7 +55,7 @@ _LAZY = {
     "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source", "result_key": "citeledger.core.source",
     "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
     "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
-    "within": "citeledger.core.source", "ResultSource": "citeledger.core.source", "explore_tool": "citeledger.core.source",
+    "within": "citeledger.core.source", "joint": "citeledger.core.source", "joint_members": "citeledger.core.source", "ResultSource": "citeledger.core.source", "explore_tool": "citeledger.core.source",
     "installed_explore_tool": "citeledger.core.source", "SHELL_TOOLS": "citeledger.core.source",
     "ExploreAnswer": "citeledger.core.transcript",
     "AssistantText": "citeledger.core.transcript",

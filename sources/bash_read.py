@@ -11,7 +11,8 @@ command's own `echo` lines is no call; a tool notice ("(Bash completed with no
 output)") or what another command printed after the read is meta. A script whose `echo`
 markers show where each command's output starts is split per command
 (`core.shell_split`): each part to the file its command read (an error line's part and
-a listing's to no file), the markers meta.
+a listing's to no file), the markers meta; several files printed with nothing between
+them are charged jointly (`core.source.joint`: `JOINT[a | b]`, never cited).
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -23,8 +24,8 @@ import re
 
 import attrs
 
-from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, only_errors, shell_intent, shell_output,
-                             split_output, tool_notice)
+from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, joint, only_errors, shell_intent,
+                             shell_output, split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -47,9 +48,10 @@ class BashReadSource(ResultSource):
             return None, ""
         if not tool_notice(text) and text.strip():
             split = split_output(command, text, self._reads)
-            pieces = [(moved(command, at, path) if path and not only_errors(part) else None, part)
-                      for path, part, at in split or ()]
-            if any(path for path, _ in pieces):  # a script of markers: each part to the command that printed it
+            pieces = [(None if not owners or only_errors(part) else
+                       joint([moved(command, at, path) for path, at in owners]), part)
+                      for owners, part in split or ()]
+            if any(path for path, _ in pieces):  # a script: each part to the command(s) that printed it
                 return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:  # a search, a write or neither: no file retrieved
