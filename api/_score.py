@@ -6,7 +6,8 @@ import os
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 if TYPE_CHECKING:
-    from citeledger.core import Ruleset, SessionScore
+    from citeledger.core import Ruleset
+    from citeledger.report.results import SessionResult
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -39,20 +40,91 @@ def score(
     ruleset: Union[PathLike, "Ruleset"] = "default",
     *,
     session: Optional[PathLike] = None,
-) -> "SessionScore":
-    """Score one session: what `citeledger score --json` renders (`.efficiency`, `.calls`, `.files`).
+    sufficiency: bool = False,
+    envelope: bool = False,
+    answer: Iterable[str] = (),
+    window_tokens: Optional[int] = None,
+) -> "SessionResult":
+    """Score one session: the result `citeledger score --json` prints (`.to_dict()` is that object).
 
     `paths` are files of one session, any one of them enough: the rest of its session
     (the segments beside `run-x.jsonl`, an interactive log's subagents) is read with it,
-    as on the command line; files of different sessions raise `UserError`.
-    `session` is `--session`: a Claude Code interactive log, its project folder or one
-    `.jsonl`. `ruleset` is a shipped name, a YAML path or a loaded `Ruleset`.
-    An unscored session comes back with `status` other than `"scored"` (`no-explore`,
-    `no-answer`); its warnings are in `.warnings`. Unreadable input raises `InputError`.
+    as on the command line, and `.inputs` names every file read; files of different
+    sessions raise `UserError`. `session` is `--session`: a Claude Code interactive log,
+    its project folder or one `.jsonl` (`.session_path` is the log it chose). `ruleset` is
+    a shipped name, a YAML path or a loaded `Ruleset`. `sufficiency`, `envelope`, `answer`
+    (globs of the true answer's files) and `window_tokens` (1,000 to 10,000,000; None:
+    CG_WINDOW_TOKENS, else 200,000) are the options of the same names.
+    The figures are at hand by name (`.status`, `.efficiency`, `.used`, `.envelope`,
+    `.calls`, `.files`); an unscored session (`status` `no-explore`, `no-answer`) has
+    efficiency None, as in the JSON. Unreadable input raises `InputError`, worded with this
+    function's argument names.
     """
-    from citeledger.cli.commands.common import read_session
-    from citeledger.core import score as score_transcript
+    from citeledger.core import UserError
+    from citeledger.engine.session import SessionRequest, assemble
 
-    rules = as_ruleset(ruleset)
-    transcript = read_session(as_paths(paths), os.fspath(session) if session else None, rules, whole=True)
-    return score_transcript(transcript, rules)
+    _check_window(window_tokens)
+    files = as_paths(paths)
+    _not_a_transcript(ruleset, files)
+    globs = tuple(answer)
+    request = SessionRequest(
+        ruleset=as_ruleset(ruleset), files=tuple(files),
+        session=os.fspath(session) if session is not None else None,
+        sufficiency=sufficiency, answer_globs=globs if globs or envelope else None,
+        metrics=True, window_tokens=window_tokens,
+    )
+    try:
+        return assemble(request)
+    except UserError as exc:
+        raise in_python(exc) from None
+
+
+def _check_window(window_tokens) -> None:
+    """`window_tokens` in the command line's --window-tokens range (engine/limits.py), else a UserError."""
+    if window_tokens is None:
+        return
+    from citeledger.core import UserError
+    from citeledger.engine.limits import window_range
+
+    allowed = window_range()
+    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or not (
+            allowed.low <= window_tokens <= allowed.high):
+        raise UserError(f"window_tokens={window_tokens!r:.40}: out of range ({allowed.describe()})")
+
+
+# The command line's words in the errors of reading one session, and the library's (argument names).
+PYTHON_WORDS = (
+    ("no transcript given: FILE ... (segments of one session) or --session PATH",
+     "no transcript given: score(paths) takes the files of one session, or score(session=PATH) a Claude "
+     "Code interactive log or its project folder"),
+    ("is a directory (use --session for a Claude Code project log)",
+     "is a directory: give it as session= (a Claude Code project folder), or citeledger.sweep(PATH) for "
+     "every session under it"),
+    ("give segment files or --session, not both", "give paths or session=, not both"),
+    ("score and explain read one session — to score each, use `citeledger sweep` with these files",
+     "citeledger.score reads one session — citeledger.sweep(paths) scores each"),
+    ("--session", "session="),
+)
+
+
+def in_python(exc):
+    """`exc` (a UserError) worded for a Python caller: `session=` where the command line says `--session`."""
+    from citeledger.core import InputError, UserError
+
+    def words(text: str) -> str:
+        for cli_words, python in PYTHON_WORDS:
+            text = text.replace(cli_words, python)
+        return text
+
+    if isinstance(exc, InputError):
+        return type(exc)(exc.file, words(exc.message), exc.line)
+    return exc if type(exc) is not UserError else UserError(words(str(exc)))
+
+
+def _not_a_transcript(ruleset, files) -> None:
+    """`score("a.jsonl", "b.jsonl")` passes b.jsonl as the ruleset: say so rather than read it as YAML."""
+    from citeledger.core import UserError
+
+    if isinstance(ruleset, (str, os.PathLike)) and os.fspath(ruleset).endswith((".jsonl", ".json")):
+        raise UserError(f"ruleset={os.fspath(ruleset)!r} is a transcript, not a ruleset: the files of one "
+                        f"session go in one argument, score([{', '.join(map(repr, files + [os.fspath(ruleset)]))}])")

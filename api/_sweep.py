@@ -58,8 +58,8 @@ def load_all(rulesets: Rulesets) -> list["Ruleset"]:
 
 
 def checked_jobs(jobs) -> int:
-    """`jobs` in the command line's `--jobs` range (cli/limits.py), else a UserError; None is 0 (all cores)."""
-    from citeledger.cli.limits import jobs_range
+    """`jobs` in the command line's `--jobs` range (engine/limits.py), else a UserError; None is 0 (all cores)."""
+    from citeledger.engine.limits import jobs_range
     from citeledger.core import UserError
 
     if jobs is None:

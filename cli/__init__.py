@@ -17,8 +17,8 @@ import sys
 import threading
 
 from citeledger.core import ENDING_SIGNALS, HELD_SIGNALS, __version__
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
-from citeledger.cli.limits import check_options
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UserError
+from citeledger.engine.limits import check_options
 from citeledger.cli.commands import SUMMARY
 
 COMMANDS = ("score", "explain", "sweep", "compare", "sensitivity", "check")
@@ -35,9 +35,14 @@ class Parser(argparse.ArgumentParser):
 
 
 EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
-             "2 usage, input or ruleset error, or output not writable (a closed stdout); 3 internal error; "
+             "2 usage, input or ruleset error, or output not writable (a full disk; a reader that left, `| head`, is no error); 3 internal error; "
              "4 `check`: a check of the spec does not hold; "
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
+
+
+# What the built-in readers read (readers/; `citeledger --version` lists every installed reader).
+READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, and Gemini CLI "
+         "sessions (chat files and stream-json logs); opencode has no reader yet.")
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
@@ -50,7 +55,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             "Of the bytes a code-retrieval tool returned to an agent, which share went to files "
             "the final answer cited? Per call, pooled per session, over a corpus, and between builds."
         ),
-        epilog="Reads Claude Code stream-json runs and interactive logs, and Codex rollouts. " + EXIT_HELP,
+        epilog=READS + " " + EXIT_HELP,
     )
     parser.add_argument("--version", action=_Version, help="show the version, the Python and the libraries that run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
@@ -100,6 +105,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         print(f"citeledger {__version__} ({runtime()})")
+        print("\n".join(plugins()))
         parser.exit()
 
 
@@ -123,6 +129,25 @@ def runtime() -> str:
         except metadata.PackageNotFoundError:
             parts.append(f"{name} missing")
     return f"{platform.python_implementation()} {platform.python_version()}; " + ", ".join(parts)
+
+
+def plugins() -> list[str]:
+    """The installed plugins (entry points of the `citeledger` group, read without importing one),
+    one line per distribution that provides them: built-in (citeledger's own) or which one, and where."""
+    from importlib import metadata
+
+    found: dict[tuple, list[str]] = {}
+    for point in metadata.entry_points(group="citeledger"):
+        dist = getattr(point, "dist", None)
+        name = dist.metadata["Name"] if dist is not None else None
+        key = (name, dist.version if dist is not None else None,
+               None if dist is None or name == "citeledger" else str(dist.locate_file("")))
+        found.setdefault(key, []).append(point.name)
+    lines = [f"plugins ({sum(map(len, found.values()))}, entry-point group `citeledger`):"]
+    for (name, version, where), names in sorted(found.items(), key=lambda kv: (kv[0][0] != "citeledger", str(kv[0]))):
+        source = "built-in" if name == "citeledger" else f"from {name or 'an unknown distribution'} {version or ''}".rstrip()
+        lines.append(f"  {source}{f' ({where})' if where else ''}: {', '.join(sorted(names))}")
+    return lines
 
 
 class Terminated(BaseException):
@@ -238,11 +263,11 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader left (`| head`): the output is incomplete, as docs/cli.md says
-        with contextlib.suppress(OSError):  # no second error when Python flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)", file=sys.stderr)
-        return EXIT_USAGE
+    except BrokenPipeError:  # the reader left (`| head`) where print wrote: quietly done, as docs/cli.md says
+        from citeledger.cli.output import discard_stdout
+
+        discard_stdout()  # no second error when Python flushes stdout at exit
+        return EXIT_OK
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
         where = exc.filename if exc.filename is not None else "<input/output>"
         print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)

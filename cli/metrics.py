@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from citeledger.cli.limits import window_tokens
-
 
 def measured(transcript, args) -> dict:
     """Every installed metric's record of `transcript`, by name (--window-tokens / CG_WINDOW_TOKENS applied)."""
-    from citeledger.core import MetricOptions, measure_all, metrics
+    from citeledger.engine.session import measured as measure
 
-    return measure_all(transcript, MetricOptions(window_tokens=window_tokens(args)), metrics())
-
-
+    return measure(transcript, getattr(args, "window_tokens", None))
 
 
 def metric_columns() -> tuple[str, ...]:

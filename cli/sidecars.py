@@ -105,22 +105,10 @@ def write_outputs(folder: str, sessions, summaries: dict, title: str) -> list[st
 
 
 def session_extras(args, transcript, result, ruleset):
-    """(text, JSON fields, warnings) that score and explain add after their own output:
-    the reads after each call (rulesets ranking read_after) and the diagnostic join."""
-    from citeledger.report.reads import call_reads, reads_dict, render_reads
-
+    """(text, JSON fields, warnings) that score and explain add after their own output: the
+    diagnostic join of the session's sidecar reports (--diagnostics, --sidecar)."""
     sidecars = Sidecars(args, automatic=False, tool=ruleset.explore_tool)
     text, data = "", {}
-    placed = call_reads(transcript, result, ruleset)
-    # Explore responses but not one tool use recorded (a Claude reader records the explore calls'
-    # own): the reader keeps none, e.g. a Codex rollout's.
-    if placed is not None and transcript.responses and not transcript.tool_uses:
-        text += (f"\nReads after explore calls (read_after): none to place — the {transcript.reader} reader "
-                 "records no tool uses (reads, searches), so read_after credits nothing here\n")
-        data["reads"] = reads_dict(placed)
-    elif placed is not None:
-        text += "\n" + render_reads(placed)
-        data["reads"] = reads_dict(placed)
     diag = sidecars.diagnose(transcript, result, ruleset, list(args.files) or [args.session])
     warnings = list(sidecars.warnings)
     if diag is not None:

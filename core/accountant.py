@@ -491,9 +491,7 @@ def score(transcript: Transcript, ruleset, shared: Shared | None = None) -> Sess
         memo, mine = Shared(), _RulesetPlan(ruleset, None)
     else:
         memo, mine = shared, shared.plan.of(ruleset)
-    results = memo.results
-    unit = ruleset.unit
-    keys = mine.keys
+    results, unit, keys = memo.results, ruleset.unit, mine.keys
     read = results.get(keys["read"])
     if read is None:
         read = results[keys["read"]] = _read(transcript, ruleset)

@@ -39,6 +39,10 @@ SESSION_SHARES = {  # session key -> attribute: a share of 0 to 1
 }
 SESSION_FLAGS = {"noContamination": "no_contamination", "noRace": "no_race"}
 SESSION_KEYS = (*SESSION_SHARES, *SESSION_FLAGS)
+# The corpus keys (judged on `sweep`'s slice table): at the top of `corpus:` (every session),
+# under `slices: {SLICE: {...}}` and under `arms: {ARM: {...}}` (the harness arm of run-<arm>-<i>).
+CORPUS_SHARES = ("pooledEfficiencyAtLeast", "medianEfficiencyAtLeast", "scoredShareAtLeast")
+CORPUS_SLICES = ("all", "single-question", "multi-turn")  # report/tables.SLICES
 
 
 @attrs.frozen
@@ -82,10 +86,23 @@ class SessionKeys:
 
 
 @attrs.frozen
+class CorpusFloor:
+    """One corpus key: `key` (CORPUS_SHARES) at least `value`, over one slice of the sweep's
+    sessions, or (`arm` set) over one harness arm's sessions."""
+
+    key: str
+    value: float
+    where: str  # its place in the spec: `pooledEfficiencyAtLeast`, `slices.multi-turn.scoredShareAtLeast`, ...
+    slice: str = "all"
+    arm: Optional[str] = None
+
+
+@attrs.frozen
 class Spec:
     path: str
     fixtures: tuple[Fixture, ...]
     session: SessionKeys
+    corpus: tuple[CorpusFloor, ...] = ()  # the `corpus:` block, in the spec's order
 
 
 class SpecError(InputError):
@@ -100,8 +117,8 @@ def load_spec(path: str) -> Spec:
     data = _parse(path, _read(path))
     if not isinstance(data, dict):
         raise SpecError(path, "", "not a spec: the top level is not an object (want `fixtures:` and/or `session:`)")
-    if "fixtures" not in data and "session" not in data:
-        raise SpecError(path, "", "no `fixtures` and no `session` key: nothing to check")
+    if "fixtures" not in data and "session" not in data and "corpus" not in data:
+        raise SpecError(path, "", "no `fixtures`, `session` or `corpus` key: nothing to check")
     fixtures = data.get("fixtures", [])
     if not isinstance(fixtures, list):
         raise SpecError(path, "fixtures", f"is {_kind(fixtures)}, not a list")
@@ -111,7 +128,8 @@ def load_spec(path: str) -> Spec:
         if fixture.id in seen:
             raise SpecError(path, f"fixtures[{i}].id", f"{fixture.id!r} is also fixtures[{seen[fixture.id]}]'s id")
         seen[fixture.id] = i
-    return Spec(path, loaded, _session(path, data.get("session", {})))
+    corpus = _corpus(path, data.get("corpus", {}))
+    return Spec(path=path, fixtures=loaded, session=_session(path, data.get("session", {})), corpus=corpus)
 
 
 def _read(path: str) -> bytes:
@@ -228,3 +246,36 @@ def _session(path: str, block) -> SessionKeys:
         else:
             raise SpecError(path, f"session.{key}", f"unknown session key (known: {', '.join(SESSION_KEYS)})")
     return SessionKeys(**values)
+
+
+def _floors(path: str, where: str, block, slice_: str = "all", arm: Optional[str] = None,
+            nested: tuple[str, ...] = ()) -> list:
+    """The corpus shares of one block (`nested`: the keys it may hold besides them)."""
+    block = _mapping(path, where, {} if block is None else block)
+    floors = []
+    for key, value in block.items():
+        if key.startswith("$") or key in nested:
+            continue
+        if key not in CORPUS_SHARES:
+            known = ", ".join((*CORPUS_SHARES, *nested))
+            raise SpecError(path, f"{where}.{key}", f"unknown corpus key (known: {known})")
+        floors.append(CorpusFloor(key=key, value=_number(path, f"{where}.{key}", value),
+                                  where=f"{where}.{key}"[len("corpus."):], slice=slice_, arm=arm))
+    return floors
+
+
+def _corpus(path: str, block) -> tuple[CorpusFloor, ...]:
+    block = _mapping(path, "corpus", {} if block is None else block)
+    floors = _floors(path, "corpus", block, nested=("slices", "arms"))
+    slices = _mapping(path, "corpus.slices", block.get("slices") or {})
+    for name in slices:
+        if name.startswith("$"):
+            continue
+        if name not in CORPUS_SLICES:
+            raise SpecError(path, f"corpus.slices.{name}", f"unknown slice (known: {', '.join(CORPUS_SLICES)})")
+        floors += _floors(path, f"corpus.slices.{name}", slices[name], slice_=name)
+    arms = _mapping(path, "corpus.arms", block.get("arms") or {})
+    for name in arms:
+        if not name.startswith("$"):
+            floors += _floors(path, f"corpus.arms.{name}", arms[name], arm=name)
+    return tuple(floors)

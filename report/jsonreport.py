@@ -59,6 +59,37 @@ def finding_dict(f) -> dict:
     return out
 
 
+def session_object(result) -> dict:
+    """The JSON object of one session result (report.results.SessionResult): score's; explain's adds
+    each file's findings and what each call asked."""
+    data = session_dict(result.score, explain=result.kind == "explain")
+    if result.kind == "explain":  # what each call of a source other than the explore source asked
+        from citeledger.report.explain import calls_asked
+
+        for call, asked in zip(data["calls"], calls_asked(result.score, result.transcript)):
+            call["asked"] = asked
+    if result.session_path is not None:
+        data["session_path"] = result.session_path
+    if result.json_added:  # the partial-session rule read these too; `inputs` lists every file read
+        data["added_inputs"] = list(result.json_added)
+    data.update(result.views())
+    if result.metrics:
+        from citeledger.core import metrics
+
+        known = metrics()
+        data.update({name: known[name]().as_json(record) for name, record in result.metrics.items()})
+    if result.sufficiency is not None:
+        from citeledger.report.sufficiency import sufficiency_dict
+
+        data["sufficiency"] = sufficiency_dict(result.sufficiency)
+    if result.reads is not None:  # the reads after each call (a ranked channel places them)
+        from citeledger.report.reads import reads_dict
+
+        data["reads"] = reads_dict(result.reads)
+    data.update(result.extra_data)
+    return data
+
+
 def session_dict(score: SessionScore, explain: bool = False) -> dict:
     out = session_head(score)
     via = source_of_calls(score)

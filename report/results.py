@@ -14,9 +14,14 @@ from typing import Optional
 import attrs
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class SessionResult:
-    """One session scored (`score`, `explain`)."""
+    """One session scored (`score`, `explain`, `citeledger.score()`): engine/session.py assembles it.
+
+    `to_dict()` is the object `score --json` (`explain --json`) prints; the score's
+    figures are at hand by name (`status`, `efficiency`, `used`, `envelope`, `calls`,
+    `files`, `inputs`, `warnings`), an unscored session's efficiency None as in the JSON.
+    """
 
     kind: str  # "score" or "explain"
     score: object  # core.SessionScore
@@ -26,10 +31,51 @@ class SessionResult:
     view: object = None  # report.envelope.EnvelopeView (--envelope, --answer), else None
     sufficiency: object = None  # harness.Sufficiency (--sufficiency), else None
     next_acts: object = None  # harness.Sufficiency for the page's next acts (--html), else None
-    transcript: object = None  # core.Transcript (the page's next acts are placed in it), else None
-    extra_text: str = ""  # the reads after calls and the diagnostic join, as text (cli/sidecars.py)
+    transcript: object = attrs.field(default=None, eq=False, repr=False)  # core.Transcript the score is of
+    reads: object = None  # report.reads.PlacedReads (a ranked channel places reads: read_after), else None
+    extra_text: str = ""  # the diagnostic join, as text (cli/sidecars.py)
     extra_data: dict = attrs.field(factory=dict)  # the same, as JSON fields
     metrics: dict = attrs.field(factory=dict)  # the metric plugins' records by name (score's JSON), else empty
+
+    @property
+    def status(self) -> str:
+        return self.score.status
+
+    @property
+    def efficiency(self) -> Optional[float]:
+        """The share of the envelope the answer's files took; None when the session is not scored."""
+        return self.score.efficiency if self.score.status == "scored" else None
+
+    @property
+    def used(self) -> int:
+        return self.score.used
+
+    @property
+    def envelope(self) -> int:
+        return self.score.envelope
+
+    @property
+    def calls(self) -> tuple:
+        return self.score.calls
+
+    @property
+    def files(self) -> tuple:
+        return self.score.files
+
+    @property
+    def inputs(self) -> tuple:
+        """Every file read, the session's own and the rest of it found beside them."""
+        return self.score.inputs
+
+    @property
+    def warnings(self) -> tuple:
+        return self.score.warnings
+
+    def to_dict(self) -> dict:
+        """The JSON object `citeledger score --json` (explain: `explain --json`) prints for this result."""
+        from citeledger.report.jsonreport import session_object
+
+        return session_object(self)
 
     def views(self) -> dict:
         """The envelope view and answer set as JSON and the page show them."""
@@ -66,6 +112,7 @@ class CompareResult:
     # per group but (all): (group, [(label, [RunBehaviour, ...]) per side]), the arm table's rows beside the
     # statistics (the groups' `*_behaviour` records hold the same as numbers)
     behaviour: tuple = ()
+    brief: bool = False  # the text's title and group table alone (compare --brief)
     kind: str = "compare"
 
     def records(self) -> list[dict]:
@@ -128,6 +175,7 @@ class SweepResult:
     by: str = ""  # --by: day, project or model ("" without)
     by_rows: tuple = ()  # --by: per ruleset, its `group` records (cli/commands/sweep.grouped_rows)
     session_rows: tuple = ()  # --sessions: each session's row, by start time
+    arms: tuple = ()  # check --corpus (sweep.swept): (harness arm, its slice rows per ruleset), by arm
 
     def tables(self) -> dict:
         """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's
@@ -139,3 +187,21 @@ class SweepResult:
         records = list(self.occupancy)
         rows = [dict(r, **slice_cells(records, r["slice"])) for r in rows]
         return {"slices": (tuple(columns) + SLICE_COLUMNS, rows)}
+
+
+@attrs.frozen
+class CheckResult:
+    """`check`: every fixture judged and every session and corpus key, as the CI forms render them
+    (report/check_ci.py: JUnit XML, a GitHub step summary)."""
+
+    spec: str  # the spec's path as given
+    fixtures: tuple  # harness.check.FixtureResult, in the spec's order
+    checks: tuple  # harness.check_session.SessionCheck: the session keys, then the corpus keys
+    passed: bool  # every check holds
+    expect_fail: bool  # --expect-fail: the exit status inverts (the checks as judged)
+    kind: str = "check"
+
+    def cases(self) -> list[tuple[str, str, bool, str]]:
+        """(suite, name, passed, detail) of every check, in the order the text prints them."""
+        cases = [(f"fixture {r.fixture.id}", c.name, c.passed, c.detail) for r in self.fixtures for c in r.checks]
+        return cases + [(c.block, c.name, c.passed, c.detail) for c in self.checks]

@@ -17,7 +17,7 @@ import venv
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE_PARTS = ("pyproject.toml", "README.md", "api", "core", "corpus", "infra", "harness", "readers", "channels", "sources",
+PACKAGE_PARTS = ("pyproject.toml", "README.md", "api", "core", "corpus", "engine", "infra", "harness", "readers", "channels", "sources",
                  "metrics", "rules", "rulesets", "report", "cli")
 
 

@@ -28,7 +28,7 @@ def scored(relative: str, ruleset: str = "retrieval"):
     """The SessionScore of one real file (`set/folder/file`) under a shipped ruleset."""
     import citeledger
 
-    return citeledger.score(public(*relative.split("/")), ruleset)
+    return citeledger.score(public(*relative.split("/")), ruleset).score
 
 
 @lru_cache(maxsize=None)

@@ -97,7 +97,7 @@ def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, d
     """One Comparison of arm `new` against `base`, grouped by question."""
     from citeledger.cli.commands.common import completed_files
     from citeledger.cli.commands.compare import PassRow
-    from citeledger.cli.limits import window_tokens, workers
+    from citeledger.engine.limits import window_tokens, workers
     from citeledger.cli.progress import progress_bar
     from citeledger.cli.sufficiency import judged
     from citeledger.core.metric import MetricOptions
@@ -161,7 +161,7 @@ def run_arm_pattern(args) -> int:
         report_warnings(said)
         if fmt == "text" and number:
             write_stdout("\n")
-        write(result, fmt)
+        write(attrs.evolve(result, brief=args.brief), fmt)
         if fmt == "text":
             write_stdout(wrote)
         if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):

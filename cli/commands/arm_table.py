@@ -23,7 +23,8 @@ from typing import Optional
 import attrs
 
 from citeledger.harness.arm_runs import ArmRun, RunFigures
-from citeledger.cli.commands.common import read_session, report_warnings, ruleset_from
+from citeledger.cli.commands.common import report_warnings, ruleset_from
+from citeledger.engine.reading import read_session
 from citeledger.cli.metrics import measured
 from citeledger.cli.output import write_stderr, write_stdout
 from citeledger.core.accountant import score

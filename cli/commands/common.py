@@ -9,22 +9,13 @@ import sys
 from citeledger.rules import compiled
 from citeledger.rules.compiled import shipped_names
 
-import attrs
-
-from citeledger.core import fs, open_regular, printable
-from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from citeledger.core.plugins import readers
-from citeledger.core.reader import read_session as read_with_whereabouts
-
-
-# `--session PATH` names a Claude Code interactive log (or its project folder):
-# the one command-line option tied to a format, so the one reader named here.
-SESSION_READER = "claude-interactive"
+from citeledger.core import fs, printable
+from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, UserError
 
 
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
-    parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="the files of one session, in order (-: standard input, one session)")
     parser.add_argument("--session", metavar="PATH", nargs="?", const=".",
                         help="a Claude Code interactive session log, or a project directory's newest "
                         "(no PATH: the current directory's)")
@@ -37,23 +28,23 @@ def add_format_options(parser, json_help: str, kind: str) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
-    add_format_option(fmt, kind)
+    add_format_option(fmt, kind, ("json", "csv"))
     parser.add_argument("--csv-raw", action="store_true",
                         help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
                         "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")
 
 
-def judged_acts(args, transcript, ruleset) -> tuple:
-    """(the sufficiency block's judgement with --sufficiency, the page's next acts with --html), each
-    None when not asked (here: a plain score starts without the sufficiency modules); explore
-    calls are the ruleset's explore tool's."""
-    if not (args.sufficiency or args.html):
-        return None, None
-    from citeledger.harness.sufficiency import sufficiency
+def session_request(args, kind: str, metrics: bool = False):
+    """The engine's request for one session (engine/session.py) from score's or explain's options."""
+    from citeledger.engine.session import SessionRequest
 
-    tool = ruleset.explore_tool
-    judged = sufficiency(transcript, tool) if args.sufficiency else None
-    return judged, (judged or sufficiency(transcript, tool)) if args.html else None
+    globs = getattr(args, "answer", None) or []
+    return SessionRequest(
+        ruleset=ruleset_from(args), files=tuple(args.files), session=args.session, kind=kind,
+        sufficiency=args.sufficiency, next_acts=bool(args.html),
+        answer_globs=tuple(globs) if globs or getattr(args, "envelope", False) else None,
+        metrics=metrics, window_tokens=getattr(args, "window_tokens", None),
+    )
 
 
 def add_html_option(parser) -> None:
@@ -64,7 +55,7 @@ def add_html_option(parser) -> None:
 def add_jobs_options(parser) -> None:
     from citeledger.core import default_jobs
 
-    from citeledger.cli.limits import int_text, max_jobs
+    from citeledger.engine.limits import int_text, max_jobs
 
     parser.add_argument("--jobs", "-j", type=int_text, default=0, metavar="N",
                         help=f"worker processes, 0 to {max_jobs()} (default: all cores, here {default_jobs()}; "
@@ -163,81 +154,6 @@ def add_ruleset_option(parser) -> None:
         "--ruleset", action="append", default=None, metavar="NAME|PATH",
         help="a ruleset, once (default: default; " + shipped_list() + ")",
     )
-
-
-def read_session(files, session, ruleset, whole: bool = False):
-    """Read one session: stream-json segment FILEs in order, or an interactive log.
-
-    `whole` (what the commands do): each FILE is read with the rest of its
-    session found beside it (segments, an interactive log's subagents), as
-    discovery groups files, and a missing segment is a warning of the result.
-    Without it exactly the FILEs given are read (the differential tests).
-    """
-    known = readers()
-    options = ruleset.read_options()
-    if whole and files and not session:
-        for f in files:
-            if fs.isdir(f):
-                raise InputError(f, "is a directory (use --session for a Claude Code project log)")
-            if not fs.exists(f):
-                raise InputError(f, "no such file")
-            _regular(f)  # a FIFO among several files is refused as a lone one is, never waited on
-        from citeledger.cli.one_session import check_one_session
-        from citeledger.corpus import session_for
-
-        check_one_session(files)  # several sessions are refused, never pooled
-
-        name, found = session_for(files)
-        transcript = read_with_whereabouts(known[name](), found.files, options)
-        if found.warnings:
-            transcript = attrs.evolve(transcript, warnings=tuple(found.warnings) + transcript.warnings)
-        return transcript
-    if session:
-        if files:
-            raise InputError(files[0], "give segment files or --session, not both")
-        try:
-            return read_with_whereabouts(known[SESSION_READER](), [session], options)
-        except InputError:
-            _listable(session)  # no logs found because the directory cannot be listed: say that
-            raise
-    if not files:
-        raise UserError("no transcript given: FILE ... (segments of one session) or --session PATH")
-    for f in files:
-        if fs.isdir(f):
-            raise InputError(f, "is a directory (use --session for a Claude Code project log)")
-    # FILEs are read by the first reader in the claim order (by priority) that
-    # claims them all, else by the last one (the catch-all), which says why not;
-    # an interactive log is given with --session.
-    order = [cls for name, cls in known.items() if name != SESSION_READER]
-    for cls in order:
-        reader = cls()
-        if all(reader.claims(f) for f in files):
-            return read_with_whereabouts(reader, files, options)
-    return read_with_whereabouts(order[-1](), files, options)
-
-
-def _regular(path: str) -> None:
-    """An InputError, as the readers word it, if `path` is not a regular file (opening never blocks)."""
-    try:
-        open_regular(path).close()
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
-
-
-def _listable(folder: str) -> None:
-    """An InputError naming `folder` and why, if it is a directory that cannot be listed."""
-    if fs.isdir(folder):
-        try:
-            fs.listdir(folder)
-        except OSError as exc:
-            raise InputError(folder, f"cannot read directory: {exc.strerror or exc}") from None
-
-
-def files_added(transcript, files) -> list[str]:
-    """Files read that were not named: the rest of the session of a FILE given (none for --session:
-    its text block stays the reference's; session_note names its subagent logs on stderr)."""
-    named = set(files)
-    return [f for f in transcript.files if f not in named] if files else []
 
 
 def completed_files(sessions, given) -> list[str]:

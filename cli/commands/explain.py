@@ -5,14 +5,12 @@ from __future__ import annotations
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.hints import hint_retrieval
 
-from citeledger.core import score
-from citeledger.report.results import SessionResult
+import attrs
+
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
-from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, finish, judged_acts, read_session, ruleset_from,
-    session_note,
-)
+from citeledger.cli.commands.common import add_html_option, add_session_inputs, finish, session_note, session_request
+from citeledger.engine.session import assemble
 
 
 def add_parser(sub) -> None:
@@ -43,17 +41,14 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     fmt = chosen(args)
     check(fmt, "explain")
-    ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    request = session_request(args, "explain")
+    result = assemble(request)
+    transcript, scored = result.transcript, result.score
     session_note(args.session, transcript)
-    added = tuple(files_added(transcript, args.files))
-    scored = score(transcript, ruleset)
-    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
-    judged, acts = judged_acts(args, transcript, ruleset)
-    result = SessionResult(kind="explain", score=scored, added=added, json_added=added, sufficiency=judged,
-                           next_acts=acts, transcript=transcript, extra_text=extra_text, extra_data=extra_data)
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, request.ruleset)
+    result = attrs.evolve(result, extra_text=extra_text, extra_data=extra_data)
     write_pages(result, args.html)
     write(result, fmt)
     status = finish(scored, extra_warnings)
-    hint_retrieval(transcript, ruleset, scored)
+    hint_retrieval(transcript, request.ruleset, scored)
     return status

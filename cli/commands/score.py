@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from citeledger.cli.commands import SUMMARY
 
+import attrs
+
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
-from citeledger.cli.limits import int_text
+from citeledger.engine.limits import int_text
 from citeledger.cli.hints import hint_retrieval
 from citeledger.cli.metrics import measured
-from citeledger.report.results import SessionResult
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
 from citeledger.cli.output import write_stdout
 from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, files_added, finish, judged_acts, read_session, report_warnings,
-    ruleset_from,
-    session_note,
+    add_html_option, add_session_inputs, finish, report_warnings, ruleset_from, session_note,
+    session_request,
 )
+from citeledger.engine.reading import read_session
+from citeledger.engine.session import assemble
 
 # What only an option needs (the envelope view, sufficiency, a format) is imported
 # when the option is given: a plain one-run `score` loads none of it.
@@ -80,33 +82,20 @@ def run(args) -> int:
         raise UserError("--brief: only with --harness (it shortens the harness report)")
     fmt = chosen(args)
     check(fmt, "score")  # an unknown format is a usage error before anything is read
-    if args.envelope or args.answer:
-        from citeledger.report.envelope import compile_globs, envelope_view, unmatched_warnings
-
-        matchers = compile_globs(args.answer)  # a bad glob is a usage error before anything is read
-    ruleset = ruleset_from(args)
-    transcript = read_session(args.files, args.session, ruleset, whole=True)
+    request = session_request(args, "score", metrics=fmt != "text" or bool(args.html))  # the text shows none
+    result = assemble(request)
+    transcript, scored = result.transcript, result.score
     session_note(args.session, transcript)
-    added = files_added(transcript, args.files)
-    scored = score(transcript, ruleset)
-    view = envelope_view(scored, args.answer, matchers) if args.envelope or args.answer else None
-    judged, acts = judged_acts(args, transcript, ruleset)
-    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, ruleset)
-    result = SessionResult(
-        kind="score", score=scored, added=tuple(added),
-        json_added=tuple(transcript.files[1:]) if args.session else tuple(added),
-        session_path=transcript.files[0] if args.session else None,
-        view=view, sufficiency=judged, next_acts=acts, transcript=transcript,
-        extra_text=extra_text, extra_data=extra_data,
-        # the text block shows none of them; the JSON and the page do
-        metrics=measured(transcript, args) if fmt != "text" or args.html else {},
-    )
+    extra_text, extra_data, extra_warnings = session_extras(args, transcript, scored, request.ruleset)
+    result = attrs.evolve(result, extra_text=extra_text, extra_data=extra_data)
     write_pages(result, args.html)
     write(result, fmt)
-    if view:
-        extra_warnings = (*extra_warnings, *unmatched_warnings(view, transcript.files[0] if transcript.files else scored.name))
+    if result.view:
+        from citeledger.report.envelope import unmatched_warnings
+
+        extra_warnings = (*extra_warnings, *unmatched_warnings(result.view, transcript.files[0] if transcript.files else scored.name))
     status = finish(scored, extra_warnings)
-    hint_retrieval(transcript, ruleset, scored)
+    hint_retrieval(transcript, request.ruleset, scored)
     return status
 
 

@@ -20,7 +20,7 @@ import attrs
 from citeledger.cli.formats import check, chosen, out_path, render, write, write_pages
 from citeledger.cli.output import output_dir
 from citeledger.report.results import SensitivityResult
-from citeledger.cli.limits import workers
+from citeledger.engine.limits import workers
 from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import Sensitivity, Verdicts
 from citeledger.rules.variation import one_at_a_time

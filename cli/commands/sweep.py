@@ -25,7 +25,7 @@ from citeledger.cli.window import BY, add_window_options, group_of, window_of, w
 from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.hints import hint_sweep
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
-from citeledger.cli.limits import max_jobs, workers
+from citeledger.engine.limits import max_jobs, workers
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
@@ -35,7 +35,7 @@ from citeledger.report.occupancy_pool import OccupancyPool
 from citeledger.report.tables import slice_of
 from citeledger.core.metric import MetricOptions
 from citeledger.corpus.measured import Measured, split_measured
-from citeledger.cli.limits import int_text, window_tokens
+from citeledger.engine.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
     add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
         help=SUMMARY["sweep"],
         description=(
             "Find every session under the given files and directories (stream-json segment groups "
-            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs and Codex rollouts) and print, per ruleset, "
+            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs, Codex rollouts, Gemini CLI "
+            "sessions) and print, per ruleset, "
             "one row per slice (all, single-question, multi-turn): n, pooled efficiency, median, p25, "
             "p75, min and path-only pooled, then the per-call median and p25. Sessions without an "
             "explore response or without an answer, and unreadable ones, are counted and listed. "
@@ -326,10 +327,9 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     fmt = chosen(args)
-    if fmt == "json":  # streamed by Outputs as the sessions come, not rendered whole
+    check(fmt, "sweep", streamed=("json",))  # JSON lines: streamed by Outputs as the sessions come
+    if fmt == "json":
         args.json = True
-    else:
-        check(fmt, "sweep")
     if args.parquet:
         if not args.out:
             raise UserError("--parquet writes into the --out directory: give --out DIR")
@@ -355,9 +355,26 @@ def run(args) -> int:
         extra = judged(measured, args.sufficiency, rulesets[0])
         with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
                      engine) as pool:
-            return _sweep(args, rulesets, diagnosed, pages, pool)
+            status, result = _sweep(args, rulesets, diagnosed, pages, pool)
+            if getattr(args, "keep", None) is not None:  # swept(): the result to its caller, nothing on stdout
+                args.keep.append(result)
+            return status
     finally:
         diagnosed.close()
+
+
+def swept(paths, ruleset: Optional[str], jobs: int) -> tuple[int, Optional[SweepResult]]:
+    """(exit status, result) of `citeledger sweep PATHS --ruleset RULESET -q` with nothing written on
+    stdout (its warnings and notes on stderr as ever): `check --corpus` judges the sweep's own numbers,
+    its slice tables and, per harness arm (SessionRef.arm), the same tables of that arm's sessions.
+    The result is None when the --window left nothing (status 1)."""
+    from citeledger.cli import build_parser
+
+    argv = ["sweep", "--quiet", "--jobs", str(jobs), *(["--ruleset", ruleset] if ruleset else []), "--", *paths]
+    args = build_parser(argv).parse_args(argv)
+    args.keep, args.arm_tables = [], True
+    status = run(args)
+    return status, (args.keep[0] if args.keep else None)
 
 
 @attrs.define
@@ -375,6 +392,7 @@ class _Tally:
     occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
     briefs: list = attrs.field(factory=list)  # sweep --sessions: each session's row
     groups: list = attrs.field(factory=list)  # sweep --by: per ruleset, {group: SliceTable}
+    arms: dict = attrs.field(factory=dict)  # swept(): {arm: [SliceTable per ruleset]} (harness arms)
     # The paths given that are files (looked at once, not once a session): only their sessions
     # can have files read with them that were not named.
     given_files: tuple = ()
@@ -397,13 +415,17 @@ class _Tally:
         self.unscored.extend(one.unscored)
         if one.brief is not None:
             self.briefs.append(one.brief)
+        if getattr(args, "arm_tables", False) and one.ref.arm is not None:
+            tables = self.arms.setdefault(one.ref.arm, [SliceTable(t.ruleset) for t in self.tables])
+            for table, row in zip(tables, one.tallies):
+                table.add(row)
         if args.by:
             key = group_of(one.ref.whereabouts, args.by, args.window.zone)
             for table, groups, row in zip(self.tables, self.groups, one.tallies):
                 groups.setdefault(key, SliceTable(table.ruleset)).add(row)
 
 
-def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
+def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> tuple[int, Optional[SweepResult]]:
     fmt = chosen(args)
     refs, found_warnings = discover(args.paths, args.exclude, pool, output=args.out)
     if args.agent:
@@ -412,7 +434,7 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     if args.window.active and refs:
         refs = within(refs, args.window, found_warnings)
         if not refs:
-            return EXIT_WARNINGS  # one line said why (cli/window.py)
+            return EXIT_WARNINGS, None  # one line said why (cli/window.py)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),
@@ -435,14 +457,15 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
             write(result, "text", os.path.join(args.out, "summary.txt"))
         if pages:
             write_pages(result, args.html, args.out and os.path.join(args.out, "report.html"))
-    if fmt != "json":  # the JSON lines are streamed as the sessions come (Outputs)
+    shown = getattr(args, "keep", None) is None
+    if fmt != "json" and shown:  # the JSON lines are streamed as the sessions come (Outputs)
         write(result, fmt)
-    if fmt == "text":
+    if fmt == "text" and shown:
         write_stdout(wrote)
     if tally.internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK
+        return EXIT_INTERNAL, result
+    return (EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK), result
 
 
 def grouped_rows(groups: dict, by: str) -> list[dict]:
@@ -500,4 +523,5 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
         diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),
         sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency), occupancy=tuple(occupancy),
+        arms=tuple((arm, tuple(t.rows() for t in tables)) for arm, tables in sorted(tally.arms.items())),
     )

@@ -25,7 +25,20 @@ def _score(result) -> str:
         from citeledger.report.envelope import render_envelope
 
         out += "\n" + render_envelope(result.view)
-    return out + result.extra_text
+    return out + reads_text(result) + result.extra_text
+
+
+def reads_text(result) -> str:
+    """The reads placed after each call, or why none could be (a reader that records no tool uses)."""
+    if result.reads is None:
+        return ""
+    transcript = result.transcript
+    if transcript.responses and not transcript.tool_uses:
+        return (f"\nReads after explore calls (read_after): none to place — the {transcript.reader} reader "
+                "records no tool uses (reads, searches), so read_after credits nothing here\n")
+    from citeledger.report.reads import render_reads
+
+    return "\n" + render_reads(result.reads)
 
 
 def _explain(result) -> str:
@@ -40,16 +53,17 @@ def _explain(result) -> str:
     from citeledger.report.explain import calls_asked
 
     asked = calls_asked(result.score, result.transcript)
-    return render_explain(result.score, asked) + added_line(result.added) + block + result.extra_text
+    return render_explain(result.score, asked) + added_line(result.added) + block + reads_text(result) + result.extra_text
 
 
 def _compare(result) -> str:
-    from citeledger.report.compare import render_text
+    from citeledger.report.compare import lines_up, render_text
 
     pooled = result.sufficiency.text(list(result.groups), result.labels) if result.with_sufficiency else ""
+    whole = not result.brief and lines_up(list(result.groups))  # else the title and the table, or why not
     return render_text(dict(result.header, added=list(result.added)), list(result.groups), list(result.files),
                        list(result.unscored), list(result.plot_paths), list(result.other_arms),
-                       pooled, list(result.behaviour)) + result.diagnostics_text
+                       pooled, list(result.behaviour), brief=result.brief) + (result.diagnostics_text if whole else "")
 
 
 def _sensitivity(result) -> str:

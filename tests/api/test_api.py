@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 
 import citeledger
-from citeledger.core import metrics
 from citeledger.cli import main
 from citeledger.core import UserError
-from citeledger.report.jsonreport import session_dict
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # Every shipped fixture folder of transcripts (malformed inputs included: their sessions are
@@ -64,18 +62,55 @@ def first_files(folder: str) -> list[str]:
     return [r["inputs"][0] for r in citeledger.sweep(str(FIXTURES / folder), jobs=1) if r["status"] != "unreadable"]
 
 
+def printed(capsys, *argv) -> dict:
+    main(["score", *argv, "--json"])
+    return json.loads(capsys.readouterr().out)
+
+
 @pytest.mark.parametrize("folder", ["real", "codex", "gemini", "corpus"])
-def test_score_is_what_score_json_renders_for_a_session_given_by_one_file(capsys, folder):
+def test_score_to_dict_is_the_object_score_json_prints_key_for_key(capsys, folder):
     files = first_files(folder)
     assert files
     for f in files:
-        main(["score", f, "--json"])
-        out, _ = capsys.readouterr()
-        expected = json.loads(out)
-        expected.pop("added_inputs", None)  # the command line's note of what it read beside FILE
-        for name in metrics():  # measured beside the score (occupancy, run), not part of it
-            del expected[name]
-        assert json.loads(json.dumps(session_dict(citeledger.score(f)))) == expected, f
+        expected = printed(capsys, f)
+        got = json.loads(json.dumps(citeledger.score(f).to_dict()))
+        assert list(got) == list(expected), f  # the same keys in the same order
+        assert got == expected, f
+
+
+@pytest.mark.parametrize("ruleset", ["default", "retrieval"])
+def test_score_with_sufficiency_is_score_json_with_sufficiency(capsys, ruleset):
+    for f in first_files("real"):
+        expected = printed(capsys, f, "--sufficiency", "--ruleset", ruleset)
+        assert json.loads(json.dumps(citeledger.score(f, ruleset, sufficiency=True).to_dict())) == expected, f
+
+
+def test_score_of_a_session_folder_is_score_session_json(capsys):
+    project = FIXTURES / "real" / "interactive" / "-tmp-proj-express"
+    expected = printed(capsys, "--session", str(project))
+    result = citeledger.score(session=project)
+    assert json.loads(json.dumps(result.to_dict())) == expected
+    assert result.session_path == expected["session_path"]  # the log it chose
+
+
+def test_an_answer_set_is_score_answer_json(capsys):
+    run = str(FIXTURES / "real" / "stream" / "express-sendfile-2calls.jsonl")
+    expected = printed(capsys, run, "--answer", "lib/**")
+    assert json.loads(json.dumps(citeledger.score(run, answer=["lib/**"]).to_dict())) == expected
+    assert "answer_set" in expected
+
+
+def test_score_refuses_a_window_out_of_the_commands_range():
+    run = FIXTURES / "real" / "stream" / "express-sendfile-2calls.jsonl"
+    with pytest.raises(UserError, match=r"window_tokens=999: out of range \(an integer from 1,000 to 10,000,000"):
+        citeledger.score(run, window_tokens=999)
+
+
+def test_an_unscored_sessions_efficiency_is_none_as_in_the_json(capsys):
+    run = str(FIXTURES / "real" / "stream" / "express-no-explore.jsonl")
+    result = citeledger.score(run)
+    assert result.status == "no-explore" and result.efficiency is None
+    assert printed(capsys, run)["efficiency"] is None
 
 
 def test_score_reads_a_whole_session_from_any_one_of_its_segments():
@@ -83,7 +118,8 @@ def test_score_reads_a_whole_session_from_any_one_of_its_segments():
     second = FIXTURES / "real" / "stream" / "flask-views.t2.jsonl"
     whole = citeledger.score(second)
     assert whole.inputs == (str(first), str(second))
-    assert whole == citeledger.score([str(first), str(second)])
+    assert whole.score == citeledger.score([str(first), str(second)]).score
+    assert whole.to_dict()["added_inputs"] == [str(first)]  # read beside the file given, as the JSON says
 
 
 def test_score_refuses_files_of_two_sessions_as_the_command_line_does():
@@ -167,7 +203,7 @@ def test_an_unknown_name_is_an_attribute_error():
 
 @pytest.mark.parametrize("jobs", [10_000, -1, 2**70])
 def test_sweep_with_more_jobs_than_the_command_line_allows_is_refused_before_any_worker(jobs):
-    from citeledger.cli.limits import max_jobs
+    from citeledger.engine.limits import max_jobs
 
     with pytest.raises(UserError, match=rf"^jobs=.*: out of range \(an integer from 0 to {max_jobs():,}"):
         next(citeledger.sweep(str(FIXTURES / "real"), jobs=jobs))
@@ -176,3 +212,51 @@ def test_sweep_with_more_jobs_than_the_command_line_allows_is_refused_before_any
 def test_sweep_with_jobs_that_is_no_integer_is_refused():
     with pytest.raises(UserError, match=r"^jobs=2\.5: not an integer"):
         next(citeledger.sweep(str(FIXTURES / "real"), jobs=2.5))
+
+
+# ---------------------------------------------------------------- issue 44: errors in Python's words
+
+
+def test_citeledger_score_with_nothing_names_paths_and_session_not_flags():
+    with pytest.raises(UserError) as caught:
+        citeledger.score()
+    assert "--" not in str(caught.value) and "FILE" not in str(caught.value)
+    assert "score(paths)" in str(caught.value) and "score(session=PATH)" in str(caught.value)
+
+
+def test_citeledger_score_of_a_folder_points_to_session_and_sweep():
+    with pytest.raises(UserError) as caught:
+        citeledger.score(FIXTURES / "real" / "interactive")
+    message = str(caught.value)
+    assert "--session" not in message and "session=" in message and "citeledger.sweep(" in message
+
+
+def test_citeledger_score_of_paths_and_session_says_give_one_in_python():
+    run = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    with pytest.raises(UserError, match="give paths or session=, not both$"):
+        citeledger.score(run, session=FIXTURES / "real" / "interactive")
+
+
+def test_citeledger_score_of_two_sessions_points_to_citeledger_sweep_not_the_command():
+    a = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    b = FIXTURES / "real" / "stream" / "flask-views.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score([a, b])
+    assert str(caught.value).endswith("citeledger.score reads one session — citeledger.sweep(paths) scores each")
+
+
+def test_citeledger_score_of_two_files_as_two_arguments_says_the_second_is_no_ruleset():
+    a = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    b = FIXTURES / "real" / "stream" / "flask-views.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score(a, b)  # b lands in `ruleset`
+    assert str(caught.value).startswith(f"ruleset={str(b)!r} is a transcript, not a ruleset")
+    assert "YAML" not in str(caught.value)
+
+
+def test_citeledger_score_session_dir_says_which_log_it_read():
+    folder = FIXTURES / "real" / "interactive" / "-tmp-proj-express"
+    result = citeledger.score(session=folder)
+    log = folder / "6f1c2a0e-3b7d-4c55-9e1a-2d4f8b7c9a10.jsonl"
+    assert result.inputs[0] == str(log)  # the log chosen, then its subagents'
+    assert result.inputs[1:] == (str(log.with_suffix("") / "subagents" / "agent-a7e3c19.jsonl"),)

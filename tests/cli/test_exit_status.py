@@ -16,7 +16,7 @@ import forked_python
 
 from citeledger.core import errors
 from citeledger.cli import main
-from citeledger.cli.commands import score as score_command
+from citeledger.engine import session as engine_session
 
 HERE = Path(__file__).parent.parent
 REAL = HERE / "fixtures" / "real" / "stream"
@@ -113,7 +113,7 @@ def test_an_internal_error_is_3_in_one_line(monkeypatch, capsys):
     def broken(*_):
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(score_command, "score", broken)
+    monkeypatch.setattr(engine_session, "score", broken)
     status, out, err = run(["score", CLEAN], capsys)
     assert status == 3 and out == ""
     assert err == "citeledger: internal error: ZeroDivisionError: simulated bug (rerun with --debug)\n"
@@ -125,7 +125,7 @@ def test_an_interrupt_is_130(monkeypatch, capsys):
     def interrupted(*_):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(score_command, "score", interrupted)
+    monkeypatch.setattr(engine_session, "score", interrupted)
     status, _, err = run(["score", CLEAN], capsys)
     assert status == 130 and err == "citeledger: interrupted\n"
 

@@ -341,7 +341,7 @@ def test_render_tags_nested_past_the_recursion_limit_read_as_symbols():
 # ---------------------------------------------------------------- round three (issue 20): numbers, --out, errors
 
 from citeledger import cli  # noqa: E402
-from citeledger.cli import limits  # noqa: E402
+from citeledger.engine import limits  # noqa: E402
 from citeledger.rules import loader  # noqa: E402
 from citeledger.core import channels as installed_channels  # noqa: E402
 from citeledger.core.ruleset import integer_ranges  # noqa: E402

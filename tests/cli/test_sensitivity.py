@@ -193,7 +193,7 @@ def test_verdicts_of_a_score_keep_its_numbers_and_its_credited_files():
     import citeledger
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures/real/stream/express-debug-3owners.jsonl"
-    score = citeledger.score([str(fixture)])
+    score = citeledger.score([str(fixture)]).score
     v = Verdicts.of(score)
     assert (v.status, v.efficiency, v.used, v.envelope) == (score.status, score.efficiency, score.used, score.envelope)
     assert v.credited == {f.path for f in score.files if f.verdict.credited} and len(v.credited) == 3

@@ -81,7 +81,7 @@ def gemini_session(folder: Path) -> Path:
 
 @pytest.mark.parametrize("make", [claude_log, codex_rollout, gemini_session], ids=["claude", "codex", "gemini"])
 def test_a_two_turn_session_whose_answers_each_cite_their_turns_read_scores_100_percent(tmp_path, make):
-    score = citeledger.score(make(tmp_path), "retrieval")
+    score = citeledger.score(make(tmp_path), "retrieval").score
     assert score.status == "scored"
     assert score.envelope == len(FIRST) + len(SECOND)
     assert score.used == score.envelope

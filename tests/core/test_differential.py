@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from citeledger.channels.path import PathChannel
 from citeledger.channels.symbol import SymbolChannel
-from citeledger.cli.commands.common import read_session
+from citeledger.engine.reading import read_session
 from citeledger.core.accountant import score
 from citeledger.core.channel import Envelope
 from citeledger.readers.claude_interactive import ClaudeInteractiveReader

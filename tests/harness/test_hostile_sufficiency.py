@@ -5,7 +5,7 @@ from __future__ import annotations
 from builders import explored, response, section, use, write_jsonl
 from cpu_time import grows_linearly
 
-from citeledger.cli.commands.common import read_session
+from citeledger.engine.reading import read_session
 from citeledger.harness.sufficiency import Returned, sufficiency
 from citeledger.harness.shell import same_file
 from citeledger.rules import compiled

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
-PRODUCT = ("infra", "harness", "core", "corpus", "readers", "channels", "sources", "metrics", "rules", "rulesets", "report",
+PRODUCT = ("infra", "harness", "core", "corpus", "engine", "readers", "channels", "sources", "metrics", "rules", "rulesets", "report",
            "cli", "api")
 NAME = "codegraph_explore"
 # The one output constant: the reference prints the tool's name in its messages.

@@ -11,7 +11,8 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("core", "infra", "harness", "readers", "sources", "channels", "rules", "report", "cli")
+PACKAGES = ("core", "infra", "harness", "readers", "sources", "channels", "metrics", "rules", "report", "corpus", "engine",
+            "cli", "api")
 LIMIT = 60
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PACKAGES = ("infra", "harness", "core", "readers", "channels", "sources", "rules", "report", "cli", "api")
+PACKAGES = ("infra", "harness", "core", "engine", "readers", "channels", "sources", "rules", "report", "cli", "api")
 PRIVATE = re.compile(r"\b_parser\b|sre_parse|sre_constants|re2\._|\._regexp|\b_processes\b")
 
 

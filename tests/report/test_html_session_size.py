@@ -119,7 +119,7 @@ def test_the_page_record_holds_no_more_rows_than_the_page_shows(tmp_path):
 
     rows = [*events([response(*(section(f"lib/c{c}/f{i}.js", body="x\n") for i in range(50))) for c in range(300)], "done")]
     rows += [f"not json {i}" for i in range(WARNINGS + 7)]  # a warning each
-    data = page_dict(score(write_jsonl(tmp_path / "run.jsonl", rows)))
+    data = page_dict(score(write_jsonl(tmp_path / "run.jsonl", rows)).score)
     assert len(data["calls"]) == CALLS and data["calls_more"]["count"] == 300 - CALLS
     assert all(len(c["files"]) == SECTIONS and c["files_more"]["count"] == 50 - SECTIONS for c in data["calls"])
     assert len(data["files"]) == FILES and data["files_more"]["count"] == 300 * 50 - FILES

@@ -1,4 +1,4 @@
-"""The range of every number a command-line option takes, checked before any work.
+"""The range of every number an option (or the library's argument) takes, checked before any work.
 
 Each range is stated in the option's error (one line, exit 2) and in
 docs/robustness.md. argparse only turns the text into a number; a number
@@ -67,13 +67,14 @@ def _shown(value) -> str:
 
 
 def option_ranges() -> tuple[Range, ...]:
-    return (*_plain_ranges(), _window_range())
+    return (*_plain_ranges(), window_range())
 
 
-def _window_range() -> Range:
+def window_range(option: str = "--window-tokens") -> Range:
+    """--window-tokens, and the Python API's `window_tokens=` (api/_score.py)."""
     from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE  # here: --help loads no metric
 
-    return Range("--window-tokens", "window_tokens", *WINDOW_TOKENS_RANGE,
+    return Range(option, "window_tokens", *WINDOW_TOKENS_RANGE,
                  note=f"the context window occupancy is a share of; default {DEFAULT_WINDOW_TOKENS:,} or {WINDOW_ENV}")
 
 
@@ -93,11 +94,16 @@ def _plain_ranges() -> tuple[Range, ...]:
 
 
 def window_tokens(args) -> int:
-    """The context window of --window-tokens, else of CG_WINDOW_TOKENS (as the harness reads it), else 200,000."""
-    from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE
-
+    """The context window of --window-tokens, else `default_window_tokens()`."""
     if getattr(args, "window_tokens", None) is not None:
         return args.window_tokens
+    return default_window_tokens()
+
+
+def default_window_tokens() -> int:
+    """CG_WINDOW_TOKENS (as the harness reads it) if set, else 200,000; out of range: a UserError."""
+    from citeledger.core import DEFAULT_WINDOW_TOKENS, WINDOW_TOKENS_RANGE
+
     text = os.environ.get(WINDOW_ENV, "")
     if not text:  # unset or empty: the default, as the harness's `|| 200_000`
         return DEFAULT_WINDOW_TOKENS
