@@ -64,7 +64,7 @@ _LAZY = {
     "COMMENTARY": "citeledger.core.transcript", "API_ERROR": "citeledger.core.transcript",
     "NOT_ANSWERS": "citeledger.core.transcript",
     "DROPPED": "citeledger.core.context", "shell_output": "citeledger.core.context", "only_errors": "citeledger.core.context",
-    "split_output": "citeledger.core.shell_split",
+    "split_output": "citeledger.core.shell_split", "simple_commands": "citeledger.core.shell_split",
     "tool_notice": "citeledger.core.context",
     "Turn": "citeledger.core.answers", "turns_of": "citeledger.core.answers",
     "session_answer": "citeledger.core.answers",

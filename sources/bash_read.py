@@ -25,7 +25,7 @@ import re
 import attrs
 
 from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, joint, only_errors, shell_intent,
-                             shell_output, split_output, tool_notice)
+                             shell_output, simple_commands, split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -63,7 +63,8 @@ class BashReadSource(ResultSource):
             return None, ""
         if output.notice:
             return [(None, text)], ""
-        path = moved(command, read_at, intent.path)
+        named = _read_args(command, read_at) or [intent.path]
+        path = joint([moved(command, read_at, one) for one in named])  # `cat a b c`: the three jointly
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
 
     def _reads(self, simple: str):
@@ -79,6 +80,20 @@ class BashReadSource(ResultSource):
         return intent.path
 
 
+def _read_args(command: str, read_at: int):
+    """The paths the read at `read_at` names when its command reads several files in one output
+    (`cat a b c`, `head -5 a b`), else None."""
+    for text, at in simple_commands(command) or ():
+        if at <= read_at < at + len(text):
+            words = _PIPE.split(text)[0].split()
+            if words and words[0] in _CONCATENATES:
+                paths = [w.strip("'\"") for w in words[1:] if not w.startswith("-") and not w[:1].isdigit()
+                         and ("/" in w or "." in w)]
+                return paths if len(set(paths)) > 1 else None
+    return None
+
+
+_CONCATENATES = frozenset({"cat", "bat", "nl", "head", "tail", "more", "less"})
 _PIPE = re.compile(r"(?<![|])\|(?![|])")
 _SLICES = frozenset({"head", "tail", "nl", "cat", "less", "more"})
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")
