@@ -40,6 +40,23 @@ def file_for(kind: str, *parts: str, version: str) -> Optional[str]:
     return os.path.join(folder, f"{kind}-{digest.hexdigest()[:32]}")
 
 
+def installed_state() -> list[str]:
+    """Texts that change when the installed packages may have: this interpreter, and every
+    `sys.path` entry with its modification time (installing, upgrading or removing a
+    distribution adds or removes a directory in one of them). For a cache file built from
+    what a library (a plugin, lark) made of citeledger's inputs."""
+    import sys
+
+    parts = [sys.version, sys.executable]
+    for entry in sys.path:
+        try:
+            stamp = str(os.stat(entry or ".").st_mtime_ns)
+        except OSError:
+            stamp = "-"
+        parts += [entry, stamp]
+    return parts
+
+
 def read(path: Optional[str]) -> Optional[bytes]:
     """The file's bytes, or None when there is none to read."""
     if path is None:
