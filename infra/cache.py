@@ -40,21 +40,38 @@ def file_for(kind: str, *parts: str, version: str) -> Optional[str]:
     return os.path.join(folder, f"{kind}-{digest.hexdigest()[:32]}")
 
 
+# What marks an installed distribution in a sys.path directory (importlib.metadata's finder).
+DISTRIBUTIONS = (".dist-info", ".egg-info")
+
+
 def installed_state() -> list[str]:
-    """Texts that change when the installed packages may have: this interpreter, and every
+    """Texts that change when the installed packages may have: this interpreter, and each
     `sys.path` entry with its modification time (installing, upgrading or removing a
-    distribution adds or removes a directory in one of them). For a cache file built from
-    what a library (a plugin, lark) made of citeledger's inputs."""
+    distribution adds or removes a directory in it). A directory holding no distribution
+    is stamped as such, not by its time: the script's folder or the current directory
+    (`python -m`), where a harness writes its runs, changes at every run but installs
+    nothing until a distribution appears in it. For a cache file built from what a library
+    (a plugin, lark) made of citeledger's inputs."""
     import sys
 
     parts = [sys.version, sys.executable]
     for entry in sys.path:
-        try:
-            stamp = str(os.stat(entry or ".").st_mtime_ns)
-        except OSError:
-            stamp = "-"
-        parts += [entry, stamp]
+        parts += [entry, _stamp(entry or ".")]
     return parts
+
+
+def _stamp(entry: str) -> str:
+    try:
+        if not any(name.endswith(DISTRIBUTIONS) for name in os.listdir(entry)):
+            return "no distributions"
+    except NotADirectoryError:  # a zip archive: its time
+        pass
+    except OSError:
+        return "-"
+    try:
+        return str(os.stat(entry).st_mtime_ns)
+    except OSError:
+        return "-"
 
 
 def read(path: Optional[str]) -> Optional[bytes]:

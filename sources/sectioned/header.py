@@ -215,8 +215,8 @@ def _terminals() -> _Terminals:
     if not _KEPT:
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "header.lark"), encoding="utf-8") as fh:
             grammar = fh.read()
-        # Named by the grammar and the installed packages (lark's version among them).
-        path = cache.file_for("header-terminals", grammar, *cache.installed_state(), version=__version__)
+        # Named by the grammar and the installed packages, lark's own files among them.
+        path = cache.file_for("header-terminals", grammar, _lark_stamp(), *cache.installed_state(), version=__version__)
         patterns = _kept_patterns(path)
         if patterns is None:
             parser = _grammar().parser
@@ -224,6 +224,17 @@ def _terminals() -> _Terminals:
             cache.write(path, marshal.dumps(patterns))
         _KEPT.append(_Terminals(patterns))
     return _KEPT[0]
+
+
+def _lark_stamp() -> str:
+    """Where lark is installed and when its package was last written, found without importing it."""
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec("lark")
+    try:
+        return f"{spec.origin} {os.stat(spec.origin).st_mtime_ns}"
+    except (AttributeError, TypeError, OSError):  # no lark found: the grammar is built, and says why
+        return "-"
 
 
 def _kept_patterns(path) -> Optional[dict]:
