@@ -11,13 +11,15 @@ the request asks for it: a plain score starts without those modules.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import attrs
 
 from citeledger.core import Ruleset, score
 from citeledger.engine.reading import files_added, read_session
-from citeledger.report.results import SessionResult
+
+if TYPE_CHECKING:  # imported by `assemble`: `measured` alone (score --harness) needs no result record
+    from citeledger.report.results import SessionResult
 
 
 @attrs.frozen(kw_only=True)
@@ -41,6 +43,8 @@ def assemble(request: SessionRequest) -> SessionResult:
     Raises `UserError`/`InputError` where the command line exits 2 (a bad glob, an unreadable
     file, files of several sessions), with the same one line.
     """
+    from citeledger.report.results import SessionResult
+
     matchers = _globs(request.answer_globs)  # a bad glob refused before anything is read
     transcript = read_session(list(request.files), request.session, request.ruleset, whole=True)
     scored = score(transcript, request.ruleset)
