@@ -265,7 +265,7 @@ def _run(args) -> int:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return 128 + exc.signum
     except UserError as exc:  # its text may quote the input (a spec key, an --arms label): made inert
-        from citeledger.infra.printable import printable
+        from citeledger.core import printable
 
         print(printable(f"citeledger: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
@@ -278,7 +278,7 @@ def _run(args) -> int:
         discard_stdout()  # no second error when Python flushes stdout at exit
         return EXIT_OK
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
-        from citeledger.infra.printable import printable
+        from citeledger.core import printable
 
         where = exc.filename if exc.filename is not None else "<input/output>"
         print(printable(f"citeledger: error: {where}: {exc.strerror or exc}"), file=sys.stderr)
@@ -292,7 +292,7 @@ def _run(args) -> int:
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise
-        from citeledger.infra.printable import printable
+        from citeledger.core import printable
 
         print(printable(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         return EXIT_INTERNAL

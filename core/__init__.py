@@ -131,7 +131,9 @@ _LAZY = {
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
 # fs: paths on disk or behind a URL (fsspec), asked as os asks: `fs.isdir(path)`, `fs.listdir(folder)`.
-_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs"}
+# Whole lower-layer modules core hands on by name: the user's cache, file systems, and the one
+# hardened loading of untrusted YAML and JSON (rulesets and check specs).
+_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs", "untrusted": "citeledger.infra.untrusted"}
 
 
 def __getattr__(name):

@@ -32,7 +32,7 @@ def test_an_opencode_export_is_read_with_its_five_prompts_and_its_reads():
 def test_judged_on_the_last_answer_it_gives_the_facts_files_figure(tmp_path):
     score = citeledger.score(public(*EXPORT.split("/")), session_scope(tmp_path)).score
     assert (score.envelope, score.used) == (156_148, 47_979)  # FACTS: 30.7%
-    assert len(score.score.answer) == 40_275  # the last text part of the last assistant message
+    assert len(score.answer) == 40_275  # the last text part of the last assistant message
 
 
 def test_a_bash_script_of_echo_markers_and_a_variable_is_split_per_file():
