@@ -19,7 +19,7 @@ import attrs
 
 from citeledger.core import js_round, percent, thousands
 from citeledger.harness.check_spec import Fixture
-from citeledger.harness.spend import Starvation, starvation
+from citeledger.harness.spend import Starvation, starvations
 
 OTHER = "other"
 NO_REPORT = "a diagnostic report answers this fixture"
@@ -39,7 +39,8 @@ class FixtureResult:
     checks: tuple[Check, ...]
     delivered: tuple[tuple[str, float], ...] = ()  # group -> summed share, in first-seen order
     allocated: tuple[tuple[str, float], ...] = ()  # group -> summed allocatedShare
-    flags: tuple[Starvation, ...] = ()
+    flags: tuple[Starvation, ...] = ()  # at most PAIRS_PER_FILE per starved file (harness/spend.py)
+    unlisted: tuple[tuple[str, int], ...] = ()  # (starved path, pairs not listed in flags)
     text_origin: object = None  # where the response mustContain read is (an Origin), if any
 
     @property
@@ -105,8 +106,10 @@ def evaluate(fixture: Fixture, report, text: Optional[str], matcher: Callable, o
         *_spend_checks(want, report.files),
         *_contain_checks(want, text),
     ]
+    found = starvations(report.files)
     return FixtureResult(fixture=fixture, report=report, checks=tuple(checks), delivered=tuple(delivered.items()),
-                         allocated=tuple(allocated.items()), flags=starvation(report.files), text_origin=origin)
+                         allocated=tuple(allocated.items()), flags=found.flags, unlisted=tuple(found.more().items()),
+                         text_origin=origin)
 
 
 def _answer_check(want, delivered: dict, allocated: dict) -> list[Check]:

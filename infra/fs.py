@@ -13,11 +13,12 @@ something else, refused as a local FIFO is).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import stat
-from typing import IO, Optional
+from typing import IO, Iterator, Optional
 
 # A scheme of two characters or more (as fsspec's split_protocol: `C://x` is a Windows
 # drive), fsspec's chained URLs (`simplecache::s3://...`) included.
@@ -32,6 +33,44 @@ class NoBackend(OSError):
         super().__init__(errno.ENOPROTOOPT, message, url)
 
 
+class URLFailed(OSError):
+    """A URL's filesystem failed in a way of its own (a zip:: over no archive, a backend that
+    cannot start): an OSError naming the URL, its message one line."""
+
+    def __init__(self, url: str, message: str):
+        super().__init__(errno.EIO, message, url)
+
+
+SAID = 200  # characters of a backend's message kept (hdfs's missing JVM lists 89 lines of paths)
+
+
+def _said(exc: BaseException) -> str:
+    text = str(exc.strerror if isinstance(exc, OSError) and exc.strerror else exc).strip()
+    first = text.splitlines()[0] if text else ""
+    more = " …" if len(first) > SAID or "\n" in text else ""
+    return first[:SAID] + more if first else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _naming(url: str) -> Iterator[None]:
+    """Whatever a backend raises inside the block becomes an OSError of one line naming `url`
+    (its class kept for an OSError: a missing object stays FileNotFoundError)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and "\n" not in str(exc.strerror or ""):
+            raise
+        try:
+            named = type(exc)(exc.errno or errno.EIO, _said(exc), url)
+        except Exception:  # an OSError subclass built another way
+            named = URLFailed(url, _said(exc))
+        raise named from None
+    except (ImportError, ValueError):
+        raise
+    except Exception as exc:  # a backend's own error (BadZipFile, TypeError on a URL it cannot take)
+        raise URLFailed(url, f"{type(exc).__name__}: {_said(exc)}") from None
+
+
 def is_url(path: str) -> bool:
     """True if `path` names its filesystem by a scheme (`s3://`, `memory://`, `file://`)."""
     return "://" in path and _URL.match(path) is not None
@@ -44,9 +83,10 @@ def url_fs(url: str):
     except ImportError:
         raise NoBackend(url, NEEDS_FSSPEC) from None
     try:
-        return url_to_fs(url)
+        with _naming(url):
+            return url_to_fs(url)
     except (ImportError, ValueError) as exc:  # a backend not installed (s3fs), a protocol fsspec does not know
-        raise NoBackend(url, "no fsspec backend for this URL: " + " ".join(str(exc).split())) from None
+        raise NoBackend(url, "no fsspec backend for this URL: " + _said(exc)) from None
 
 
 def join(folder: str, name: str) -> str:
@@ -60,7 +100,8 @@ def _info(url: str) -> Optional[dict]:
     """fsspec's info of a URL, or None where nothing is."""
     fs, path = url_fs(url)
     try:
-        return fs.info(path)
+        with _naming(url):
+            return fs.info(path)
     except FileNotFoundError:
         return None
 
@@ -125,7 +166,8 @@ def realpath(path: str) -> str:
     """os.path.realpath; a URL: as fsspec normalises it (one spelling of one object)."""
     if is_url(path):
         fs, inner = url_fs(path)
-        return fs.unstrip_protocol(inner)
+        with _naming(path):
+            return fs.unstrip_protocol(inner)
     return os.path.realpath(path)
 
 
@@ -135,14 +177,16 @@ def mtime_ns(path: str) -> int:
         return os.stat(path).st_mtime_ns
     fs, inner = url_fs(path)
     try:
-        return int(fs.modified(inner).timestamp() * 1e9)
-    except (NotImplementedError, AttributeError, TypeError, ValueError):
+        with _naming(path):
+            return int(fs.modified(inner).timestamp() * 1e9)
+    except (NotImplementedError, AttributeError, TypeError, ValueError, URLFailed):
         return 0
 
 
 def _listing(url: str) -> list[dict]:
     fs, path = url_fs(url)
-    found = fs.ls(path, detail=True)
+    with _naming(url):
+        found = fs.ls(path, detail=True)
     if len(found) == 1 and found[0].get("type") != "directory" and found[0]["name"].rstrip("/") == path.rstrip("/"):
         raise NotADirectoryError(errno.ENOTDIR, "not a directory", url)  # fsspec lists a file as itself
     return found
@@ -201,4 +245,41 @@ def open_url(url: str) -> tuple[IO[bytes], int]:
         what = "a directory" if what == "directory" else what
         raise OSError(errno.EINVAL, f"not a regular file ({what}), not read")
     fs, path = url_fs(url)
-    return fs.open(path, "rb"), int(info.get("size") or 0)
+    with _naming(url):
+        return _NamedFile(fs.open(path, "rb"), url), int(info.get("size") or 0)
+
+
+class _NamedFile:
+    """A backend's file object whose errors name the URL in one line (`_naming`); closing a file
+    only read never fails the run (blockcache:: over a local file raises AttributeError there)."""
+
+    def __init__(self, fh, url: str):
+        self._fh, self._url = fh, url
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._fh, name)
+        if not callable(attr):
+            return attr
+
+        def named(*args, **kwargs):
+            with _naming(self._url):
+                return attr(*args, **kwargs)
+
+        return named
+
+    def __iter__(self):
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

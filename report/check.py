@@ -10,7 +10,7 @@ then the session keys; then one line per fixture and the verdict.
 
 from __future__ import annotations
 
-from citeledger.core import js_round, js_string, percent, spent, thousands, to_fixed, utf16_len
+from citeledger.core import js_round, js_string, percent, printable, spent, thousands, to_fixed, utf16_len
 
 GROUP_ROWS = ("answer", "incidental", "other")  # the groups the reference's table shows
 FILE_HEADER = "    #  alloc%  deliv%    bytes  score    graph  hits  gen  render     file"
@@ -60,7 +60,7 @@ def _file_table(report) -> list[str]:
             + _right(percent(f.share), 6) + "  " + _right(_num(f.emitted_chars or 0), 7) + "  "
             + _right(js_string(f.score), 5) + "  " + _right(to_fixed(f.graph_score, 5), 7) + "  "
             + _right(str(f.term_hits), 4) + "  " + (" ✓ " if "generated" in f.flags else "   ") + "  "
-            + _left((f.render if f.render is not None else "-") + ("*" if f.clipped else ""), 9) + "  " + f.path
+            + _left(printable(f.render if f.render is not None else "-") + ("*" if f.clipped else ""), 9) + "  " + printable(f.path)
         )
     return lines
 
@@ -77,31 +77,35 @@ def _spend_table(result) -> list[str]:
         lines.append(
             f"   {_right(str(f.rank), 2)}{'*' if f.path in flagged else ' '} {_right(_rounded(f.score), 6)} "
             f"{_right(_num(f.allowance), 9)} {_right(_num(f.final_chars), 7)} {_right(percent(spent(f)), 7)}   "
-            f"{_left(mode, 13)} {f.path}"
+            f"{_left(printable(str(mode)), 13)} {printable(f.path)}"
         )
     for flag in result.flags:
         lines.append(
-            f"   FLAG: {flag.starved} (score {_rounded(flag.starved_score)}) spent {_num(flag.starved_spent)}/"
-            f"{_num(flag.starved_reserved)} while {flag.overspent} (score {_rounded(flag.overspent_score)}) "
+            f"   FLAG: {printable(flag.starved)} (score {_rounded(flag.starved_score)}) spent {_num(flag.starved_spent)}/"
+            f"{_num(flag.starved_reserved)} while {printable(flag.overspent)} (score {_rounded(flag.overspent_score)}) "
             f"spent {_num(flag.overspent_spent)}/{_num(flag.overspent_reserved)}"
         )
+    for path, more in result.unlisted:  # pairs past the first PAIRS_PER_FILE of a file: counted, not listed
+        lines.append(f"   FLAG: … and {thousands(more)} more pair(s) starving {printable(path)} (not listed)")
     return lines
 
 
 def _checks(checks) -> list[str]:
-    return [f"   {'PASS' if c.passed else 'FAIL'}  {c.name}\n         {c.detail}" for c in checks]
+    # A check's name and detail quote the spec and the sidecar (a needle, a group, a path): escaped,
+    # newline included (infra/printable.py), so none forges a PASS line.
+    return [f"   {'PASS' if c.passed else 'FAIL'}  {printable(c.name)}\n         {printable(c.detail)}" for c in checks]
 
 
 def render_fixture(result) -> str:
     fixture, report = result.fixture, result.report
-    lines = ["", f"── {fixture.id} — {fixture.title}"]
+    lines = ["", f"── {printable(fixture.id)} — {printable(fixture.title)}"]
     if report is None:
         if fixture.query is not None:
-            lines.append(f'   query   "{fixture.query}"')
+            lines.append(f'   query   "{printable(fixture.query)}"')
         return "\n".join(lines + _checks(result.checks)) + "\n"
     lines += [
-        f'   query   "{report.query}"',
-        f"   project {report.project_root} · {_num(report.indexed_file_count or 0)} files indexed",
+        f'   query   "{printable(str(report.query))}"',
+        f"   project {printable(str(report.project_root))} · {_num(report.indexed_file_count or 0)} files indexed",
         budget_line(report), "", *_group_table(result), "", *_file_table(report), "",
     ]
     spend = _spend_table(result)
@@ -113,13 +117,13 @@ def render_fixture(result) -> str:
 def render_session(checks, title: str, heading: str = "session keys") -> str:
     if not checks:
         return ""
-    return "\n".join(["", f"── {heading} — {title}", *_checks(checks)]) + "\n"
+    return "\n".join(["", f"── {heading} — {printable(title)}", *_checks(checks)]) + "\n"
 
 
 def render_verdict(results, session_checks, expect_fail: bool) -> str:
     lines = [""]
-    lines += [f"{'PASS' if r.passed else 'FAIL'}  {r.fixture.id}" for r in results]
-    lines += [f"{'PASS' if c.passed else 'FAIL'}  {c.block} {c.key}" for c in session_checks]
+    lines += [f"{'PASS' if r.passed else 'FAIL'}  {printable(r.fixture.id)}" for r in results]
+    lines += [f"{'PASS' if c.passed else 'FAIL'}  {printable(c.block)} {printable(c.key)}" for c in session_checks]
     checks = [c for r in results for c in r.checks] + list(session_checks)
     failed = sum(not c.passed for c in checks)
     verdict = "FAIL" if failed else "PASS"
@@ -162,6 +166,8 @@ def fixture_dict(result) -> dict:
              "overspent_reserved": f.overspent_reserved, "overspent_spent": f.overspent_spent}
             for f in result.flags
         ],
+        **({"starvation_unlisted": [{"starved": path, "pairs": more} for path, more in result.unlisted]}
+           if result.unlisted else {}),
     }
 
 

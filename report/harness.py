@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from citeledger.core import js_round, js_stringify, thousands, to_fixed
+from citeledger.core import js_round, js_stringify, printable, thousands, to_fixed
 from citeledger.report.sufficiency import render_sufficiency
 from citeledger.report.text import TOOL_NAME, render_text
 
@@ -40,7 +40,7 @@ def indented(block: str) -> list[str]:
 def header_lines(files, run) -> list[str]:
     """The title, tools exposed with the race flag, and the CLI contamination line."""
     exposed = "?" if run.tools_exposed is None else str(run.tools_exposed)
-    lines = ["", f"=== {' + '.join(f.rsplit('/', 1)[-1] for f in files)} ===",
+    lines = ["", f"=== {' + '.join(printable(f.rsplit('/', 1)[-1]) for f in files)} ===",
              f"codegraph tools exposed: {exposed}{RACE if run.raced else ''}"]
     if run.cli.returned:
         lines.append(f"!! {plural(run.cli.returned, 'codegraph CLI call')} {CONTAMINATED}")
@@ -52,7 +52,8 @@ def header_lines(files, run) -> list[str]:
 def call_lines(run, brief: bool) -> list[str]:
     lines = ["", f"Tool calls ({len(run.calls)}):", f"  by type: {js_stringify(run.by_name())}"]
     if not brief:
-        lines += [f"  {i}. {call.line()}" for i, call in enumerate(run.calls, 1)]
+        # A tool name or Read path is the transcript's text: escaped (infra/printable.py), it forges no row.
+        lines += [f"  {i}. {printable(call.line())}" for i, call in enumerate(run.calls, 1)]
     return lines
 
 
@@ -60,10 +61,10 @@ def result_lines(run) -> list[str]:
     """The result and tokens lines, when some segment ended with a result event."""
     if not run.segments:
         return []
-    subtype = "undefined" if run.subtype is None else run.subtype  # as a template literal prints it
+    subtype = "undefined" if run.subtype is None else printable(run.subtype)  # as a template literal prints it
     segments = ""
     if len(run.segments) > 1:
-        names = ",".join("" if s is None else s for s in run.segments)  # Array#join: a missing one is empty
+        names = ",".join("" if s is None else printable(s) for s in run.segments)  # Array#join: a missing one is empty
         segments = f" | {len(run.segments)} segments ({names})"
     turns = "undefined" if run.turns is None else str(run.turns)
     # A figure no segment logged is the script's `|| 0` sum: 0.
@@ -133,7 +134,7 @@ def render_harness(files, run, occupancy, score, sufficiency, envelope=None, bri
 
 def tally_lines(counts) -> str:
     """One tally, parse-session.mjs's layout: the count right-aligned in 3, then the name."""
-    return "\n".join(f"    {count:>3}  {name}" for name, count in counts) or "    (none)"
+    return "\n".join(f"    {count:>3}  {printable(name)}" for name, count in counts) or "    (none)"
 
 
 def kilo(n) -> str:
@@ -144,7 +145,7 @@ def render_session(tally, sufficiency, score) -> str:
     """The interactive session's report, byte for byte as `parse-session.mjs PROJECT` prints it:
     the `tally` (harness/session_tally.py), then the sufficiency and allocation blocks unindented."""
     files = tally.subagent_files
-    lines = [f"session: {tally.session_id}", "", "MAIN thread tools:", tally_lines(tally.main), "",
+    lines = [f"session: {printable(str(tally.session_id))}", "", "MAIN thread tools:", tally_lines(tally.main), "",
              f"SUBAGENT tools ({files} subagent transcript{'' if files == 1 else 's'}):", tally_lines(tally.subagents),
              "", f"VERDICT: {TOOL_NAME} used {tally.explore}x | Read {tally.reads} | Grep/Bash {tally.greps}"]
     t = tally.tokens

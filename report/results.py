@@ -163,7 +163,7 @@ class SweepResult:
     header: dict
     added: tuple[str, ...]
     slices: tuple  # per ruleset, its slice rows
-    sessions: tuple[dict, ...]  # what the page keeps of each session (--html, --out)
+    sessions: object  # what the page keeps of the sessions (--html, --out): report/html/sweep.PageSessions
     unscored: tuple[dict, ...]
     warnings: tuple
     floors: dict  # ruleset name -> its first-ranked channel

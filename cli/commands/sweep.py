@@ -41,6 +41,7 @@ from citeledger.cli.commands.common import (
     shipped_list,
 )
 from citeledger.report.html import sweep_session
+from citeledger.report.html.sweep import PageSessions
 from citeledger.report.results import SweepResult
 from citeledger.report.jsonreport import json_bytes
 from citeledger.report.long_rows import long_rows
@@ -377,7 +378,7 @@ class _Tally:
     turns: dict = attrs.field(factory=lambda: turn_counts([]))  # single-question and multi-turn sessions
     added: list = attrs.field(factory=list)  # files read with a file given by name (the partial-session rule)
     internal: bool = False
-    sessions: list = attrs.field(factory=list)
+    sessions: object = attrs.field(factory=PageSessions)  # what the page keeps (bounded)
     occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
     briefs: list = attrs.field(factory=list)  # sweep --sessions: each session's row
     groups: list = attrs.field(factory=list)  # sweep --by: per ruleset, {group: SliceTable}
@@ -400,7 +401,8 @@ class _Tally:
         outputs.session(one)
         for table, row in zip(self.tables, one.tallies):
             table.add(row)
-        self.sessions.extend(one.pages)
+        for page in one.pages:
+            self.sessions.add(page)
         self.unscored.extend(one.unscored)
         if one.brief is not None:
             self.briefs.append(one.brief)
@@ -507,7 +509,7 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
     outputs.finish(header)
     return SweepResult(
         by=args.by or "", by_rows=by_rows, session_rows=tuple(sorted(tally.briefs, key=by_start)),
-        header=header, added=tuple(tally.added), slices=tuple(slice_rows), sessions=tuple(tally.sessions),
+        header=header, added=tuple(tally.added), slices=tuple(slice_rows), sessions=tally.sessions,
         unscored=tuple(tally.unscored), warnings=tally.warnings,
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
         diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),

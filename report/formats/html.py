@@ -63,7 +63,7 @@ def _sweep(result) -> str:
     from citeledger.report.html.occupancy import pooled_occupancy_section
 
     pooled = result.sufficiency.section() if result.with_sufficiency else ""
-    return sweep_page(result.header, list(result.slices), list(result.sessions), list(result.unscored),
+    return sweep_page(result.header, list(result.slices), result.sessions, list(result.unscored),
                       [w.as_dict() for w in result.warnings], result.floors, pooled,
                       pooled_occupancy_section(list(result.occupancy)))
 

@@ -26,6 +26,10 @@ from citeledger.report.sufficiency import cut_query
 
 PAGE = 500
 TOP_FILES = 12  # as report.text.TOP_FILES
+# Sessions listed per ruleset (its index rows and sections), the first in the page's order; the
+# rest are counted (every one is in sweep.jsonl and sessions.csv) and still in the histograms.
+SESSIONS_LISTED = 5_000
+CALLS_LISTED = 100  # a session's calls shown (efficiency and query), the first
 SESSION_KEYS = (
     "session", "ruleset", "status", "reason", "turns", "envelope", "used", "efficiency", "path_only",
     "calls", "call_efficiencies", "call_queries", "files_returned", "files_used", "warnings", "inputs",
@@ -41,9 +45,43 @@ def keep(row: dict) -> dict:
     """What the page needs of one session record: its numbers and its top files (bounded memory)."""
     out = {k: row[k] for k in SESSION_KEYS}
     # A query is shown cut (as the sufficiency block cuts it): the page's bytes stay bounded.
-    out["call_queries"] = [None if q is None else cut_query(q) for q in row["call_queries"]]
+    out["call_queries"] = [None if q is None else cut_query(q) for q in row["call_queries"][:CALLS_LISTED]]
     out["files"] = row["files"][:TOP_FILES]
     return out
+
+
+class PageSessions:
+    """What the page keeps of a sweep's sessions, in memory bounded by SESSIONS_LISTED per ruleset:
+    the first SESSIONS_LISTED of each ruleset in the page's (natural) order, every session counted,
+    and every scored session's efficiency and call efficiencies (numbers) for the histograms."""
+
+    def __init__(self, rows=()):
+        self.kept: dict[str, list] = {}
+        self.counts: dict[str, int] = {}
+        self.efficiencies: dict[str, list] = {}
+        self.call_efficiencies: dict[str, list] = {}
+        for row in rows:
+            self.add(row)
+
+    def add(self, row: dict) -> None:
+        name = row["ruleset"]
+        self.counts[name] = self.counts.get(name, 0) + 1
+        if row["status"] == "scored":
+            self.efficiencies.setdefault(name, []).append(row["efficiency"])
+            self.call_efficiencies.setdefault(name, []).extend(row["call_efficiencies"])
+        kept = self.kept.setdefault(name, [])
+        kept.append(row)
+        if len(kept) >= 2 * SESSIONS_LISTED:  # sorted and cut now and then: O(n log n) over the sweep
+            kept.sort(key=_order)
+            del kept[SESSIONS_LISTED:]
+
+    def listed(self, name: str) -> list[dict]:
+        """The ruleset's sessions the page lists, in its order."""
+        return sorted(self.kept.get(name, []), key=_order)[:SESSIONS_LISTED]
+
+
+def _order(row: dict) -> tuple:
+    return natural_key(row["session"])
 
 
 def natural_key(name: str) -> tuple:
@@ -51,19 +89,21 @@ def natural_key(name: str) -> tuple:
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name))
 
 
-def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict], unscored: list[dict],
+def sweep_page(header: dict, slice_rows: list[list[dict]], sessions, unscored: list[dict],
                warnings: list[dict], floors: dict, sufficiency: str = "", occupancy: str = "") -> str:
-    """`floors` names each ruleset's first-ranked channel (the `path_only` columns' channel);
-    `sufficiency` the pooled sufficiency section (sweep --sufficiency) and `occupancy` the pooled
-    occupancy section (report/html/occupancy.py), before the rulesets."""
+    """`sessions`: a PageSessions, or the `keep` dicts of every session. `floors` names each
+    ruleset's first-ranked channel (the `path_only` columns' channel); `sufficiency` the pooled
+    sufficiency section (sweep --sufficiency) and `occupancy` the pooled occupancy section
+    (report/html/occupancy.py), before the rulesets."""
     names = header["rulesets"]
-    sessions = sorted(sessions, key=lambda row: natural_key(row["session"]))  # run-x-2 before run-x-10
+    kept = sessions if isinstance(sessions, PageSessions) else PageSessions(sessions)
     ids: dict[tuple[str, str], str] = {}
     by_ruleset: dict[str, list[dict]] = {n: [] for n in names}
-    for row in sessions:
-        group = by_ruleset.setdefault(row["ruleset"], [])
-        group.append(row)
-        ids[(row["ruleset"], row["session"])] = f"s-{names.index(row['ruleset']) if row['ruleset'] in names else 0}-{len(group)}"
+    for name in [*names, *(n for n in kept.kept if n not in names)]:
+        for row in kept.listed(name):  # run-x-2 before run-x-10
+            group = by_ruleset.setdefault(name, [])
+            group.append(row)
+            ids[(name, row["session"])] = f"s-{names.index(name) if name in names else 0}-{len(group)}"
     title = f"citeledger sweep — {', '.join(header['paths'])}"
     body = [
         f"<h1>{esc(title)}</h1>",
@@ -84,23 +124,23 @@ def sweep_page(header: dict, slice_rows: list[list[dict]], sessions: list[dict],
     body.append(sufficiency)  # before the rulesets' long session lists
     body.append(occupancy)
     for i, (name, rows) in enumerate(zip(names, slice_rows)):
-        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors[name]))
+        body.append(_ruleset(i, name, rows, by_ruleset.get(name, []), ids, floors[name], kept))
     if unscored:
         body.append(_unscored(unscored, ids, len(names) > 1))
     body.append(warnings_list(warnings))
     return document(title, "".join(body), "sweep")
 
 
-def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dict, floor: str) -> str:
+def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dict, floor: str,
+             kept: PageSessions) -> str:
     slice_rows = []
     for r in rows:
         cells = "".join(
             cell(k, r[k], str(r[k]) if k in ("n", "calls", "not_scored") else pct(r[k])) for k in SLICE_FIELDS
         )
         slice_rows.append(f'<tr data-ruleset="{esc(name)}" data-slice="{esc(r["slice"])}"><th scope="row">{esc(r["slice"])}</th>{cells}</tr>')
-    scored = [s for s in sessions if s["status"] == "scored"]
-    session_effs = [s["efficiency"] for s in scored]
-    call_effs = [e for s in scored for e in s["call_efficiencies"]]
+    session_effs = kept.efficiencies.get(name, [])
+    call_effs = kept.call_efficiencies.get(name, [])
     return (
         f'<section id="ruleset-{i}" data-ruleset="{esc(name)}"><h2>ruleset <code>{esc(name)}</code></h2>'
         + table([h.format(floor=floor) for h in SLICE_HEADERS], slice_rows, caption="slices", numeric=tuple(range(1, 12)))
@@ -108,7 +148,7 @@ def _ruleset(i: int, name: str, rows: list[dict], sessions: list[dict], ids: dic
         + histogram(session_effs, "session efficiency (scored sessions)", f"hist-{i}-sessions", HISTOGRAM["sessions"])
         + histogram(call_effs, "call efficiency (calls of scored sessions)", f"hist-{i}-calls", HISTOGRAM["calls"])
         + "</div>"
-        + _index(i, sessions, ids, floor)
+        + _index(i, sessions, ids, floor, kept.counts.get(name, 0))
         + _sections(sessions, ids)
         + "</section>"
     )
@@ -118,7 +158,7 @@ def _status(row: dict) -> str:
     return mark(row["status"] == "scored", "scored", "not scored") + " " + esc(row["status"])
 
 
-def _index(i: int, sessions: list[dict], ids: dict, floor: str) -> str:
+def _index(i: int, sessions: list[dict], ids: dict, floor: str, total: int) -> str:
     rows = []
     for n, s in enumerate(sessions, 1):
         sid = ids[(s["ruleset"], s["session"])]
@@ -136,12 +176,14 @@ def _index(i: int, sessions: list[dict], ids: dict, floor: str) -> str:
             + cell("warnings", s["warnings"], str(s["warnings"]))
             + "</tr>"
         )
+    more = total - len(sessions)
     return table(
         ("#", "status", "session", "efficiency", f"{floor}-only", "used", "envelope", "calls", "files used",
          "files returned", "turns", "input warnings"),
-        rows, caption=f"sessions ({len(sessions)}) — click a heading to sort", cls="sortable sessions",
+        rows, caption=f"sessions ({total}) — click a heading to sort", cls="sortable sessions",
         numeric=(0, 3, 4, 5, 6, 7, 8, 9, 10, 11),
-    )
+    ) + (f'<p class="muted" data-count="{more}">… and {num(more)} more sessions, not listed here: sweep.jsonl and '
+         "sessions.csv list every one (the histograms count them all)</p>" if more > 0 else "")
 
 
 def _sections(sessions: list[dict], ids: dict) -> str:
@@ -165,11 +207,13 @@ def _session(s: dict, sid: str) -> str:
         for path, chars, channel in s["files"]
     )
     more = s["files_returned"] - len(s["files"])
-    queries = s["call_queries"]
-    effs = s["call_efficiencies"] or [None] * len(queries)
+    queries = s["call_queries"]  # at most CALLS_LISTED (keep)
+    effs = s["call_efficiencies"][:len(queries)] or [None] * len(queries)
     calls = " · ".join(
         ("" if e is None else pct(e)) + ("" if q is None else f" <q>{esc(q)}</q>") for e, q in zip(effs, queries)
     ) or "—"
+    if s["calls"] > len(queries) and len(queries) == CALLS_LISTED:
+        calls += f" · … {num(s['calls'] - len(queries))} more calls"
     reason = f" — {esc(s['reason'])}" if s["reason"] else ""
     return (
         f'<details id="{sid}" class="session"><summary>{_status(s)} <code>{esc(s["session"])}</code> '

@@ -581,3 +581,158 @@ def test_a_file_size_limit_hit_mid_sweep_on_two_jobs_exits_with_the_line_and_doe
         assert done.returncode == 2, done.stderr
         assert done.stderr.decode() == (f"citeledger: error: {tempfile.gettempdir()}: cannot write a temporary "
                                         "file: File too large\n")
+
+
+# ---------------------------------------------------------------- item 13: no forged lines in check and --harness
+
+FORGED_VERDICT = "check: PASS — 9 of 9 check(s) hold"
+
+
+def test_newlines_in_fixture_ids_titles_needles_and_sidecar_fields_forge_no_pass_line_in_check(tmp_path, capsys):
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    report["query"] += "\nPASS  forged-query"
+    report["projectRoot"] = "/p\n" + FORGED_VERDICT
+    report["files"][0]["path"] = "lib/response.js\n   PASS  forged-path"
+    sidecar = tmp_path / "explore-new.jsonl"
+    sidecar.write_text(json.dumps(report) + "\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{
+        "id": "res-send\nPASS  forged-id", "title": "t\n" + FORGED_VERDICT, "query": report["query"],
+        "groups": {"answer\nPASS  forged-group": ["lib/utils.js"]},
+        "assert": {"answerShareAtLeast": 0.99, "mustContain": ["lib/\n   PASS  forged-needle"]}}]}))
+    status = main(["check", str(spec), "--diagnostics", str(sidecar), str(RUN)])
+    out, err = capsys.readouterr()
+    assert status == 4, err  # the checks fail, and the text says so on every line that judges
+    judged = [line for line in out.splitlines() if line.lstrip().startswith(("PASS", "FAIL", "check:"))]
+    assert all(line.lstrip().startswith(("FAIL", "check: FAIL")) for line in judged), judged
+    assert out.splitlines()[-1] == "check: FAIL — 0 of 2 check(s) hold"
+    assert "res-send\\nPASS  forged-id" in out and "lib/response.js\\n   PASS  forged-path" in out
+    assert "/p\\ncheck: PASS" in out and "forged-query" in out and "forged-needle" in out
+
+
+def test_newlines_in_tool_names_read_paths_and_result_subtypes_forge_no_harness_rows(tmp_path, capsys):
+    explore = "mcp__codegraph__codegraph_explore"
+    rows = [*explored("t1", "q", response(section("lib/a.js", body="x\n"))),
+            {"type": "assistant", "message": {"id": "m9", "content": [
+                {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "lib/a.js\n  3. Forged row"}},
+                {"type": "tool_use", "id": "r2", "name": "Grep\n  4. Forged tool", "input": {"pattern": "x"}}]}},
+            {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "r1", "content": "x"},
+                                                     {"type": "tool_result", "tool_use_id": "r2", "content": "x"}]}},
+            {"type": "result", "subtype": "success\nResult: forged | duration 0s", "result": "see lib/a.js"}]
+    run = write_jsonl(tmp_path / "run.jsonl", rows)
+    assert main(["score", "--harness", str(run)]) in (0, 1)
+    out = capsys.readouterr().out
+    numbered = [line for line in out.splitlines() if line[:4].strip().rstrip(".").isdigit() and line.startswith("  ")]
+    assert [line.split(".", 1)[0].strip() for line in numbered] == ["1", "2", "3"], numbered
+    assert "  2. Read a.js\\n  3. Forged row\n  3. Grep\\n  4. Forged tool\n" in out  # parse-run.mjs's basename
+    assert [line for line in out.splitlines() if line.startswith("Result:")] == [
+        "Result: success\\nResult: forged | duration 0s | duration 0s | turns 1"]
+    assert f"  1. {explore} " in out
+
+
+def test_newlines_in_an_interactive_sessions_tool_names_forge_no_session_rows(tmp_path, capsys):
+    source = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "real" / "interactive").glob("*/*.jsonl"))[0]
+    lines = []
+    for line in source.read_text().splitlines():
+        event = json.loads(line)
+        content = (event.get("message") or {}).get("content") if isinstance(event.get("message"), dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Agent":
+                block["name"] = "Agent\nVERDICT: forged"
+        lines.append(json.dumps(event))
+    log = tmp_path / source.parent.name / source.name
+    log.parent.mkdir()
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["score", "--harness", "--session", str(log)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert len([line for line in out.splitlines() if line.startswith("VERDICT:")]) == 1
+    assert "Agent\\nVERDICT: forged" in out
+
+
+# ---------------------------------------------------------------- item 8: a million starvation pairs
+
+
+def _starving_report(n: int) -> dict:
+    """One sidecar report of `n` files: the first half starved (score 100, 100 of 4,000 spent),
+    the second half overspent (score 1, 5,000 of 2,000): every starved file pairs with every overspent one."""
+    report = json.loads(SIDECAR.read_text().splitlines()[12])
+    base = report["files"][0]
+    report["files"] = [{**base, "path": f"src/f{i}.js", "rank": i + 1,
+                        **({"score": 100, "allowance": 4000, "finalChars": 100, "emittedChars": 100} if i < n // 2
+                           else {"score": 1, "allowance": 2000, "finalChars": 5000, "emittedChars": 5000})}
+                       for i in range(n)]
+    return report
+
+
+def test_a_sidecar_report_of_2000_files_half_starved_half_overspent_prints_capped_pairs_in_linear_time(
+        tmp_path, capsys):
+    from cpu_time import grows_linearly
+
+    from citeledger.harness.diagnostics import read_diagnostics
+    from citeledger.harness.spend import PAIRS_PER_FILE, starvations
+
+    report = _starving_report(2_000)
+    sidecar = tmp_path / "explore-new.jsonl"
+    sidecar.write_text(json.dumps(report) + "\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"fixtures": [{"id": "f", "title": "t", "query": report["query"],
+                                              "groups": {"answer": ["src/f0.js"]}, "assert": {}}]}))
+    assert main(["check", str(spec), "--diagnostics", str(sidecar), str(RUN)]) == 1  # the join warns: 2,000 files, not 3
+    out = capsys.readouterr().out
+    flags = [line for line in out.splitlines() if line.startswith("   FLAG: ")]
+    assert len(flags) == 1_000 * PAIRS_PER_FILE + 1_000  # 20 pairs listed per starved file, then one count
+    assert "   FLAG: … and 980 more pair(s) starving src/f0.js (not listed)" in flags
+    assert main(["check", "--json", str(spec), "--diagnostics", str(sidecar), str(RUN)]) == 1
+    fixture = json.loads(capsys.readouterr().out)["fixtures"][0]
+    assert len(fixture["starvation"]) == 20_000 and fixture["starvation_unlisted"][0] == {"starved": "src/f0.js",
+                                                                                         "pairs": 980}
+
+    def make(n):
+        (read,) = read_diagnostics(_write(tmp_path / f"s{n}.jsonl", report := _starving_report(n)), report["tool"])[0]
+        return lambda: starvations(read.files)
+
+    linear, small, large = grows_linearly(make, 1_000)
+    assert linear, f"1,000 files: {small:.3f} s; 4,000: {large:.3f} s"
+
+
+def _write(path: Path, report: dict) -> str:
+    path.write_text(json.dumps(report) + "\n")
+    return str(path)
+
+
+# ---------------------------------------------------------------- item 11: odd fsspec URLs
+
+
+def _refused_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # bound and closed: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("url, said", [
+    ("zip://x.jsonl::file://{na}", "BadZipFile: File is not a zip file"),
+    ("tar://x.jsonl::file://{na}", "ReadError: "),
+    ("reference://", "TypeError: "),
+    ("ftp://127.0.0.1:{port}/x.jsonl", "Connection refused"),
+    ("hdfs://127.0.0.1:{port}/x", ""),  # no JVM here, or no server: one line either way
+])
+@pytest.mark.parametrize("command", ["sweep", "score"])
+def test_an_odd_fsspec_url_is_one_line_naming_it(tmp_path, capsys, url, said, command):
+    pytest.importorskip("fsspec")
+    not_archive = tmp_path / "na.txt"
+    not_archive.write_text("hello\n")
+    url = url.format(na=not_archive, port=_refused_port())
+    status = main([command, url, *(["-q"] if command == "sweep" else [])])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"citeledger: error: {url}: ") and said in err and len(err) < 400
+
+
+def test_a_transcript_behind_blockcache_is_scored_as_the_file_is(capsys):
+    pytest.importorskip("fsspec")
+    assert main(["score", str(EXPRESS)]) == 0
+    plain = capsys.readouterr().out
+    assert main(["score", f"blockcache::file://{EXPRESS}"]) == 0
+    assert capsys.readouterr().out == plain

@@ -418,3 +418,42 @@ def test_max_drop_of_a_group_one_arm_has_no_run_of_fails():
            "ci_low": None, "ci_high": None, "confidence": 0.95, "resamples": 100, "seed": 0}
     (check,) = session.max_drop_checks([row, dict(row, group="(all)")], 0.05, ("base", "new"))
     assert not check.passed and check.detail == "no scored run of arm new in this group"
+
+
+def _every_pair(files):
+    """probe-file-spend.mjs's findStarvation as it is written: every pair, both loops in order."""
+    from citeledger.harness.spend import OVERSPEND_RATIO, SCORE_RATIO, STARVED_SHARE, Starvation, _spender
+
+    spenders = [f for f in files if _spender(f)]
+    return tuple(
+        Starvation(starved=s.path, starved_score=s.score, starved_reserved=s.allowance, starved_spent=s.final_chars,
+                   overspent=o.path, overspent_score=o.score, overspent_reserved=o.allowance,
+                   overspent_spent=o.final_chars)
+        for s in spenders if not (s.allowance < MIN_RESERVED or s.final_chars >= s.allowance * STARVED_SHARE)
+        for o in spenders if not (o.path == s.path or o.final_chars <= o.allowance * OVERSPEND_RATIO)
+        and not (o.score * SCORE_RATIO > s.score))
+
+
+def test_the_listed_pairs_are_the_references_in_its_order_and_the_rest_counted():
+    import random
+    from types import SimpleNamespace
+
+    from citeledger.harness.spend import starvations
+
+    rng = random.Random(7)
+    for trial in range(400):
+        unique = trial % 2  # half the reports name each file once, half repeat paths
+        files = [SimpleNamespace(path=f"p{i}" if unique else rng.choice("abcdefgh"),
+                                 score=rng.choice([1, 2, 3, 5, 8, 10, float("nan")]),
+                                 allowance=rng.choice([0, 1000, 4000]), final_chars=rng.choice([0, 1500, 7000]),
+                                 render=rng.choice(["full", "backref", None])) for i in range(rng.randrange(14))]
+        every = _every_pair(files)
+        assert repr(starvations(files, per_file=10**6).flags) == repr(every)  # repr: NaN scores compare equal
+        capped = starvations(files, per_file=2)
+        assert sum(n for _, n in capped.counts) == len(every)
+        if unique:  # each starved file's first two pairs, in the reference's order
+            per_file: dict = {}
+            for flag in every:
+                per_file.setdefault(flag.starved, []).append(flag)
+            assert repr(capped.flags) == repr(tuple(f for flags in per_file.values() for f in flags[:2]))
+            assert capped.more() == {path: len(flags) - 2 for path, flags in per_file.items() if len(flags) > 2}

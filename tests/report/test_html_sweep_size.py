@@ -49,3 +49,32 @@ def test_1001_sessions_make_three_collapsed_pages_and_a_section_each():
     # 20 files returned, 12 listed, and the rest counted.
     assert page.count("… 8 more files") == 1001
     assert "<summary>sessions 1001–1001 of 1001</summary>" in page
+
+
+def test_a_sweep_past_its_listed_sessions_lists_the_first_and_counts_the_rest_as_the_session_page_does(monkeypatch):
+    from citeledger.report.html import sweep as module
+    from citeledger.report.html.sweep import CALLS_LISTED, PageSessions
+
+    monkeypatch.setattr(module, "SESSIONS_LISTED", 500)  # 5,000 on a real page: the same code, a tenth the rows
+    SESSIONS_LISTED = 500
+    rows = [record(i, 3) for i in range(1_200)]
+    rows[7]["calls"] = 2_000
+    rows[7]["call_efficiencies"] = [0.5] * 2_000
+    rows[7]["call_queries"] = ["q"] * 2_000
+    table = SliceTable("default")
+    kept = PageSessions()
+    for r in rows:
+        table.add(r)
+        kept.add(sweep_session(r))
+    assert sum(len(v) for v in kept.kept.values()) < 2 * SESSIONS_LISTED  # memory bounded while adding
+    header = {"paths": ["g"], "rulesets": ["default"], "sessions": 1_200, "single_question": 1_200, "multi_turn": 0}
+    page = sweep_page(header, [table.rows()], kept, [], [], {"default": "path"})
+    parsed = _Ids()
+    parsed.feed(page)
+    assert len([i for i in parsed.ids if i.startswith("s-0-")]) == SESSIONS_LISTED
+    assert "sessions (1200) — click a heading to sort" in page
+    assert '… and 700 more sessions, not listed here' in page
+    assert f"… {2_000 - CALLS_LISTED:,} more calls" in page  # r7 sorts among the first 500
+    assert 'data-session="g/r499.jsonl"' in page and 'data-session="g/r500.jsonl"' not in page  # natural order
+    # the histograms still count every scored session and call
+    assert len(kept.efficiencies["default"]) == 1_200 and len(kept.call_efficiencies["default"]) == 1_199 + 2_000
