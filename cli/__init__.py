@@ -41,8 +41,8 @@ EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input
 
 
 # What the built-in readers read (readers/; `citeledger --version` lists every installed reader).
-READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, and Gemini CLI "
-         "sessions (chat files and stream-json logs), and opencode's session exports (`opencode export`).")
+READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, Gemini CLI "
+         "sessions (chat files and stream-json logs) and opencode session exports (`opencode export`).")
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:

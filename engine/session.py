@@ -56,6 +56,7 @@ def assemble(request: SessionRequest) -> SessionResult:
         session_path=transcript.files[0] if request.session and request.kind == "score" else None,
         view=_view(scored, request.answer_globs, matchers),
         sufficiency=judged if request.sufficiency else None,
+        retrieval_next=_retrieval_next(transcript, scored, request) if request.sufficiency else None,
         next_acts=judged if request.next_acts else None,
         transcript=transcript,
         reads=_reads(transcript, scored, request.ruleset),
@@ -93,6 +94,13 @@ def _sufficiency(transcript, request: SessionRequest):
     from citeledger.harness.sufficiency import sufficiency
 
     return sufficiency(transcript, request.ruleset.explore_tool)
+
+
+def _retrieval_next(transcript, scored, request: SessionRequest):
+    """What the agent did next after each call of every other source than explore (None: none)."""
+    from citeledger.harness.next_acts import next_acts
+
+    return next_acts(transcript, scored)
 
 
 def _reads(transcript, scored, ruleset):

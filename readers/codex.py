@@ -24,7 +24,7 @@ from citeledger.core import (
 from citeledger.readers.codex_code_mode import CODE_MODE_TOOL, SHELL_CALL, script_output, shell_calls
 from citeledger.readers.codex_shell import shell_output
 from citeledger.readers.common import phased_answers, quoted, session_name
-from citeledger.readers.walker import js_map_key, js_truthy
+from citeledger.readers.walker import no_result_warning, js_map_key, js_truthy
 from citeledger.readers import whereabouts
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -215,6 +215,11 @@ class CodexReader:
                 state.last_call[turn] = len(state.texts)
             elif ptype in OUTPUT_TYPES:
                 state.output(payload, origin, order, turn)
+        keep = options.keep
+        unanswered = [use for key, use in state.uses.items() if key not in state.answered
+                      and keep is not None and keep(use.name) and not is_explore(use.name, options.explore_tool)]
+        if unanswered:
+            warnings.append(no_result_warning(unanswered))
         if state.unreadable:
             first = state.unreadable[0]
             warnings.append(InputWarning(first.file, first.line, f"{len(state.unreadable)} shell call(s) with "

@@ -24,8 +24,8 @@ import re
 
 import attrs
 
-from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, joint, only_errors, shell_intent,
-                             shell_output, simple_commands, split_output, tool_notice)
+from citeledger.core import (DROPPED, NEITHER, READ_KIND, SHELL_TOOLS, ResultSource, ShellIntent, hookimpl, joint,
+                             only_errors, shell_intent, shell_output, simple_commands, split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -54,6 +54,8 @@ class BashReadSource(ResultSource):
             if any(path for path, _ in pieces):  # a script: each part to the command(s) that printed it
                 return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
+        if not intent.reads:
+            intent = windows_read(command)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
         # What reached the context (core/context.py): the file's part, the rest meta.
@@ -73,11 +75,33 @@ class BashReadSource(ResultSource):
         output; through `head`/`tail`/`nl` a slice of the file, a read."""
         intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:
+            intent = windows_read(simple)
+        if not intent.reads:
             return None
         stages = _PIPE.split(simple[max(simple.find(intent.path), 0):])[1:]
         if any(stage.split()[:1] and stage.split()[0] not in _SLICES for stage in stages):
             return None
         return intent.path
+
+
+# Windows shells' reads (PowerShell's Get-Content and its alias gc, cmd's type) at a command position
+# (or after `powershell -c` / `-Command`), with the path they read (an optional -Path / -LiteralPath first).
+_WINDOWS_READ = re.compile(r"(?:^|[;&|(]\s*|\n\s*|-(?:c|Command)\s+[\"']?)(?:Get-Content|gc|type)\s+(?:-(?:Literal)?Path\s+)?"
+                           r"(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)", re.IGNORECASE)
+
+
+def windows_read(command: str) -> ShellIntent:
+    """A read by a Windows shell (`Get-Content c:\\x\\y.ts`, `type y.ts`), or NEITHER: no write
+    (`>`) in the command, and the path names a file (a `/`, `\\` or `.` in it)."""
+    if ">" in command:
+        return NEITHER
+    found = _WINDOWS_READ.search(command)
+    if found is None:
+        return NEITHER
+    path = found.group(1).strip("'\"")
+    if path.startswith("-") or not any(c in path for c in "/\\."):
+        return NEITHER
+    return ShellIntent(READ_KIND, path.replace("\\", "/"))
 
 
 def _read_args(command: str, read_at: int):

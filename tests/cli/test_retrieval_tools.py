@@ -172,6 +172,12 @@ def test_the_three_arm_compare_gives_each_arms_score(capsys, tmp_path):
     for arm in ("cli", "baseline"):
         html = (tmp_path / f"arms-{arm}.html").read_text()
         assert "dep-traversal-002" in html and f"{singles[arm] * 100:.1f}%" in html
+    every = page.read_text()  # PATH itself: the three arms side by side, a row per question
+    row = every[every.index('<tr data-group="dep-traversal-002">'):]
+    row = row[:row.index("</tr>")]
+    shown = [f"{singles[arm] * 100:.1f}%" for arm in ("mcp_only", "cli", "baseline")]
+    assert [row.index(s) for s in shown] == sorted(row.index(s) for s in shown)
+    assert 'href="arms-cli.html"' in every and 'href="arms-baseline.html"' in every
 
 
 def _layout(root: Path) -> None:

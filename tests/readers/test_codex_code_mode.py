@@ -27,3 +27,17 @@ def test_a_script_is_split_at_its_printf_markers_and_files_without_one_are_joint
     assert chars["JOINT[" + " | ".join(vault) + "]"] == 11_004  # four seds after the last marker
     flash = next(path for path in chars if path.startswith("JOINT[lib/flashtrade/client.ts | "))
     assert chars[flash] == 39_807 and flash.count(" | ") == 9  # ten seds, one after another
+
+
+def test_a_call_the_log_ends_before_is_said_once():
+    # FACTS.md §9: turn 3 ends on the exec call at line 71 (the export script); §10: five
+    # exec_command calls at lines 328-332 have no output (the log was copied mid-turn).
+    (ended,) = [w for w in scored(ROLLOUT).warnings if "with no result" in w.message]
+    assert ended.line == 71 and "exec_command call 'call_EbLBUgTjkHEHDNW7AsAxcUFt' with no result" in ended.message
+    (five,) = [w for w in scored("public-c/gildore-arena/8c8b717f/codex-session.jsonl").warnings
+               if "with no result" in w.message]
+    assert five.line == 328 and "and 4 more with no result" in five.message
+
+
+def test_the_default_ruleset_says_nothing_of_calls_it_does_not_read():
+    assert not [w for w in scored(ROLLOUT, "default").warnings if "with no result" in w.message]
