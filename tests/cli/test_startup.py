@@ -89,3 +89,16 @@ def test_a_plain_score_imports_only_the_plugins_its_ruleset_uses():
                        "citeledger.sources.sectioned.header", "citeledger.sources.sectioned.splitter",
                        "citeledger.report.formats.text"}, sorted(plugins)
     assert "importlib.metadata" not in modules  # no scan of the installed distributions
+
+
+@pytest.mark.parametrize("command, frozen", [("score", True), ("sweep", False)])
+def test_a_one_session_process_leaves_its_objects_out_of_the_collection_at_exit(command, frozen):
+    """`citeledger score` (the process's own command line) freezes what it made before the
+    interpreter exits, which then walks no object for cycles; a many-session command does not."""
+    probe = ("import gc, sys; from citeledger.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(gc.get_freeze_count(), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, command, "-q", str(RUN)] if command == "sweep" else
+                          [sys.executable, "-c", probe, command, str(RUN)], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout, done.stderr
+    assert (int(done.stderr.splitlines()[-1]) > 10_000) == frozen, done.stderr
