@@ -31,6 +31,7 @@ def frames(
     jobs: Optional[int] = None,
     exclude: Iterable[str] = (),
     engine: str = "local",
+    dask_timeout: Optional[int] = None,
 ) -> dict[str, "pandas.DataFrame"]:
     """`sweep` as three DataFrames: {"sessions", "calls", "files"}.
 
@@ -55,7 +56,8 @@ def frames(
     sessions: list[dict] = []
     calls: list[dict] = []
     files: list[dict] = []
-    for rows, call_rows, file_rows in scored_sessions(paths, rulesets, jobs, exclude, long=True, engine=engine):
+    for rows, call_rows, file_rows in scored_sessions(paths, rulesets, jobs, exclude, long=True, engine=engine,
+                                                         dask_timeout=dask_timeout):
         sessions += [{k: v for k, v in r.items() if k not in DROPPED} for r in rows]
         calls += call_rows
         files += file_rows

@@ -57,19 +57,30 @@ def score(
     CG_WINDOW_TOKENS, else 200,000) are the options of the same names.
     The figures are at hand by name (`.status`, `.efficiency`, `.used`, `.envelope`,
     `.calls`, `.files`); an unscored session (`status` `no-explore`, `no-answer`) has
-    efficiency None, as in the JSON. Unreadable input raises `InputError`.
+    efficiency None, as in the JSON. Unreadable input raises `InputError`, worded with this
+<<<<<<< HEAD
+    function's argument names (`session=`, not the command line's `--session`).
+=======
+    function's argument names.
+>>>>>>> main
     """
+    from citeledger.core import UserError
     from citeledger.engine.session import SessionRequest, assemble
 
     _check_window(window_tokens)
+    files = as_paths(paths)
+    _not_a_transcript(ruleset, files)
     globs = tuple(answer)
     request = SessionRequest(
-        ruleset=as_ruleset(ruleset), files=tuple(as_paths(paths)),
+        ruleset=as_ruleset(ruleset), files=tuple(files),
         session=os.fspath(session) if session is not None else None,
         sufficiency=sufficiency, answer_globs=globs if globs or envelope else None,
         metrics=True, window_tokens=window_tokens,
     )
-    return assemble(request)
+    try:
+        return assemble(request)
+    except UserError as exc:
+        raise in_python(exc) from None
 
 
 def _check_window(window_tokens) -> None:
@@ -83,3 +94,48 @@ def _check_window(window_tokens) -> None:
     if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or not (
             allowed.low <= window_tokens <= allowed.high):
         raise UserError(f"window_tokens={window_tokens!r:.40}: out of range ({allowed.describe()})")
+
+
+# The command line's words in the errors of reading one session, and the library's (argument names).
+PYTHON_WORDS = (
+    ("no transcript given: FILE ... (segments of one session) or --session PATH",
+     "no transcript given: score(paths) takes the files of one session, or score(session=PATH) a Claude "
+     "Code interactive log or its project folder"),
+    ("is a directory (use --session for a Claude Code project log)",
+     "is a directory: give it as session= (a Claude Code project folder), or citeledger.sweep(PATH) for "
+     "every session under it"),
+    ("give segment files or --session, not both", "give paths or session=, not both"),
+    ("score and explain read one session — to score each, use `citeledger sweep` with these files",
+     "citeledger.score reads one session — citeledger.sweep(paths) scores each"),
+    ("--session", "session="),
+    ("--answer ", "answer="),
+)
+
+
+def in_python(exc):
+    """`exc` (a UserError) worded for a Python caller: `session=` where the command line says `--session`."""
+    from citeledger.core import InputError, UserError
+
+    def words(text: str) -> str:
+        for cli_words, python in PYTHON_WORDS:
+            text = text.replace(cli_words, python)
+        return text
+
+    if isinstance(exc, InputError):
+        return type(exc)(exc.file, words(exc.message), exc.line)
+    said = words(str(exc))
+    if said == str(exc):
+        return exc
+    try:
+        return type(exc)(said)  # its own class (a GlobError stays one)
+    except TypeError:
+        return UserError(said)
+
+
+def _not_a_transcript(ruleset, files) -> None:
+    """`score("a.jsonl", "b.jsonl")` passes b.jsonl as the ruleset: say so rather than read it as YAML."""
+    from citeledger.core import UserError
+
+    if isinstance(ruleset, (str, os.PathLike)) and os.fspath(ruleset).endswith((".jsonl", ".json")):
+        raise UserError(f"ruleset={os.fspath(ruleset)!r} is a transcript, not a ruleset: the files of one "
+                        f"session go in one argument, score([{', '.join(map(repr, files + [os.fspath(ruleset)]))}])")

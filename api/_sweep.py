@@ -74,21 +74,20 @@ def checked_jobs(jobs) -> int:
 
 
 def scored_sessions(paths, rulesets, jobs: Optional[int], exclude, long: bool,
-                    engine: str = "local") -> Iterator[tuple]:
+                    engine: str = "local", dask_timeout=None) -> Iterator[tuple]:
     """(session rows, call rows, file rows) of every session found, in discovery order."""
     from citeledger.core import UserError, fs
-    from citeledger.corpus import Workers, discover
+    from citeledger.corpus import Workers, checked_engine, discover
 
     given = as_paths(paths)
     count = checked_jobs(jobs)
     rules = load_all(rulesets)
-    if engine != "local" and engine != "dask" and not engine.startswith("dask="):
-        raise UserError(f"engine {engine!r}: expected 'local', 'dask' or 'dask=SCHEDULER_ADDRESS'")
+    engine = checked_engine(engine, dask_timeout)
     from citeledger.core import MetricOptions
     from citeledger.corpus.measured import Measured
 
     measured = Measured(None, MetricOptions())  # the default window, as `sweep` without --window-tokens
-    with Workers(count, rules, measured, SessionRecords(rules, long), None if engine == "local" else engine) as pool:
+    with Workers(count, rules, measured, SessionRecords(rules, long), engine, dask_timeout) as pool:
         refs, _ = discover(given, list(exclude), pool)
         if not refs and not any(fs.lexists(p) for p in given):
             raise UserError(f"{', '.join(given)}: no such file or directory")
@@ -101,6 +100,7 @@ def sweep(
     jobs: Optional[int] = None,
     exclude: Iterable[str] = (),
     engine: str = "local",
+    dask_timeout: Optional[int] = None,
 ) -> Iterator[dict]:
     """Every session under `paths`, scored under each ruleset: the `session` records
     `citeledger sweep --json` writes (docs/sweep.md's columns), in the same order
@@ -112,6 +112,8 @@ def sweep(
     `efficiency` is None. Paths that do not exist raise `UserError`; nothing found yields nothing.
     `engine`: "local" (processes here), "dask" (a LocalCluster of `jobs` workers) or
     "dask=SCHEDULER_ADDRESS" (an existing cluster that sees the same paths); the same records.
+    `dask_timeout`: seconds to connect to that scheduler and finish its handshake (1 to 600; None: 10).
     """
-    for rows, _, _ in scored_sessions(paths, rulesets, jobs, exclude, long=False, engine=engine):
+    for rows, _, _ in scored_sessions(paths, rulesets, jobs, exclude, long=False, engine=engine,
+                                     dask_timeout=dask_timeout):
         yield from rows

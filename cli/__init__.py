@@ -18,7 +18,7 @@ import sys
 import threading
 
 from citeledger.core import ENDING_SIGNALS, HELD_SIGNALS, __version__
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_USAGE, UserError
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UserError
 from citeledger.engine.limits import check_options
 from citeledger.cli.commands import SUMMARY
 
@@ -36,9 +36,14 @@ class Parser(argparse.ArgumentParser):
 
 
 EXIT_HELP = ("Exit status (docs/cli.md): 0 ok; 1 ok with warnings (skipped input, unscored sessions); "
-             "2 usage, input or ruleset error, or output not writable (a closed stdout); 3 internal error; "
+             "2 usage, input or ruleset error, or output not writable (a full disk; a reader that left, `| head`, is no error); 3 internal error; "
              "4 `check`: a check of the spec does not hold; "
              "130 interrupted; 143 SIGTERM, 129 SIGHUP (128 + the signal).")
+
+
+# What the built-in readers read (readers/; `citeledger --version` lists every installed reader).
+READS = ("Reads Claude Code stream-json runs and interactive logs, Codex CLI rollouts, and Gemini CLI "
+         "sessions (chat files and stream-json logs), and opencode's session exports (`opencode export`).")
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
@@ -51,7 +56,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
             "Of the bytes a code-retrieval tool returned to an agent, which share went to files "
             "the final answer cited? Per call, pooled per session, over a corpus, and between builds."
         ),
-        epilog="Reads Claude Code stream-json runs and interactive logs, and Codex rollouts. " + EXIT_HELP,
+        epilog=READS + " " + EXIT_HELP,
     )
     parser.add_argument("--version", action=_Version, help="show the version, the Python and the libraries that run, and exit")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
@@ -101,6 +106,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         print(f"citeledger {__version__} ({runtime()})")
+        print("\n".join(plugins()))
         parser.exit()
 
 
@@ -124,6 +130,25 @@ def runtime() -> str:
         except metadata.PackageNotFoundError:
             parts.append(f"{name} missing")
     return f"{platform.python_implementation()} {platform.python_version()}; " + ", ".join(parts)
+
+
+def plugins() -> list[str]:
+    """The installed plugins (entry points of the `citeledger` group, read without importing one),
+    one line per distribution that provides them: built-in (citeledger's own) or which one, and where."""
+    from importlib import metadata
+
+    found: dict[tuple, list[str]] = {}
+    for point in metadata.entry_points(group="citeledger"):
+        dist = getattr(point, "dist", None)
+        name = dist.metadata["Name"] if dist is not None else None
+        key = (name, dist.version if dist is not None else None,
+               None if dist is None or name == "citeledger" else str(dist.locate_file("")))
+        found.setdefault(key, []).append(point.name)
+    lines = [f"plugins ({sum(map(len, found.values()))}, entry-point group `citeledger`):"]
+    for (name, version, where), names in sorted(found.items(), key=lambda kv: (kv[0][0] != "citeledger", str(kv[0]))):
+        source = "built-in" if name == "citeledger" else f"from {name or 'an unknown distribution'} {version or ''}".rstrip()
+        lines.append(f"  {source}{f' ({where})' if where else ''}: {', '.join(sorted(names))}")
+    return lines
 
 
 class Terminated(BaseException):
@@ -205,7 +230,7 @@ def main(argv=None) -> int:
         _keep_freed_memory()
     with _signals_unwind():
         status = _run(args)
-    if entry and status in _SIGNALLED:
+    if entry and (status in _SIGNALLED or _pool_stopped()):
         _exit_now(status)
     if entry and args.command not in MANY_SESSIONS:
         _no_collection_at_exit()
@@ -220,6 +245,12 @@ def _no_collection_at_exit() -> None:
     in reference cycles is left to the system, as every object is at the process's end. Not
     for the commands of many sessions, whose pools and clusters finish as they always did."""
     gc.freeze()
+
+
+def _pool_stopped() -> bool:
+    """Whether a pool's workers were ended mid-work (an error while they ran: a full /tmp)."""
+    pool = sys.modules.get("citeledger.infra.pool")
+    return pool is not None and pool.stopped_any()
 
 
 # Exit statuses of a run ended by a signal (128 + SIGHUP, SIGINT, SIGTERM).
@@ -241,33 +272,55 @@ def _run(args) -> int:
     raw = _raw_cells(args)
     try:
         check_options(args)
+        _ignored_plugins()
         return args.run(args)
     except Terminated as exc:
         print(f"citeledger: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return 128 + exc.signum
-    except UserError as exc:
-        print(f"citeledger: error: {exc}", file=sys.stderr)
+    except UserError as exc:  # its text may quote the input (a spec key, an --arms label): made inert
+        from citeledger.core import printable
+
+        print(printable(f"citeledger: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("citeledger: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader left (`| head`): the output is incomplete, as docs/cli.md says
-        with contextlib.suppress(OSError):  # no second error when Python flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)", file=sys.stderr)
-        return EXIT_USAGE
+    except BrokenPipeError:  # the reader left (`| head`) where print wrote: quietly done, as docs/cli.md says
+        from citeledger.cli.output import discard_stdout
+
+        discard_stdout()  # no second error when Python flushes stdout at exit
+        return EXIT_OK
     except OSError as exc:  # reading or writing a path failed outside cli/output's wrappers
+        from citeledger.core import printable
+
         where = exc.filename if exc.filename is not None else "<input/output>"
-        print(f"citeledger: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"citeledger: error: {where}: {exc.strerror or exc}"), file=sys.stderr)
         return EXIT_USAGE
+    except SystemExit as exc:  # a plugin's code (or a library's) ending the process: never a silent pass
+        if args.debug:
+            raise
+        print(f"citeledger: internal error: sys.exit({exc.code!r}) was called during the run (a plugin?); "
+              "nothing was judged (rerun with --debug)", file=sys.stderr)
+        return EXIT_INTERNAL
     except Exception as exc:  # a bug: one line unless asked for more
         if args.debug:
             raise
-        print(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        from citeledger.core import printable
+
+        print(printable(f"citeledger: internal error: {type(exc).__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         return EXIT_INTERNAL
     finally:
         if raw is not None:
             raw[0].reset(raw[1])
+
+
+def _ignored_plugins() -> None:
+    """One warning per third-party entry point named like a built-in plugin (it is not loaded)."""
+    from citeledger.core import plugins, printable
+
+    for name, value, dist in plugins.index().ignored:
+        print(printable(f"citeledger: warning: plugin {name!r} ({value}, distribution {dist}) is named like "
+                        "a built-in plugin of citeledger: ignored (rename its entry point)"), file=sys.stderr)
 
 
 def _raw_cells(args):

@@ -16,7 +16,8 @@ from citeledger.core.plugins import readers
 from citeledger.core.reader import agent_homes
 
 AGENTS = ("claude", "codex", "gemini", "opencode")
-# Where an agent without an installed reader keeps its logs: named when --agent asks for it.
+# Where an agent keeps logs no installed reader reads (opencode's storage: its reader reads
+# `opencode export`'s document): named when --agent asks for them.
 UNREAD = {"opencode": "~/.local/share/opencode/storage"}
 
 
@@ -57,6 +58,9 @@ def agent_folders(agent=None, environ=None) -> list[str]:
         if name in wanted:
             for folder in agent_homes(cls(), environ):
                 folders.setdefault(folder, getattr(cls, "agent", None) or name)
+    if not folders and agent in UNREAD:
+        raise UserError(f"--agent {agent}: the installed reader reads what `{agent} export` prints, not {agent}'s "
+                        f"own logs ({UNREAD[agent]}): give a PATH to an export")
     if not folders:
         looked = "$CLAUDE_CONFIG_DIR or ~/.claude/projects, ~/.config/claude/projects; " \
                  "$CODEX_HOME/sessions or ~/.codex/sessions; ~/.gemini/tmp/*/chats"

@@ -13,11 +13,14 @@ from citeledger.core import UserError
 from citeledger.cli.output import write_file, write_images, write_stdout
 
 
-def add_format_option(group, kind: str) -> None:
-    """--format NAME on `group` (the command's mutually exclusive output options)."""
+def add_format_option(group, kind: str, shorts: tuple = ("json",)) -> None:
+    """--format NAME on `group` (the command's mutually exclusive output options); `shorts`: the
+    formats the command also takes as `--NAME` (--json everywhere; --csv where a table is printed)."""
+    short = " and ".join(f"--{s}" for s in shorts)
+    named = " and ".join(shorts)
     group.add_argument("--format", metavar="NAME", default=None,
-                       help=f"print the {kind} result in the format NAME (default: text; --json and --csv are "
-                       "short for json and csv; an installed plugin may add others)")
+                       help=f"print the {kind} result in the format NAME (default: text; {short} "
+                       f"{'is' if len(shorts) == 1 else 'are'} short for {named}; an installed plugin may add others)")
 
 
 def chosen(args) -> str:
@@ -29,13 +32,16 @@ def chosen(args) -> str:
     return getattr(args, "format", None) or "text"
 
 
-def check(name: str, kind: str) -> None:
-    """A usage error, before any input is read, when no installed format `name` renders `kind`."""
+def check(name: str, kind: str, streamed: tuple = ()) -> None:
+    """A usage error, before any input is read, when no installed format `name` renders `kind`
+    (`streamed`: the formats the command writes itself, as sweep streams its JSON lines)."""
     from citeledger.core import formats
 
     installed = formats()
+    if name in streamed:
+        return
     if name not in installed or kind not in installed[name].renders:
-        able = ", ".join(sorted(n for n, cls in installed.items() if kind in cls.renders))
+        able = ", ".join(sorted({*streamed, *(n for n, cls in installed.items() if kind in cls.renders)}))
         raise UserError(f"--format {name}: no installed format renders {kind} results (these do: {able})")
 
 

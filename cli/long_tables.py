@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
+import re
 
 from citeledger.core.errors import UserError
 from citeledger.cli.output import atomic_open
@@ -17,6 +18,17 @@ from citeledger.report.long_rows import CALL_COLUMNS, FILE_COLUMNS, FILE_TYPES, 
 from citeledger.report.tables import csv_value
 
 BATCH = 8192  # Parquet rows held before a row group is written
+
+# A lone surrogate (a `\ud800` escape in a transcript, a file name's undecodable byte) is no UTF-8,
+# which a Parquet string must be: it is written as the CSV beside it writes it, `\ud800`.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_cell(value):
+    """`value`, a text's lone surrogates written as backslash escapes (CSV's `backslashreplace`)."""
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
 
 
 def require_pyarrow() -> None:
@@ -44,6 +56,7 @@ class Table:
 
             kinds = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
             self.schema = pa.schema([(c, kinds[types[c]]) for c in columns])
+            self.texts = {c for c in columns if types[c] == "string"}
             sink = stack.enter_context(atomic_open(os.path.join(out, f"{name}.parquet"), "wb"))
             self.parquet = stack.enter_context(pq.ParquetWriter(sink, self.schema))
             stack.callback(self.flush)  # runs before the writer closes (the stack unwinds in reverse)
@@ -61,7 +74,8 @@ class Table:
         import pyarrow as pa
 
         columns = list(zip(*self.batch))
-        self.parquet.write_table(pa.table({c: list(v) for c, v in zip(self.columns, columns)}, schema=self.schema))
+        table = {c: [utf8_cell(x) for x in v] if c in self.texts else list(v) for c, v in zip(self.columns, columns)}
+        self.parquet.write_table(pa.table(table, schema=self.schema))
         self.batch = []
 
 

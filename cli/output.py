@@ -90,6 +90,17 @@ def write_file(path: str, data: Data) -> str:
     return path
 
 
+def append_text(path: str, text: str) -> str:
+    """Add `text` (UTF-8) at the end of `path`, made if missing: a file several writers add to in
+    turn, as GitHub's $GITHUB_STEP_SUMMARY (each step's summary is what its writers appended)."""
+    try:
+        with open(path, "ab") as fh:
+            fh.write(text.encode("utf-8", "backslashreplace"))
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    return path
+
+
 def write_images(base: str, images: dict[str, bytes]) -> list[str]:
     """Write a plot's images as `base`.png, `base`.svg, ... (folders made); returns the paths."""
     folder = os.path.dirname(base)
@@ -102,7 +113,8 @@ def write_images(base: str, images: dict[str, bytes]) -> list[str]:
 
 
 def write_stdout(data: Data, raw: bool = False) -> None:
-    """Write to standard output; a closed or full stdout is an input/output error naming it.
+    """Write to standard output; a full stdout (or any other failure) is an error naming it, a
+    reader that left (`| head`) is none: the rest of the output is discarded (docs/cli.md).
 
     The bytes go to the descriptor with os.write until every one is taken: a
     short write (the reader left mid-write) is followed by the write that fails
@@ -129,9 +141,18 @@ def write_stdout(data: Data, raw: bool = False) -> None:
         if _reader_left(fd):
             raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
     except BrokenPipeError:
-        raise
+        discard_stdout()
     except OSError as exc:
         raise _failed("<stdout>", exc) from None
+
+
+def discard_stdout() -> None:
+    """The reader of stdout left (`| head`): what the run still prints goes nowhere, quietly,
+    and the run goes on (its files, its warnings, its status), as `git log | head` ends."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _encoding() -> str:

@@ -228,9 +228,9 @@ class Diagnosed:
         self._unmatched_listed: list = []  # the first LISTED of them: (session, response, reason)
         self._spool = None
         if spool:
-            import tempfile
+            from citeledger.cli.spool import Spool
 
-            self._spool = tempfile.TemporaryFile()
+            self._spool = Spool()
         self.join_warnings: list = []
         self.without: dict[str, int] = {}  # arm label -> sessions with no sidecar beside them
 
@@ -300,8 +300,7 @@ class Diagnosed:
 
     def spooled(self):
         """The sessions' records, as JSON lines in blocks (`spool`)."""
-        self._spool.seek(0)
-        return iter(lambda: self._spool.read(1 << 20), b"")
+        return self._spool.blocks()
 
     def session_records(self) -> list[dict]:
         from citeledger.report.diagnostics_views import session_dict

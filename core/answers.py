@@ -31,7 +31,7 @@ from citeledger.infra.jsstr import is_blank
 
 # Tools whose input replaces a file's whole text (`content`); the others that carry
 # `ToolUse.written` add to it (Edit's `new_string`).
-WHOLE_FILE_WRITES = frozenset({"Write"})
+WHOLE_FILE_WRITES = frozenset({"Write", "write"})  # Claude Code's, opencode's
 
 
 @attrs.frozen

@@ -94,6 +94,13 @@ def shell_output(command: str, output: str, read_at: int = 0) -> ShellOutput:
     return ShellOutput(content, head + rest)
 
 
+def only_errors(text: str) -> bool:
+    """Whether every line `text` says is a failed command's error line (`cat: x: No such file
+    or directory`): no file's content."""
+    said = [line for line in text.split("\n") if line.strip()]
+    return bool(said) and all(_ERROR_LINE.match(line) or _PROFILE_LINE.match(line) for line in said)
+
+
 def echo_patterns(command: str, after: int = 0) -> list:
     """A pattern per `echo` of `command` (from position `after`): its argument with each
     `$variable` any text; an echo with less than two characters of its own text says

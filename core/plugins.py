@@ -70,11 +70,73 @@ def index() -> Index:
     found = plugin_index.kept(path)
     if found is not None:
         return found
-    pm = manager()
-    pm.load_setuptools_entrypoints(GROUP)
-    found = plugin_index.built(pm, HOOKS)
+    ignored = _load_group(manager())
+    found = attrs.evolve(plugin_index.built(manager(), HOOKS, registered), ignored=ignored)
     plugin_index.keep(path, found)
     return found
+
+
+# The distribution whose entry points are the built-ins: they are loaded first, and a third
+# party's entry point of the same name is ignored (it would replace a built-in otherwise).
+OWN = "citeledger"
+
+
+def _group(name: str | None = None) -> list:
+    """The group's entry points (of `name` alone when given), citeledger's own first, then in
+    sys.path order as importlib.metadata finds them."""
+    from importlib import metadata
+
+    found = [(dist, ep) for dist in metadata.distributions() for ep in dist.entry_points
+             if ep.group == GROUP and (name is None or ep.name == name)]
+    return sorted(found, key=lambda item: _distribution(item[0]) != OWN)
+
+
+def _distribution(dist) -> str:
+    try:
+        return str(dist.metadata["Name"] or "?")
+    except Exception:  # a broken METADATA file: named by what is known
+        return "?"
+
+
+def _load_group(pm: pluggy.PluginManager, name: str | None = None) -> tuple:
+    """Register every entry point of the group (of `name` alone when given), each import guarded
+    (`_imported`); the entry points a built-in's name hides: ((name, value, distribution), ...)."""
+    ignored = []
+    for dist, ep in _group(name):
+        if pm.is_blocked(ep.name):
+            continue
+        if pm.has_plugin(ep.name):
+            if _distribution(dist) != OWN and ep.name in _own_names(pm):
+                ignored.append((ep.name, ep.value, _distribution(dist)))
+            continue
+        _register(pm, ep.name, lambda: ep.load(), f"{ep.value}, distribution {_distribution(dist)}")
+    return tuple(ignored)
+
+
+def _own_names(pm: pluggy.PluginManager) -> set:
+    return {name for name, plugin in pm.list_name_plugin()
+            if getattr(plugin, "__name__", "").startswith(OWN + ".")}
+
+
+def _register(pm: pluggy.PluginManager, name: str, imported, where: str) -> None:
+    """Register what `imported()` returns as plugin `name`. A plugin whose import raises, exits
+    (sys.exit) or that pluggy refuses stops the run in one line naming it (`where`: its module)."""
+    try:
+        plugin = imported()
+    except (Exception, SystemExit) as exc:  # a third party's module: anything may happen in it
+        raise PluginError(f"plugin {name!r} ({where}): importing it {_raised(exc)}") from None
+    try:
+        pm.register(plugin, name=name)
+    except Exception as exc:  # pluggy's PluginValidationError: a hook it cannot take
+        raise PluginError(f"plugin {name!r} ({where}): {_raised(exc)}") from None
+
+
+def _raised(exc: BaseException) -> str:
+    """What a plugin's code did, in a few words: `called sys.exit(0)`, `raised RuntimeError: boom`."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    said = str(exc).splitlines()[0] if str(exc) else ""
+    return f"raised {type(exc).__name__}" + (f": {said[:200]}" if said else "")
 
 
 def load(entry: Entry) -> None:
@@ -83,9 +145,9 @@ def load(entry: Entry) -> None:
     if pm.has_plugin(entry.name) or pm.is_blocked(entry.name):
         return
     if entry.module is None:
-        pm.load_setuptools_entrypoints(GROUP, name=entry.name)
+        _load_group(pm, entry.name)
     else:
-        pm.register(importlib.import_module(entry.module), name=entry.name)
+        _register(pm, entry.name, lambda: importlib.import_module(entry.module), entry.module)
 
 
 def load_all() -> None:
@@ -108,19 +170,44 @@ def fingerprint(*kinds: str) -> list[str]:
 def _collect(hook, check=None) -> dict[str, type]:
     """The classes a registration hook registers, by name; each passed to `check` if given."""
     found: dict[str, type] = {}
-
-    def register(cls):
-        name = getattr(cls, "name", None)
-        if not isinstance(name, str) or not name:
-            raise PluginError(f"{cls!r} has no name")
-        if name in found and found[name] is not cls:
-            raise PluginError(f"two plugins register the name {name!r}")
-        found[name] = cls
-
-    hook(register=register)
+    for impl in reversed(hook.get_hookimpls()):  # pluggy's call order: the last registered first
+        for cls in registered(impl, hook.name):
+            if found.get(cls.name, cls) is not cls:
+                raise PluginError(f"two plugins register the name {cls.name!r}")
+            found[cls.name] = cls
     for cls in found.values() if check else ():
         check(cls)
     return found
+
+
+def registered(impl, hook_name: str) -> list:
+    """The classes one plugin's registration hook registers. A hook that raises or exits, or
+    registers what is not a named class, stops the run in one line naming the plugin."""
+    classes: list = []
+
+    def register(cls):
+        if not isinstance(cls, type):
+            raise PluginError(f"plugin {impl.plugin_name!r}: {hook_name} registered {_shown(cls)}, not a class")
+        name = getattr(cls, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginError(f"plugin {impl.plugin_name!r}: {hook_name} registered {_shown(cls)}, which has no name")
+        classes.append(cls)
+
+    try:
+        impl.function(register=register)
+    except PluginError:
+        raise
+    except (Exception, SystemExit) as exc:  # a third party's hook: anything may happen in it
+        raise PluginError(f"plugin {impl.plugin_name!r}: its {hook_name} hook {_raised(exc)}") from None
+    return classes
+
+
+def _shown(value) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class Registry(Mapping):

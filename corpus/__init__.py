@@ -500,6 +500,31 @@ CLAIMS_IN_WORKERS = 1024
 CLAIM_CHUNK = 256
 
 
+def checked_engine(engine: str, timeout=None) -> Optional[str]:
+    """`engine` ("local", "dask" or "dask=ADDRESS") as Workers takes it: None for local processes;
+    an address is parsed (infra/dask_pool.py) and a timeout checked before anything starts, else
+    one UserError naming them. Dask itself is not imported here."""
+    if engine == "local":
+        return None
+    if engine != "dask" and not engine.startswith("dask="):
+        raise UserError(f"--engine {engine[:200]}: expected local, dask or dask=SCHEDULER_ADDRESS")
+    from citeledger.infra import dask_pool
+
+    low, high = dask_pool.TIMEOUT_RANGE
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not low <= timeout <= high):
+        raise UserError(f"dask timeout {timeout!r:.40}: out of range (seconds, from {low} to {high})")
+    if engine == "dask=":
+        raise UserError("--engine dask=: no address (give dask=tcp://HOST:PORT, or dask alone for a local cluster)")
+    address = engine.partition("=")[2]
+    try:
+        if address:
+            dask_pool.parse_address(address)
+    except dask_pool.EngineError as exc:
+        raise UserError(f"--engine dask={address[:200]}: {exc}") from None
+    return engine
+
+
 class Workers:
     """The worker processes of one corpus command: discovery's claims, then the scoring.
 
@@ -510,7 +535,7 @@ class Workers:
     """
 
     def __init__(self, jobs: int, rulesets: Sequence, extra: Optional[Callable] = None,
-                 shape: Optional[Callable] = None, engine: Optional[str] = None):
+                 shape: Optional[Callable] = None, engine: Optional[str] = None, timeout=None):
         self.jobs = jobs if jobs > 0 else default_jobs()
         self.rulesets = tuple(rulesets)
         self.extra = extra
@@ -520,10 +545,15 @@ class Workers:
         if engine is None:
             self.pool = Pool(_init_worker, initargs)
         else:  # "dask" or "dask=ADDRESS" (infra/dask_pool.py; Dask is imported only here)
-            from citeledger.infra.dask_pool import DaskPool
+            from citeledger.infra.dask_pool import TIMEOUT, DaskPool, EngineError
 
-            self.pool = DaskPool(_init_worker, initargs, address=engine.partition("=")[2] or None, jobs=self.jobs)
-            self.jobs = self.pool.workers()
+            self.pool = DaskPool(_init_worker, initargs, address=engine.partition("=")[2] or None, jobs=self.jobs,
+                                 timeout=timeout or TIMEOUT)
+            try:
+                self.jobs = self.pool.workers()
+            except EngineError as exc:
+                self.pool.close(failed=True)
+                raise UserError(f"--engine dask={exc}") from None
 
     def __enter__(self) -> "Workers":
         return self

@@ -90,6 +90,7 @@ def _plain_ranges() -> tuple[Range, ...]:
         Range("--resamples", "resamples", 1, MAX_RESAMPLES),
         Range("--top", "top", 0, MAX_TOP),
         Range("--confidence", "confidence", 0.0, 1.0, closed=False),
+        Range("--dask-timeout", "dask_timeout", 1, 600, note="seconds to reach a Dask scheduler; default 10"),
     )
 
 

@@ -26,7 +26,12 @@ def read_session(files, session, ruleset, whole: bool = False):
     session found beside it (segments, an interactive log's subagents), as
     discovery groups files, and a missing segment is a warning of the result.
     Without it exactly the FILEs given are read (the differential tests).
+    `-` (or a piped /dev/stdin) is standard input's session (engine/stdin.py).
     """
+    from citeledger.engine import stdin
+
+    if files and not session and stdin.wanted(files):
+        return stdin.read_stdin(read_session, files, session, ruleset, whole)
     known = readers()
     options = ruleset.read_options()
     if whole and files and not session:
@@ -90,5 +95,7 @@ def _listable(folder: str) -> None:
 def files_added(transcript, files) -> list[str]:
     """Files read that were not named: the rest of the session of a FILE given (none for --session:
     its text block stays the reference's; session_note names its subagent logs on stderr)."""
-    named = set(files)
-    return [f for f in transcript.files if f not in named] if files else []
+    from citeledger.engine.stdin import named
+
+    given = named(files)
+    return [f for f in transcript.files if f not in given] if files else []

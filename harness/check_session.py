@@ -29,6 +29,7 @@ class SessionCheck:
     name: str
     passed: bool
     detail: str
+    block: str = "session"  # the spec's block: "session", or "corpus" (harness/check_corpus.py)
 
 
 def _scored(score) -> Optional[str]:

@@ -18,6 +18,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core import InputError, js_key_order
+from citeledger.infra import untrusted
 
 MAX_SPEC_BYTES = 1 << 20  # codegraph's own file is 24 KB
 MAX_SPEND_FLOOR = 10.0  # a file may spend more than its reservation (codegraph bounds it at 1.5x)
@@ -39,6 +40,10 @@ SESSION_SHARES = {  # session key -> attribute: a share of 0 to 1
 }
 SESSION_FLAGS = {"noContamination": "no_contamination", "noRace": "no_race"}
 SESSION_KEYS = (*SESSION_SHARES, *SESSION_FLAGS)
+# The corpus keys (judged on `sweep`'s slice table): at the top of `corpus:` (every session),
+# under `slices: {SLICE: {...}}` and under `arms: {ARM: {...}}` (the harness arm of run-<arm>-<i>).
+CORPUS_SHARES = ("pooledEfficiencyAtLeast", "medianEfficiencyAtLeast", "scoredShareAtLeast")
+CORPUS_SLICES = ("all", "single-question", "multi-turn")  # report/tables.SLICES
 
 
 @attrs.frozen
@@ -82,17 +87,30 @@ class SessionKeys:
 
 
 @attrs.frozen
+class CorpusFloor:
+    """One corpus key: `key` (CORPUS_SHARES) at least `value`, over one slice of the sweep's
+    sessions, or (`arm` set) over one harness arm's sessions."""
+
+    key: str
+    value: float
+    where: str  # its place in the spec: `pooledEfficiencyAtLeast`, `slices.multi-turn.scoredShareAtLeast`, ...
+    slice: str = "all"
+    arm: Optional[str] = None
+
+
+@attrs.frozen
 class Spec:
     path: str
     fixtures: tuple[Fixture, ...]
     session: SessionKeys
+    corpus: tuple[CorpusFloor, ...] = ()  # the `corpus:` block, in the spec's order
 
 
 class SpecError(InputError):
     """A spec that cannot be used: names the file and the key (exit 2)."""
 
-    def __init__(self, file: str, key: str, message: str):
-        super().__init__(file, f"{key}: {message}" if key else message)
+    def __init__(self, file: str, key: str, message: str, line: int = 0):
+        super().__init__(file, f"{key}: {message}" if key else message, line)
 
 
 def load_spec(path: str) -> Spec:
@@ -100,8 +118,8 @@ def load_spec(path: str) -> Spec:
     data = _parse(path, _read(path))
     if not isinstance(data, dict):
         raise SpecError(path, "", "not a spec: the top level is not an object (want `fixtures:` and/or `session:`)")
-    if "fixtures" not in data and "session" not in data:
-        raise SpecError(path, "", "no `fixtures` and no `session` key: nothing to check")
+    if "fixtures" not in data and "session" not in data and "corpus" not in data:
+        raise SpecError(path, "", "no `fixtures`, `session` or `corpus` key: nothing to check")
     fixtures = data.get("fixtures", [])
     if not isinstance(fixtures, list):
         raise SpecError(path, "fixtures", f"is {_kind(fixtures)}, not a list")
@@ -111,34 +129,33 @@ def load_spec(path: str) -> Spec:
         if fixture.id in seen:
             raise SpecError(path, f"fixtures[{i}].id", f"{fixture.id!r} is also fixtures[{seen[fixture.id]}]'s id")
         seen[fixture.id] = i
-    return Spec(path, loaded, _session(path, data.get("session", {})))
+    corpus = _corpus(path, data.get("corpus", {}))
+    return Spec(path=path, fixtures=loaded, session=_session(path, data.get("session", {})), corpus=corpus)
 
 
 def _read(path: str) -> bytes:
+    """The spec's bytes: a regular file within MAX_SPEC_BYTES (infra/untrusted.py)."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SPEC_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read the spec: {exc.strerror or exc}") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise SpecError(path, "", f"larger than {MAX_SPEC_BYTES:,} bytes: not a spec")
-    return raw
+        return untrusted.read_bytes(path, MAX_SPEC_BYTES, "spec")
+    except untrusted.Refused as exc:
+        if exc.message.startswith("cannot read"):
+            raise InputError(path, f"cannot read the spec: {exc.message.removeprefix('cannot read: ')}") from None
+        raise SpecError(path, "", f"{exc.message}: not a spec") from None
 
 
 def _parse(path: str, raw: bytes):
-    if path.endswith(".json"):
-        import orjson
-
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise SpecError(path, "", f"not JSON ({str(exc).splitlines()[0]})") from None
-    import yaml
-
+    """The spec's document, read as the ruleset loader reads a ruleset (infra/untrusted.py: an
+    alias budget, a depth, a digit limit, duplicate keys refused)."""
     try:
-        return yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise SpecError(path, "", "not YAML (" + " ".join(str(exc).split()) + ")") from None
+        if path.endswith(".json"):
+            return untrusted.parse_json(raw, path)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SpecError(path, "", f"not UTF-8 text (byte {exc.start:,})") from None
+        return untrusted.parse_yaml(text, path)[0]
+    except untrusted.Refused as exc:
+        raise SpecError(path, exc.key, exc.message, exc.line) from None
 
 
 def _kind(value) -> str:
@@ -161,6 +178,8 @@ def _strings(path: str, key: str, value, empty: bool = False) -> tuple[str, ...]
 def _number(path: str, key: str, value, high: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(path, key, f"is {_kind(value)}, not a number (0 to {high:g})")
+    if isinstance(value, int) and not -2**53 <= value <= 2**53:  # math.isfinite cannot take it as a float
+        raise SpecError(path, key, f"a number of {len(str(abs(value))):,} digits is out of range (a number from 0 to {high:g})")
     if not math.isfinite(value) or not 0 <= value <= high:
         raise SpecError(path, key, f"{value!r} is out of range (a number from 0 to {high:g})")
     return float(value)
@@ -228,3 +247,36 @@ def _session(path: str, block) -> SessionKeys:
         else:
             raise SpecError(path, f"session.{key}", f"unknown session key (known: {', '.join(SESSION_KEYS)})")
     return SessionKeys(**values)
+
+
+def _floors(path: str, where: str, block, slice_: str = "all", arm: Optional[str] = None,
+            nested: tuple[str, ...] = ()) -> list:
+    """The corpus shares of one block (`nested`: the keys it may hold besides them)."""
+    block = _mapping(path, where, {} if block is None else block)
+    floors = []
+    for key, value in block.items():
+        if key.startswith("$") or key in nested:
+            continue
+        if key not in CORPUS_SHARES:
+            known = ", ".join((*CORPUS_SHARES, *nested))
+            raise SpecError(path, f"{where}.{key}", f"unknown corpus key (known: {known})")
+        floors.append(CorpusFloor(key=key, value=_number(path, f"{where}.{key}", value),
+                                  where=f"{where}.{key}"[len("corpus."):], slice=slice_, arm=arm))
+    return floors
+
+
+def _corpus(path: str, block) -> tuple[CorpusFloor, ...]:
+    block = _mapping(path, "corpus", {} if block is None else block)
+    floors = _floors(path, "corpus", block, nested=("slices", "arms"))
+    slices = _mapping(path, "corpus.slices", block.get("slices") or {})
+    for name in slices:
+        if name.startswith("$"):
+            continue
+        if name not in CORPUS_SLICES:
+            raise SpecError(path, f"corpus.slices.{name}", f"unknown slice (known: {', '.join(CORPUS_SLICES)})")
+        floors += _floors(path, f"corpus.slices.{name}", slices[name], slice_=name)
+    arms = _mapping(path, "corpus.arms", block.get("arms") or {})
+    for name in arms:
+        if not name.startswith("$"):
+            floors += _floors(path, f"corpus.arms.{name}", arms[name], arm=name)
+    return tuple(floors)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from typing import Optional
 
 from citeledger.infra.atomic import replacing
@@ -38,6 +39,11 @@ def file_for(kind: str, *parts: str, version: str) -> Optional[str]:
     except OSError:
         return None
     return os.path.join(folder, f"{kind}-{digest.hexdigest()[:32]}")
+
+
+# The largest kept file read back (the plugin index and a ruleset are a few KB, lark's tables
+# about 100 KB): a larger one is not ours, and is removed rather than read.
+MAX_KEPT_BYTES = 16 << 20
 
 
 # What marks an installed distribution in a sys.path directory (importlib.metadata's finder).
@@ -75,14 +81,46 @@ def _stamp(entry: str) -> str:
 
 
 def read(path: Optional[str]) -> Optional[bytes]:
-    """The file's bytes, or None when there is none to read."""
+    """The file's bytes, or None when there is none to read. Only a regular file of at most
+    MAX_KEPT_BYTES is read: a FIFO (never waited on), a device, a symlink (to /dev/zero) or a
+    larger file in its place is removed, and the work is done again."""
     if path is None:
         return None
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:  # absent, or a symlink (ELOOP under O_NOFOLLOW)
+        usable(path)
         return None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_KEPT_BYTES:
+            _remove(path)
+            return None
+        data = fh.read(MAX_KEPT_BYTES + 1)
+    return data if len(data) <= MAX_KEPT_BYTES else None
+
+
+def usable(path: Optional[str]) -> Optional[str]:
+    """`path` when it is absent or a regular file of at most MAX_KEPT_BYTES (for a library that
+    opens the file itself, as lark does its tables); anything else in its place is removed
+    first, and None is returned when it cannot be."""
+    if path is None:
+        return None
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return path  # absent: written afresh
+    if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_KEPT_BYTES:
+        return path
+    return path if _remove(path) else None
+
+
+def _remove(path: str) -> bool:
+    try:
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
 
 
 def write(path: Optional[str], data: bytes, keep: Optional[int] = None) -> None:

@@ -11,10 +11,52 @@ when that engine is asked for: nothing of Dask is loaded otherwise.
 from __future__ import annotations
 
 import collections
+import socket
 import uuid
 from typing import Callable, Iterator, Optional
 
 RETRIES = 3  # a part whose worker dies is run again, up to this many times
+
+# Seconds to connect to a scheduler and finish its handshake (--dask-timeout), and the range allowed.
+TIMEOUT = 10
+TIMEOUT_RANGE = (1, 600)
+
+# Schemes a scheduler address may name but this engine cannot use, and why.
+REFUSED = {
+    "inproc": "is an address inside one Python process, not reachable from this one",
+    "tls": "needs certificates (a security configuration) citeledger does not pass",
+    "ucx": "needs UCX and ucx-py; give the scheduler's tcp:// address",
+    "ws": "needs a websocket comm; give the scheduler's tcp:// address",
+    "wss": "needs a websocket comm and certificates; give the scheduler's tcp:// address",
+}
+
+
+class EngineError(Exception):
+    """A scheduler address that cannot be used, or a scheduler that did not answer: one line naming it."""
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """(host, port) of a scheduler address `tcp://HOST:PORT` (`HOST:PORT` alone is tcp, as Dask
+    reads it; an IPv6 host in brackets), else an EngineError saying what is wrong with it."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme in REFUSED:
+        raise EngineError(f"{scheme}:// {REFUSED[scheme]}")
+    if scheme != "tcp":
+        raise EngineError(f"unknown scheme {scheme!r}: expected tcp://HOST:PORT")
+    if rest.startswith("["):
+        host, close, after = rest[1:].partition("]")
+        port = after[1:] if close and after.startswith(":") else ""
+    else:
+        host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    if not host or "/" in host or "@" in host:
+        raise EngineError("no host: expected tcp://HOST:PORT")
+    if not port:
+        raise EngineError("no port: expected tcp://HOST:PORT (a scheduler listens on 8786 by default)")
+    if not (port.isascii() and port.isdigit() and 1 <= int(port[-6:]) <= 65535 and len(port) <= 5):
+        raise EngineError(f"port {port[:12]!r} is not an integer from 1 to 65,535")
+    return host, int(port)
 
 
 def _run_part(token: str, initializer: Callable, initargs: tuple, task: Callable, part):
@@ -31,9 +73,10 @@ _STATE: dict = {}
 class DaskPool:
     """Pool's `map`/`ordered`/`close`, on a Dask client (made on first use)."""
 
-    def __init__(self, initializer: Callable, initargs: tuple = (), address: Optional[str] = None, jobs: int = 2):
+    def __init__(self, initializer: Callable, initargs: tuple = (), address: Optional[str] = None, jobs: int = 2,
+                 timeout: float = TIMEOUT):
         self.initializer, self.initargs = initializer, initargs
-        self.address, self.jobs = address, jobs
+        self.address, self.jobs, self.timeout = address, jobs, timeout
         self.token = uuid.uuid4().hex
         self._client = self._cluster = self._args = None
 
@@ -48,13 +91,33 @@ class DaskPool:
             from distributed import Client, LocalCluster
 
             if self.address:
-                self._client = Client(self.address)
+                self._client = self._connected(Client)
             else:
                 self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                              dashboard_address=None)
                 self._client = Client(self._cluster)
             self._args = self._client.scatter(self.initargs, broadcast=True)  # sent once, not once a part
         return self._client
+
+    def _connected(self, client_class):
+        """A client of the scheduler at the address, connected and past its handshake within the
+        timeout; else an EngineError naming the address and what happened."""
+        host, port = parse_address(self.address)
+        try:  # a refused or unreachable port fails here at once, not after Dask's retries
+            socket.create_connection((host, port), timeout=self.timeout).close()
+        except OSError as exc:
+            raise EngineError(f"{self.address}: cannot connect: {exc.strerror or exc}") from None
+        try:  # Dask's own handshake waits for the scheduler's reply without a bound: done here first
+            _handshake(self.address, self.timeout)
+            return client_class(self.address, timeout=self.timeout)
+        except MemoryError:
+            raise EngineError(f"{self.address}: not a Dask scheduler (it announced a message too large to "
+                              "hold)") from None
+        except (OSError, TimeoutError) as exc:
+            raise EngineError(f"{self.address}: no Dask scheduler answered within {self.timeout:g} s "
+                              f"({_said(exc)})") from None
+        except Exception as exc:  # junk where a scheduler's handshake should be
+            raise EngineError(f"{self.address}: not a Dask scheduler ({_said(exc)})") from None
 
     def workers(self) -> int:
         """The cluster's worker threads (one session at a time each)."""
@@ -98,3 +161,24 @@ class DaskPool:
                 yield from results
             else:
                 yield results
+
+
+def _handshake(address: str, timeout: float) -> None:
+    """Connect to `address` and read its handshake, all within `timeout` seconds (TimeoutError)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe():
+        comm = await connect(address, timeout=timeout)
+        await comm.close()
+
+    async def bounded():
+        await asyncio.wait_for(probe(), timeout)
+
+    asyncio.run(bounded())
+
+
+def _said(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return type(exc).__name__ + (f": {text[:160]}" if text else "")

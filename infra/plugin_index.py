@@ -35,6 +35,7 @@ class Index:
 
     entries: tuple  # of Entry
     sources: tuple  # ((module, origin path, sha256 of its bytes), ...)
+    ignored: tuple = ()  # ((name, value, distribution), ...): entry points a built-in's name hides
 
     def providers(self, kind: str) -> dict:
         """Registered name -> the Entries that register it (two: a conflict, refused when the name
@@ -72,25 +73,36 @@ def kept(path) -> Index | None:
     if data is None:
         return None
     try:
-        entries, sources = marshal.loads(data)
+        entries, sources, ignored = marshal.loads(data)
         index = Index(entries=tuple(Entry(name=n, module=m, provides=p) for n, m, p in entries),
-                      sources=tuple(sources))
+                      sources=tuple(sources), ignored=tuple(ignored))
     except Exception:  # any failure to load: not trusted, built again
         return None
-    if all(_digest(origin) == digest for _, origin, digest in index.sources):
-        return index
-    return None
+    return index if proves_itself(index) else None
 
 
-def built(pm, hooks: dict) -> Index:
+def proves_itself(index: Index) -> bool:
+    """Whether a kept index still holds: it records the source digest of every module its entries
+    name (none left out, none empty), and each module's file has that digest now. A well-formed
+    index with no digests would otherwise be trusted forever, naming modules long gone."""
+    recorded = {module: digest for module, _, digest in index.sources}
+    named = {entry.module for entry in index.entries if entry.module is not None}
+    if not index.sources or not named <= set(recorded):
+        return False
+    if not all(isinstance(digest, str) and len(digest) == 64 for digest in recorded.values()):
+        return False
+    return all(_digest(origin) == digest for _, origin, digest in index.sources)
+
+
+def built(pm, hooks: dict, registered) -> Index:
     """The Index of what the plugin manager `pm` holds after a full load of its group, asking each
-    of `hooks` (kind -> registration hook name) what each plugin registers."""
+    of `hooks` (kind -> registration hook name) what each plugin registers (`registered(impl,
+    hook name)`: the classes a hook implementation registers)."""
     provides: dict[str, dict[str, list]] = {}
     modules: set[str] = set()
     for kind, hook in hooks.items():
         for impl in getattr(pm.hook, hook).get_hookimpls():
-            classes: list = []
-            impl.function(register=classes.append)
+            classes = registered(impl, hook)
             mine = provides.setdefault(impl.plugin_name, {}).setdefault(kind, [])
             mine += [(cls.name, f"{cls.__module__}.{cls.__qualname__}") for cls in classes]
             modules |= {cls.__module__ for cls in classes}
@@ -113,5 +125,6 @@ def built(pm, hooks: dict) -> Index:
 
 def keep(path, index: Index) -> None:
     """Write `index` to `path` (atomically, at most INDEXES_KEPT kept)."""
-    data = marshal.dumps(([(e.name, e.module, e.provides) for e in index.entries], list(index.sources)))
+    data = marshal.dumps(([(e.name, e.module, e.provides) for e in index.entries], list(index.sources),
+                          list(index.ignored)))
     cache.write(path, data, keep=INDEXES_KEPT)

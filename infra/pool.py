@@ -125,6 +125,7 @@ def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor", before=frozenset()
     """
     import multiprocessing
 
+    _STOPPED.append(True)
     processes = [p for p in multiprocessing.active_children() if p not in before]
     for process in processes:
         process.terminate()
@@ -134,6 +135,16 @@ def stop_pool(pool: "concurrent.futures.ProcessPoolExecutor", before=frozenset()
         if process.is_alive():
             process.kill()
             process.join(timeout=5)
+
+
+_STOPPED: list = []  # a pool's workers were ended mid-work in this process (stop_pool)
+
+
+def stopped_any() -> bool:
+    """Whether stop_pool ended workers in this process: a worker ended halfway through writing its
+    result can leave concurrent.futures' result reader waiting forever, and the interpreter's
+    exit joins that reader's thread (cli.main then ends the process itself, its cleanup done)."""
+    return bool(_STOPPED)
 
 
 def end_with_parent() -> None:

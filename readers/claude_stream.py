@@ -51,7 +51,7 @@ def group_segments(paths: Sequence[str]) -> list[SessionFiles]:
 
 # What an unreadable file's error names (issue 29 item 5): every format a built-in reader reads.
 FORMATS_READ = ("citeledger reads Claude Code stream-json and interactive logs, Codex CLI rollouts, "
-                "Gemini CLI sessions and Gemini CLI stream-json logs")
+                "Gemini CLI sessions, Gemini CLI stream-json logs and opencode session exports")
 
 
 def open_events(path: str, walker: EventWalker, options: ReadOptions, parent=None, alone=True) -> int:

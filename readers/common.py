@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import json
 from typing import Sequence
+
+import orjson
 
 from citeledger.core import COMMENTARY, ResultText, is_blank
 
@@ -61,3 +64,46 @@ def phased_answers(texts) -> tuple:
         elif turn not in finals:
             answers[turn] = [ResultText(text, origin, turn, COMMENTARY if phase == "commentary" else "")]
     return tuple(r for t in sorted(answers) for r in answers[t])
+
+
+class IdLines:
+    """Line numbers of message ids in a JSON document, found in document order.
+
+    An id is looked for as the writer writes it (orjson's bytes) and as
+    `json.dump` with ensure_ascii writes it (escapes: a lone surrogate has no
+    other form). One that is found in neither form (another escaping) ends the
+    search: every later message gets line 0, so the document is scanned once.
+    """
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.cursor = 0
+        self.line = 1
+        self.lost = False
+
+    def of(self, key: str) -> int:
+        if self.lost:
+            return 0
+        at = -1
+        for form in _written_forms(key):
+            at = self.data.find(form, self.cursor)
+            if at != -1:
+                break
+        if at == -1:
+            self.lost = True
+            return 0
+        self.line += self.data.count(b"\n", self.cursor, at)
+        self.cursor = at
+        return self.line
+
+
+def _written_forms(key: str) -> list[bytes]:
+    forms = []
+    try:
+        forms.append(orjson.dumps(key))
+    except TypeError:  # a lone surrogate: not UTF-8
+        pass
+    escaped = json.dumps(key).encode("ascii")
+    if escaped not in forms:
+        forms.append(escaped)
+    return forms

@@ -14,7 +14,6 @@ a call and its output are one record here.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Optional, Sequence
@@ -25,7 +24,7 @@ from citeledger.core import (
     BOM, AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, ToolResult, ToolUse, Transcript,
     decode_line, first_line, hookimpl, is_explore, is_file, open_regular, read_head, read_jsonl, reading,
 )
-from citeledger.readers.common import final_answers, session_name
+from citeledger.readers.common import IdLines, final_answers, session_name
 from citeledger.readers.gemini_tokens import request_of, run_log_of
 from citeledger.readers.walker import MISSING, js_type
 from citeledger.readers import whereabouts
@@ -259,7 +258,7 @@ class GeminiReader:
         listed = doc.get("messages", MISSING)
         if not isinstance(listed, list):
             raise InputError(path, f"session's messages is {js_type(listed)}, not a list")
-        lines = _Lines(data)
+        lines = IdLines(data)
         out = []
         for index, msg in enumerate(listed):
             if not (isinstance(msg, dict) and isinstance(msg.get("id"), str)):
@@ -394,49 +393,6 @@ def _read_calls(calls: list, origin: Origin, order: int, message_key, options: R
                     answers.append(ExploreAnswer(call_id, blocks, origin))
         order += 1
     return order
-
-
-class _Lines:
-    """Line numbers of message ids in a JSON document, found in document order.
-
-    An id is looked for as the writer writes it (orjson's bytes) and as
-    `json.dump` with ensure_ascii writes it (escapes: a lone surrogate has no
-    other form). One that is found in neither form (another escaping) ends the
-    search: every later message gets line 0, so the document is scanned once.
-    """
-
-    def __init__(self, data: bytes):
-        self.data = data
-        self.cursor = 0
-        self.line = 1
-        self.lost = False
-
-    def of(self, key: str) -> int:
-        if self.lost:
-            return 0
-        at = -1
-        for form in _written_forms(key):
-            at = self.data.find(form, self.cursor)
-            if at != -1:
-                break
-        if at == -1:
-            self.lost = True
-            return 0
-        self.line += self.data.count(b"\n", self.cursor, at)
-        self.cursor = at
-        return self.line
-
-
-def _written_forms(key: str) -> list[bytes]:
-    forms = []
-    try:
-        forms.append(orjson.dumps(key))
-    except TypeError:  # a lone surrogate: not UTF-8
-        pass
-    escaped = json.dumps(key).encode("ascii")
-    if escaped not in forms:
-        forms.append(escaped)
-    return forms
 
 
 @hookimpl

@@ -121,8 +121,11 @@ class RunLogReader:
     walker's JavaScript Map key of an id.
     """
 
-    def __init__(self, names: dict, key_of, content_blocks, truthy, warn=None):
+    def __init__(self, names: dict, key_of, content_blocks, truthy, warn=None, unparsed=None):
         self.names = names
+        # ids a byte-order-marked line named -> what `names` held before it (None: nothing): that line
+        # is no event to the harness (JSON.parse refuses it), so a result of its call is an unknown id's
+        self.unparsed = unparsed if unparsed is not None else {}
         self.warn = warn  # warn(origin, message): a number out of range (infra/outside.py)
         self.key_of = key_of
         self.content_blocks = content_blocks
@@ -231,6 +234,8 @@ class RunLogReader:
         tool_id = block.get("tool_use_id")
         key = tool_id if type(tool_id) is str else self.key_of(block, "tool_use_id")  # key_of's common case inline
         known = self.names.get(key) if key is not None else None
+        if self.unparsed and key in self.unparsed:
+            known = self.unparsed[key]
         name = known[0] if known is not None and type(known[0]) is str else ""
         error = block.get("is_error")
         error = error is True or (error is not None and error is not False and self.truthy(error))

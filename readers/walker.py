@@ -166,6 +166,9 @@ class EventWalker:
         self.results: list[ResultText] = []
         self.warnings: list[InputWarning] = []
         self.bom_lines: list[Origin] = []
+        # The tool_use ids a BOM-led line named, as the run log knew them before it (None: unknown):
+        # the harness's JSON.parse refuses that line, so its results keep the name they had without it.
+        self._log_names: dict = {}
         self._texts: list[tuple[str, int, Origin, str]] = []  # (text, turn, origin, kind)
         self._last_tool_use: dict[int, int] = {}  # turn -> index in _texts at its last tool_use
         self._answered: dict = {}  # tool_use key -> Origin of its first explore result
@@ -185,7 +188,7 @@ class EventWalker:
         self.explore_answers: list[ExploreAnswer] = []
         self._threads: dict[Optional[str], None] = {}
         # What the host logged beside the tool traffic (readers/run_log.py).
-        self.log = RunLogReader(self.names, js_map_key, content_blocks, js_truthy, self.warn)
+        self.log = RunLogReader(self.names, js_map_key, content_blocks, js_truthy, self.warn, self._log_names)
 
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(InputWarning(origin.file, origin.line, message))
@@ -302,6 +305,10 @@ class EventWalker:
                 key = tool_id if type(tool_id) is str else js_map_key(block, "id")  # js_map_key, its common case inline
                 name = block.get("name")
                 if key is not None:
+                    if self.bom_lines and self.bom_lines[-1] is origin:  # a line the harness cannot parse
+                        self._log_names.setdefault(key, self.names.get(key))
+                    elif self._log_names:
+                        self._log_names.pop(key, None)
                     if key in self.names:
                         first = self.names[key][1]
                         self.warn(origin, f"tool_use id {block.get('id')!r} used again (first at {first.file}:{first.line}); "

@@ -110,16 +110,16 @@ def render_fixture(result) -> str:
     return "\n".join(lines + _checks(result.checks)) + "\n"
 
 
-def render_session(checks, title: str) -> str:
+def render_session(checks, title: str, heading: str = "session keys") -> str:
     if not checks:
         return ""
-    return "\n".join(["", f"── session keys — {title}", *_checks(checks)]) + "\n"
+    return "\n".join(["", f"── {heading} — {title}", *_checks(checks)]) + "\n"
 
 
 def render_verdict(results, session_checks, expect_fail: bool) -> str:
     lines = [""]
     lines += [f"{'PASS' if r.passed else 'FAIL'}  {r.fixture.id}" for r in results]
-    lines += [f"{'PASS' if c.passed else 'FAIL'}  session {c.key}" for c in session_checks]
+    lines += [f"{'PASS' if c.passed else 'FAIL'}  {c.block} {c.key}" for c in session_checks]
     checks = [c for r in results for c in r.checks] + list(session_checks)
     failed = sum(not c.passed for c in checks)
     verdict = "FAIL" if failed else "PASS"
@@ -169,5 +169,9 @@ def check_dict(results, session_checks, passed: bool) -> dict:
     return {
         "passed": passed,
         "fixtures": [fixture_dict(r) for r in results],
-        "session": [{"key": c.key, "pass": c.passed, "detail": c.detail, "name": c.name} for c in session_checks],
+        "session": checks_list(session_checks),
     }
+
+
+def checks_list(checks) -> list[dict]:
+    return [{"key": c.key, "pass": c.passed, "detail": c.detail, "name": c.name} for c in checks]

@@ -156,38 +156,18 @@ NOT_COMPARED_LISTED = 20  # text lists this many; JSON and --out list all
 
 
 def render_text(header: dict, groups: list[dict], files: list[dict], unscored: list[dict], plot: list[str],
-                other_arms: list[dict] = (), sufficiency: str = "", behaviour=()) -> str:
+                other_arms: list[dict] = (), sufficiency: str = "", behaviour=(), brief: bool = False) -> str:
     """`sufficiency`: the pooled sufficiency block (compare --sufficiency), after the harness view;
-    `behaviour`: per group, its arms' runs (Comparison.behaviour_arms), before it."""
+    `behaviour`: per group, its arms' runs (Comparison.behaviour_arms), before it; `brief`: the title
+    and the group table alone. Groups that do not line up (no group scored on both sides): one line why."""
     labels = header.get("arms") or ["baseline", "new"]
-    if header.get("arms"):
-        out = (
-            f"citeledger compare — {arm_role(labels[0], 'baseline')} vs {arm_role(labels[1], 'new')} under "
-            f"{', '.join(header['passes'])} (ruleset {header['ruleset']}, grouped by {header['key']})\n"
-        )
-    else:
-        out = (
-            f"citeledger compare — baseline {header['baseline']} vs new {header['new']} "
-            f"(ruleset {header['ruleset']}, grouped by {header['key']})\n"
-        )
-    out += added_line(header.get("added", ()))
-    conf = int(round(header["confidence"] * 100))
-    heads = (f"{labels[0]} runs", f"{labels[1]} runs", f"{labels[0]} med", f"{labels[1]} med") if header.get("arms") \
-        else ("baseline runs", "new runs", "baseline med", "new med")
-    headers = ("group", *heads, "diff (pp)", f"{conf}% CI (pp)")
-    body = []
-    for g in groups:
-        ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
-        body.append((
-            g["group"], runs_text(g["base_runs"]), runs_text(g["new_runs"]),
-            pct(g["base_median"]), pct(g["new_median"]), points(g["difference"]), ci,
-        ))
-    out += layout(headers, body, (False, False, False, True, True, True, False))
-    out += (
-        f"  bootstrap: {header['resamples']} percentile resamples of each side's median, "
-        f"seed {header['seed']} (numpy PCG64 seeded with the seed and the runs' values)\n"
-    )
-    out += paired_lines(groups, labels)
+    out = title_line(header, labels) + added_line(header.get("added", ()))
+    reason = unpaired_reason(header, groups, labels)
+    if reason:
+        return out + reason
+    out += group_table(header, groups, labels)
+    if brief:
+        return out
     out += "\n" + harness_lines(groups, labels)
     if behaviour:
         out += "\n" + behaviour_lines(behaviour)
@@ -212,6 +192,59 @@ def render_text(header: dict, groups: list[dict], files: list[dict], unscored: l
         out += f"\nsessions of other arms, not compared ({len(other_arms)}): {named}\n"
     out += ("\nplot: " + ", ".join(plot) + "\n") if plot else "\nno plot written (give --out DIR or --plot PATH)\n"
     return out
+
+
+def title_line(header: dict, labels) -> str:
+    if header.get("arms"):
+        return (f"citeledger compare — {arm_role(labels[0], 'baseline')} vs {arm_role(labels[1], 'new')} under "
+                f"{', '.join(header['passes'])} (ruleset {header['ruleset']}, grouped by {header['key']})\n")
+    return (f"citeledger compare — baseline {header['baseline']} vs new {header['new']} "
+            f"(ruleset {header['ruleset']}, grouped by {header['key']})\n")
+
+
+def group_table(header: dict, groups: list[dict], labels) -> str:
+    """The arm and group rows: each group's runs, medians, difference and interval; the bootstrap
+    and pairing lines under them."""
+    conf = int(round(header["confidence"] * 100))
+    heads = (f"{labels[0]} runs", f"{labels[1]} runs", f"{labels[0]} med", f"{labels[1]} med") if header.get("arms") \
+        else ("baseline runs", "new runs", "baseline med", "new med")
+    headers = ("group", *heads, "diff (pp)", f"{conf}% CI (pp)")
+    body = []
+    for g in groups:
+        ci = "—" if g["ci_low"] is None else f"[{points(g['ci_low'])}, {points(g['ci_high'])}]"
+        body.append((
+            g["group"], runs_text(g["base_runs"]), runs_text(g["new_runs"]),
+            pct(g["base_median"]), pct(g["new_median"]), points(g["difference"]), ci,
+        ))
+    out = layout(headers, body, (False, False, False, True, True, True, False))
+    out += (
+        f"  bootstrap: {header['resamples']} percentile resamples of each side's median, "
+        f"seed {header['seed']} (numpy PCG64 seeded with the seed and the runs' values)\n"
+    )
+    out += paired_lines(groups, labels)
+    return out
+
+
+def lines_up(groups: list[dict]) -> bool:
+    """False when some group is scored and none is scored on both sides: nothing can be compared."""
+    every = next((g for g in groups if g["group"] == "(all)"), None)
+    return every is None or bool(every["paired"]) or not every["dropped"]
+
+
+def unpaired_reason(header: dict, groups: list[dict], labels) -> str:
+    """One line when each side scores some group and no group is scored on both (the folders' groups do
+    not line up: a table of dashes would say nothing), else ""."""
+    if lines_up(groups):
+        return ""
+    named = {}
+    for side in SIDES:
+        mine = [printable(g["group"]) for g in groups if g["group"] != "(all)" and g[f"{side}_n"]]
+        named[side] = ", ".join(mine[:3]) + (f" …+{len(mine) - 3}" if len(mine) > 3 else "")
+    if not all(named.values()):  # one side scored nothing: the not-compared list says why
+        return ""
+    how = {"parent": "its folder under each pass", "session": "its path"}.get(header["key"], "the --key pattern's match")
+    return (f"  nothing compared: no group lines up — {labels[0]} has {named['base']}; {labels[1]} has {named['new']} "
+            f"(a session's group is {how}: give passes laid out alike, or --key to pair them)\n")
 
 
 def paired_lines(groups: list[dict], labels) -> str:

@@ -112,6 +112,7 @@ class CompareResult:
     # per group but (all): (group, [(label, [RunBehaviour, ...]) per side]), the arm table's rows beside the
     # statistics (the groups' `*_behaviour` records hold the same as numbers)
     behaviour: tuple = ()
+    brief: bool = False  # the text's title and group table alone (compare --brief)
     kind: str = "compare"
 
     def records(self) -> list[dict]:
@@ -174,6 +175,7 @@ class SweepResult:
     by: str = ""  # --by: day, project or model ("" without)
     by_rows: tuple = ()  # --by: per ruleset, its `group` records (cli/commands/sweep.grouped_rows)
     session_rows: tuple = ()  # --sessions: each session's row, by start time
+    arms: tuple = ()  # check --corpus (sweep.swept): (harness arm, its slice rows per ruleset), by arm
 
     def tables(self) -> dict:
         """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's
@@ -185,3 +187,21 @@ class SweepResult:
         records = list(self.occupancy)
         rows = [dict(r, **slice_cells(records, r["slice"])) for r in rows]
         return {"slices": (tuple(columns) + SLICE_COLUMNS, rows)}
+
+
+@attrs.frozen
+class CheckResult:
+    """`check`: every fixture judged and every session and corpus key, as the CI forms render them
+    (report/check_ci.py: JUnit XML, a GitHub step summary)."""
+
+    spec: str  # the spec's path as given
+    fixtures: tuple  # harness.check.FixtureResult, in the spec's order
+    checks: tuple  # harness.check_session.SessionCheck: the session keys, then the corpus keys
+    passed: bool  # every check holds
+    expect_fail: bool  # --expect-fail: the exit status inverts (the checks as judged)
+    kind: str = "check"
+
+    def cases(self) -> list[tuple[str, str, bool, str]]:
+        """(suite, name, passed, detail) of every check, in the order the text prints them."""
+        cases = [(f"fixture {r.fixture.id}", c.name, c.passed, c.detail) for r in self.fixtures for c in r.checks]
+        return cases + [(c.block, c.name, c.passed, c.detail) for c in self.checks]

@@ -16,13 +16,15 @@ from importlib import resources
 from typing import Any
 
 import attrs
-import yaml
 
 from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range, sources as installed_sources
 
+from citeledger.core import untrusted
 from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
 from citeledger.core import UNITS, AnswerRules, ChannelRule, ReaderRules, Ruleset, SourceRule
+
+Located = untrusted.Located  # a mapping that knows its keys' lines (part of the loader's API)
 
 TOP_KEYS = {"name", "description", "extends", "reader", "answer", "unit", "channels", "sources"}
 
@@ -34,8 +36,8 @@ MOVED = {"splitter.unit": "unit"}
 # Limits on an untrusted ruleset (docs/robustness.md). A shipped ruleset is
 # about 2 KB, 60 nodes, 4 levels deep, 1 extends.
 MAX_RULESET_BYTES = 1 << 20  # one file, and a whole extends: chain together
-MAX_NODES = 100_000  # YAML nodes after aliases are expanded, in one file and in a whole chain
-MAX_DEPTH = 64  # nesting of YAML mappings and lists
+MAX_NODES = untrusted.MAX_NODES  # YAML nodes after aliases are expanded, in one file and in a whole chain
+MAX_DEPTH = untrusted.MAX_DEPTH  # nesting of YAML mappings and lists
 MAX_EXTENDS = 32  # files in one extends: chain
 EXCERPT = 60  # characters of a value quoted in an error
 
@@ -72,73 +74,8 @@ def _one_line(text: str) -> str:
     return _SPACE_RUN.sub(lambda m: " " if "\n" in m.group() or "\r" in m.group() else m.group(), text)
 
 
-class Located(dict):
-    """A YAML mapping that remembers its file and each key's line."""
-
-    file: str = ""
-    line: int = 0
-    lines: dict
-
-    def line_of(self, key) -> int:
-        return getattr(self, "lines", {}).get(key, self.line)
-
-
-# libyaml's parser when PyYAML has it (a 4 MB file: 4 s in the pure-Python one).
-_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BASE_LOADER):
-    def flatten_mapping(self, node):
-        """Flatten `<<:` merges, remembering how many pairs each mapping took from them.
-
-        Merged pairs come first in node.value afterwards; a key the mapping
-        writes itself overrides them (YAML's merge key), and only a key it
-        writes twice is a duplicate. PyYAML flattens merged mappings too, so
-        the count is kept per node, on its first flattening.
-        """
-        merged = self.__dict__.setdefault("merged_pairs", {})
-        if id(node) in merged:
-            return
-        explicit = sum(1 for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge")
-        super().flatten_mapping(node)
-        merged[id(node)] = len(node.value) - explicit
-
-
-def _construct_mapping(loader, node):
-    loader.flatten_mapping(node)
-    merged = loader.merged_pairs[id(node)]
-    mapping = Located()
-    mapping.file = loader.name
-    mapping.line = node.start_mark.line + 1
-    mapping.lines = {}
-    written = set()
-    for position, (key_node, value_node) in enumerate(node.value):
-        line = key_node.start_mark.line + 1
-        if not isinstance(key_node, yaml.ScalarNode):  # never construct (or print) a collection key
-            raise RulesetError(loader.name, line, "", "keys must be strings")
-        key = _construct(loader, key_node, line, "")
-        if not isinstance(key, str):
-            raise RulesetError(loader.name, line, excerpt(key), "keys must be strings")
-        if position >= merged:
-            if key in written:
-                raise RulesetError(loader.name, line, key, "duplicate key")
-            written.add(key)
-        mapping[key] = _construct(loader, value_node, line, key)
-        mapping.lines[key] = line
-    return mapping
-
-
-def _construct(loader, node, line: int, key: str):
-    """A node's value; an integer too long for Python to convert is a ruleset error, not a crash."""
-    try:
-        return loader.construct_object(node, deep=True)
-    except ValueError as exc:
-        if isinstance(exc, UserError):
-            raise
-        raise RulesetError(loader.name, line, key, "a number too long to read (more than 4,300 digits)") from None
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+def _refused(exc: untrusted.Refused) -> RulesetError:
+    return RulesetError(exc.file, exc.line, exc.key, exc.message)
 
 
 def locate(name_or_path: str, relative_to: str = "") -> str:
@@ -186,13 +123,12 @@ def _read_text(path: str, budget: "Budget | None" = None) -> str:
     """The file's text, within what is left of the byte limit; never opens a FIFO or device."""
     left = budget.bytes if budget else MAX_RULESET_BYTES
     try:
-        with open(path, "rb", opener=_regular_only) as fh:
-            data = fh.read(left + 1)
-    except OSError as exc:
-        raise RulesetError(path, 0, "", f"cannot read: {exc.strerror or exc}")
-    if len(data) > left:
-        chain = " (the files of its extends: chain together)" if left < MAX_RULESET_BYTES else ""
-        raise RulesetError(path, 0, "", f"larger than the ruleset limit of {MAX_RULESET_BYTES:,} bytes{chain}")
+        data = untrusted.read_bytes(path, left, "ruleset")
+    except untrusted.Refused as exc:
+        if exc.message.startswith("larger than"):
+            chain = " (the files of its extends: chain together)" if left < MAX_RULESET_BYTES else ""
+            raise RulesetError(path, 0, "", f"larger than the ruleset limit of {MAX_RULESET_BYTES:,} bytes{chain}")
+        raise _refused(exc) from None
     if budget:
         budget.bytes -= len(data)
     try:
@@ -201,72 +137,24 @@ def _read_text(path: str, budget: "Budget | None" = None) -> str:
         raise RulesetError(path, 0, "", "not UTF-8 text")
 
 
-def _regular_only(path, flags):
-    """os.open that refuses anything but a regular file, without blocking on a FIFO."""
-    fd = os.open(path, flags | os.O_NONBLOCK)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(0, "not a regular file")
-    return fd
-
-
 def check_shape(text: str, name: str, limit: int = MAX_NODES) -> int:
-    """Refuse, from the event stream and before anything is built, YAML whose
-    aliases expand past `limit` nodes or whose nesting passes MAX_DEPTH;
-    returns the number of nodes after aliases are expanded."""
-    sizes: dict[str, int] = {}
-    stack: list[list] = [[0, None]]  # per open collection: nodes so far, its anchor
-    for event in yaml.parse(text, Loader=_BASE_LOADER):
-        line = event.start_mark.line + 1 if event.start_mark else 0
-        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            if len(stack) > MAX_DEPTH:
-                raise RulesetError(name, line, "", f"nested deeper than {MAX_DEPTH} levels")
-            stack.append([1, event.anchor])
-            continue
-        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            count, anchor = stack.pop()
-        elif isinstance(event, yaml.ScalarEvent):
-            count, anchor = 1, event.anchor
-        elif isinstance(event, yaml.AliasEvent):
-            count, anchor = sizes.get(event.anchor, 1), None
-        else:
-            continue
-        if anchor is not None:
-            sizes[anchor] = count
-        stack[-1][0] += count
-        if stack[-1][0] > limit or count > limit:
-            if limit < MAX_NODES:
-                raise RulesetError(name, line, "", f"its extends: chain has more than {MAX_NODES:,} YAML nodes in total")
-            raise RulesetError(
-                name, line, "", f"aliases expand to more than {MAX_NODES:,} YAML nodes (an alias bomb?)"
-            )
-    return stack[0][0]
+    """infra/untrusted.py's check of a YAML text's size after aliases and its depth."""
+    try:
+        return untrusted.check_shape(text, name, limit)
+    except untrusted.Refused as exc:
+        raise _refused(exc) from None
 
 
 def parse_yaml(text: str, name: str, budget: "Budget | None" = None):
-    """YAML text as Located mappings and plain values, within the limits above
+    """YAML text as Located mappings and plain values, within infra/untrusted.py's limits
     (within what is left of them in `budget`, which the file's nodes then use up)."""
     try:
-        nodes = check_shape(text, name, budget.nodes if budget else MAX_NODES)
-        if budget:
-            budget.nodes -= nodes
-        loader = _Loader(text)
-        loader.name = name
-        try:
-            return loader.get_single_data()
-        finally:
-            loader.dispose()
-    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL): no mark, its own position
-        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else 0
-        what = f"character #x{exc.character:04x}: " if isinstance(exc.character, int) else ""
-        raise RulesetError(name, line, "", f"not valid YAML ({what}{exc.reason})")
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise RulesetError(name, mark.line + 1 if mark else 0, "", f"not valid YAML ({exc.problem})")
-    except yaml.YAMLError as exc:
-        raise RulesetError(name, 0, "", f"not valid YAML ({exc})")
-    except RecursionError:  # a bug if MAX_DEPTH holds; refused all the same
-        raise RulesetError(name, 0, "", "nested too deeply")
+        data, nodes = untrusted.parse_yaml(text, name, budget.nodes if budget else MAX_NODES)
+    except untrusted.Refused as exc:
+        raise _refused(exc) from None
+    if budget:
+        budget.nodes -= nodes
+    return data
 
 
 def _read(path: str, budget: "Budget | None" = None) -> Located:

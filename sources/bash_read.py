@@ -8,7 +8,11 @@ output is charged to the path; any other command (a search, a write, a
 build) retrieved no file and is no call of this source. What the output holds of
 the file is `core.context.shell_output`'s: a failed read or an output of only the
 command's own `echo` lines is no call; a tool notice ("(Bash completed with no
-output)") or what another command printed after the read is meta.
+output)") or what another command printed after the read is meta. A script whose `echo`
+markers show where each command's output starts is split per command
+(`core.shell_split`): each part to the file its command read (an error line's part and
+a listing's to no file), the markers meta; several files printed with nothing between
+them are charged jointly (`core.source.joint`: `JOINT[a | b]`, never cited).
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -20,7 +24,8 @@ import re
 
 import attrs
 
-from citeledger.core import DROPPED, SHELL_TOOLS, ResultSource, hookimpl, shell_intent, shell_output
+from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, joint, only_errors, shell_intent,
+                             shell_output, simple_commands, split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -41,6 +46,13 @@ class BashReadSource(ResultSource):
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
+        if not tool_notice(text) and text.strip():
+            split = split_output(command, text, self._reads)
+            pieces = [(None if not owners or only_errors(part) else
+                       joint([moved(command, at, path) for path, at in owners]), part)
+                      for owners, part in split or ()]
+            if any(path for path, _ in pieces):  # a script: each part to the command(s) that printed it
+                return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
@@ -51,10 +63,39 @@ class BashReadSource(ResultSource):
             return None, ""
         if output.notice:
             return [(None, text)], ""
-        path = moved(command, read_at, intent.path)
+        named = _read_args(command, read_at) or [intent.path]
+        path = joint([moved(command, read_at, one) for one in named])  # `cat a b c`: the three jointly
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
 
+    def _reads(self, simple: str):
+        """The path one simple command of a script reads (the same shell rule), or None: a
+        read piped through a filter (`cat f | grep x`) printed the lines it kept, a search's
+        output; through `head`/`tail`/`nl` a slice of the file, a read."""
+        intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
+        if not intent.reads:
+            return None
+        stages = _PIPE.split(simple[max(simple.find(intent.path), 0):])[1:]
+        if any(stage.split()[:1] and stage.split()[0] not in _SLICES for stage in stages):
+            return None
+        return intent.path
 
+
+def _read_args(command: str, read_at: int):
+    """The paths the read at `read_at` names when its command reads several files in one output
+    (`cat a b c`, `head -5 a b`), else None."""
+    for text, at in simple_commands(command) or ():
+        if at <= read_at < at + len(text):
+            words = _PIPE.split(text)[0].split()
+            if words and words[0] in _CONCATENATES:
+                paths = [w.strip("'\"") for w in words[1:] if not w.startswith("-") and not w[:1].isdigit()
+                         and ("/" in w or "." in w)]
+                return paths if len(set(paths)) > 1 else None
+    return None
+
+
+_CONCATENATES = frozenset({"cat", "bat", "nl", "head", "tail", "more", "less"})
+_PIPE = re.compile(r"(?<![|])\|(?![|])")
+_SLICES = frozenset({"head", "tail", "nl", "cat", "less", "more"})
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")
 
 

@@ -34,7 +34,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core import (
-    SHELL_TOOLS, KeptTools, Pieces, Pulled, UNKNOWN, compile_linear, hookimpl, result_key, unknown_warning,
+    SHELL_TOOLS, KeptTools, Pieces, Pulled, UNKNOWN, compile_linear, hookimpl, result_key, unknown_warning, within,
 )
 from citeledger.sources.sectioned import Fixed, shared_cuts
 from citeledger.sources.sectioned.shapes import SHAPES, joined
@@ -156,11 +156,28 @@ class McpSource:
             if declared is None:
                 continue
             cut, why = _cut(result, *declared, cuts)
+            if cut is not None and (result.cwd or given.base):
+                cut = Named(cut, result.cwd, given.base)
             if why:
                 warnings.append(unknown_warning(self.name, result, why))
             if cut is not None:
                 pulled.append(Pulled(cut, result.origin, self.name, result=result_key(result)))
         return pulled, warnings
+
+
+class Named:
+    """A cut whose sections' paths are named as the session names them (`within`: an absolute
+    `/p/src/a.ts` from the session's directory `/p` is `src/a.ts`, as every source names it).
+    Numbered 0: the same text under another working directory names other paths."""
+
+    __slots__ = ("cut", "cwd", "base", "number")
+
+    def __init__(self, cut, cwd, base):
+        self.cut, self.cwd, self.base, self.number = cut, cwd, base, 0
+
+    def sections(self, unit: str):
+        return tuple(attrs.evolve(s, path=within(s.path, self.cwd, self.base)) if s.path and not s.meta else s
+                     for s in self.cut.sections(unit))
 
 
 def _rules(declared: Declared) -> Optional[CutRules]:

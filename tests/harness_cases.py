@@ -210,12 +210,26 @@ def _usage_mix():
     ]]
 
 
+def _bom_resumed(reused: bool = False):
+    # A resumed segment whose first line, the explore call, begins with a UTF-8 byte order mark:
+    # the harness's JSON.parse refuses that line, so its result (6,000 chars) is an unknown id's,
+    # "other tools"; with `reused`, the id is segment 1's Read call's, whose name it keeps ("read").
+    second = "t0" if reused else "t2"
+    called = request(15000, "m3", use(second, EXPLORE, query="two"))[0]
+    return [
+        [init(EXPLORE, "Read"), *request(10000, "m1", use("t1", EXPLORE, query="one")), result("t1", 8000),
+         *request(11000, "m0", use("t0", "Read", file_path="/r/a.js")), result("t0", 500),
+         *request(13000, "m2", text("a1")), done()],
+        ["\ufeff" + json.dumps(called), result(second, 6000), *request(18000, "m4", text("a2")), done()],
+    ]
+
+
 CASES = {
     "basic": _basic, "dupe": _dupe, "compaction": _compaction, "micro": _micro, "stitched": _stitched,
     "shedding": _shedding, "fallback-growing": _fallback_growing, "fallback-none": _fallback_none,
     "dispersion": _dispersion, "race": _race, "cli-returned": lambda: _cli(False), "cli-blocked": lambda: _cli(True),
     "details": _details, "unicode": _unicode, "no-result": _no_result, "three-segments": _segments_three,
-    "usage-mix": _usage_mix,
+    "usage-mix": _usage_mix, "bom-resumed": _bom_resumed, "bom-reused-id": lambda: _bom_resumed(True),
 }
 
 

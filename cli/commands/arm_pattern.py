@@ -161,7 +161,7 @@ def run_arm_pattern(args) -> int:
         report_warnings(said)
         if fmt == "text" and number:
             write_stdout("\n")
-        write(result, fmt)
+        write(attrs.evolve(result, brief=args.brief), fmt)
         if fmt == "text":
             write_stdout(wrote)
         if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):

@@ -8,6 +8,7 @@ Exit status: 0 every check holds; 4 a check fails (EXIT_CHECK_FAILED; with
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.commands.common import (
@@ -28,22 +29,24 @@ def add_parser(sub) -> None:
         "check",
         help=SUMMARY["check"],
         usage="%(prog)s SPEC [--diagnostics SIDECAR ...] [FILE ... | --session LOG] "
-              "[--arms LABEL_A LABEL_B PASS ...] [--json] [--expect-fail]",
+              "[--arms LABEL_A LABEL_B PASS ...] [--corpus PATH ...] [--json | --format NAME] [--junit FILE] "
+              "[--step-summary [FILE]] [--expect-fail]",
         description=(
             "Judge a build against SPEC (docs/check.md): codegraph's allocation-fixtures.json as it writes "
             "it (each fixture's assert keys judged on the last report of the --diagnostics sidecars whose "
             "query is the fixture's, with probe-allocation.mjs's rules and wording; mustContain reads the "
             "explore response of the transcript joined to that report), plus a `session:` block of "
             "citeledger's own keys judged on the session given (FILE ... or --session LOG, read as `score` "
-            "reads it) and, for maxDrop, on the two arms of a pass (--arms, as `compare --arms` computes it). "
+            "reads it) and, for maxDrop, on the two arms of a pass (--arms, as `compare --arms` computes it); "
+            "a `corpus:` block judged on what `sweep --corpus PATH ...` computes (its slice table). "
             "Exit status: 0 every check holds; 4 a check fails (--expect-fail: 0 when one fails, 4 when "
             "all hold); 1 all hold but some input was skipped (warnings); 2 a spec or input error."
         ),
         epilog="Exit status (docs/cli.md): 0 every check holds; 1 every check holds, with input warnings; "
                "2 usage, spec or input error; 3 internal error; 4 a check fails (--expect-fail inverts 0 and 4).",
     )
-    p.add_argument("spec", metavar="SPEC", help="the spec: a .json file (codegraph's allocation-fixtures.json "
-                   "shape) or a YAML file")
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="the spec: a .json file (codegraph's "
+                   "allocation-fixtures.json shape) or a YAML file")
     add_session_inputs(p)
     p.add_argument("--diagnostics", action="append", default=[], metavar="SIDECAR",
                    help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: "
@@ -51,6 +54,9 @@ def add_parser(sub) -> None:
     p.add_argument("--arms", nargs="+", metavar="LABEL_A LABEL_B PASS",
                    help="for session.maxDrop: the baseline arm, the new arm, then the pass directories holding "
                    "both (as compare --arms)")
+    p.add_argument("--corpus", nargs="+", metavar="PATH",
+                   help="for the spec's corpus: keys: the transcripts and folders to sweep (as `citeledger sweep "
+                   "PATH ...` under --ruleset), whose slice table the keys are judged on")
     p.add_argument("--seed", type=int_text, default=0, metavar="N",
                    help=f"maxDrop's bootstrap seed, 0 to {MAX_SEED} (default: %(default)s)")
     p.add_argument("--resamples", type=int_text, default=10_000, metavar="N",
@@ -58,9 +64,19 @@ def add_parser(sub) -> None:
     p.add_argument("--confidence", type=float_text, default=0.95, metavar="LEVEL",
                    help="maxDrop's interval confidence, between 0 and 1 (default: %(default)s)")
     add_jobs_options(p)
-    p.add_argument("--json", action="store_true",
-                   help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
-                   "[{key, pass, detail}]} instead of the text")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true",
+                     help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
+                     "[{key, pass, detail}]} instead of the text")
+    fmt.add_argument("--format", metavar="NAME", default=None,
+                     help="print the check result in the format NAME: text (the default) or json (--json is short "
+                     "for json)")
+    p.add_argument("--junit", metavar="FILE",
+                   help="also write JUnit XML to FILE (atomically): one testcase per check, a failure with its "
+                   "detail line per check that does not hold; the exit status is unchanged")
+    p.add_argument("--step-summary", nargs="?", const="", metavar="FILE",
+                   help="also append a Markdown summary (the verdict, a table of every check) to FILE; without "
+                   "FILE, to $GITHUB_STEP_SUMMARY (GitHub Actions shows it on the run's page)")
     p.add_argument("--expect-fail", action="store_true",
                    help="a spec written to fail: exit 0 when a check fails, 4 when every check holds")
     p.set_defaults(run=run, exclude=[], sufficiency=False, key="parent", intermixed=True)
@@ -81,6 +97,10 @@ def _inputs_for(spec, args) -> None:
             raise SpecError(spec.path, f"session.{key}", "needs the arms of a pass: --arms LABEL_A LABEL_B PASS ...")
     if args.arms and not set(ARM_KEYS) & set(given):
         raise UserError(f"--arms: {spec.path} has no session.{', '.join(ARM_KEYS)} to judge on the arms")
+    if spec.corpus and not args.corpus:
+        raise SpecError(spec.path, f"corpus.{spec.corpus[0].where}", "needs the sessions to sweep: --corpus PATH ...")
+    if args.corpus and not spec.corpus:
+        raise UserError(f"--corpus: {spec.path} has no corpus: keys to judge on the sweep")
     if args.arms and len(args.arms) < 3:
         raise UserError("--arms takes LABEL_A LABEL_B and at least one PASS directory")
 
@@ -192,7 +212,58 @@ def _arm_groups(args, warnings: list) -> tuple[list, tuple]:
     return arm_groups(args, labels, args.arms[2:], warnings), labels
 
 
+def _corpus_checks(spec, args) -> tuple[list, int]:
+    """The corpus keys judged on `sweep`'s own slice table of --corpus, and the sweep's exit status."""
+    if not spec.corpus:
+        return [], EXIT_OK
+    from citeledger.cli.commands.sweep import swept
+    from citeledger.harness.check_corpus import corpus_checks
+
+    names = args.ruleset or []
+    status, result = swept(args.corpus, names[0] if names else None, args.jobs)
+    if result is None:  # nothing in the window: nothing judged
+        return [], status
+    arms = {arm: rows[0] for arm, rows in result.arms}
+    return list(corpus_checks(spec.corpus, result.slices[0], arms, result.header["rulesets"][0])), status
+
+
+def _summary_path(args) -> Optional[str]:
+    """Where --step-summary appends (None: not asked); refused before anything is read."""
+    if args.step_summary is None:
+        return None
+    path = args.step_summary or os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not path:
+        raise UserError("--step-summary: no FILE given and GITHUB_STEP_SUMMARY is not set")
+    return path
+
+
+def _write_ci(args, summary: Optional[str], result) -> None:
+    """The CI forms of the verdict (report/check_ci.py renders, cli/output.py writes)."""
+    from citeledger.cli.output import append_text, write_file
+    from citeledger.report.check_ci import junit_xml, step_summary
+
+    if args.junit:
+        write_file(args.junit, junit_xml(result))
+    if summary:
+        append_text(summary, step_summary(result))
+
+
+# What `check` with no SPEC says: what it needs, as the spec's keys decide it.
+NEEDS = ("no SPEC given: check judges a spec (docs/check.md): a .json file in codegraph's "
+         "allocation-fixtures.json shape or a YAML file; its fixtures need --diagnostics SIDECAR, its "
+         "session keys FILE ... or --session LOG (or - for standard input), maxDrop --arms LABEL_A LABEL_B PASS ..., "
+         "its corpus keys --corpus PATH ...")
+FORMATS = ("json", "text")  # check's result is printed by report/check.py, not by a format plugin
+
+
 def run(args) -> int:
+    if args.spec is None:
+        raise UserError(NEEDS)
+    summary = _summary_path(args)
+    fmt = args.format or ("json" if args.json else "text")
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt}: no installed format renders check results (these do: {', '.join(FORMATS)})")
+    args.json = fmt == "json"
     spec = load_spec(args.spec)
     matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
     _inputs_for(spec, args)
@@ -209,15 +280,23 @@ def run(args) -> int:
     groups, labels = _arm_groups(args, warnings)
     results = _fixtures(spec, matchers, reports, texts, args.diagnostics)
     session_checks = _session_checks(spec, score, transcript, ruleset, groups, labels)
-    passed = all(r.passed for r in results) and all(c.passed for c in session_checks)
-    _write(args, results, session_checks, passed, transcript, score)
+    corpus, swept_status = _corpus_checks(spec, args)
+    passed = all(r.passed for r in results) and all(c.passed for c in session_checks + corpus)
+    _write(args, results, session_checks, passed, transcript, score, corpus)
+    from citeledger.report.results import CheckResult
+
+    _write_ci(args, summary, CheckResult(spec=args.spec, fixtures=tuple(results),
+                                         checks=(*session_checks, *corpus), passed=passed,
+                                         expect_fail=args.expect_fail))
     report_warnings(warnings, "--json")
     if passed == args.expect_fail:
         return EXIT_CHECK_FAILED
-    return EXIT_WARNINGS if warnings else EXIT_OK
+    if swept_status not in (EXIT_OK, EXIT_WARNINGS):
+        return swept_status  # an internal error while sweeping (listed by the sweep)
+    return EXIT_WARNINGS if warnings or swept_status == EXIT_WARNINGS else EXIT_OK
 
 
-def _write(args, results, session_checks, passed, transcript, score) -> None:
+def _write(args, results, session_checks, passed, transcript, score, corpus=()) -> None:
     from citeledger.report import check as view
 
     if args.json:
@@ -225,6 +304,8 @@ def _write(args, results, session_checks, passed, transcript, score) -> None:
 
         data = view.check_dict(results, session_checks, passed)
         data.update(spec=args.spec, sidecars=list(args.diagnostics), expect_fail=args.expect_fail)
+        if args.corpus:
+            data.update(corpus=view.checks_list(corpus), corpus_paths=list(args.corpus))
         if transcript is not None:
             data["inputs"] = list(transcript.files)
         write_stdout(json_bytes(data, indent=True) + b"\n")
@@ -235,4 +316,6 @@ def _write(args, results, session_checks, passed, transcript, score) -> None:
         if score is not None and args.arms:
             title += " and the arms of " + ", ".join(args.arms[2:])
         text += view.render_session(session_checks, title)
-    write_stdout(text + view.render_verdict(results, session_checks, args.expect_fail))
+    if corpus:
+        text += view.render_session(corpus, f"sweep of {', '.join(args.corpus)}", heading="corpus keys")
+    write_stdout(text + view.render_verdict(results, [*session_checks, *corpus], args.expect_fail))

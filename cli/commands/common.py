@@ -15,7 +15,7 @@ from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, UserError
 
 def add_session_inputs(parser) -> None:
     """FILE ... or --session PATH, and --ruleset: the inputs of score and explain."""
-    parser.add_argument("files", nargs="*", metavar="FILE", help="stream-json segment files of one session, in order")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="the files of one session, in order (-: standard input, one session)")
     parser.add_argument("--session", metavar="PATH", nargs="?", const=".",
                         help="a Claude Code interactive session log, or a project directory's newest "
                         "(no PATH: the current directory's)")
@@ -40,7 +40,7 @@ def add_format_options(parser, json_help: str, kind: str) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help=json_help)
     fmt.add_argument("--csv", action="store_true", help="print the table as CSV instead of text")
-    add_format_option(fmt, kind)
+    add_format_option(fmt, kind, ("json", "csv"))
     parser.add_argument("--csv-raw", action="store_true",
                         help="write CSV cells as they are: by default a cell a spreadsheet would run as a "
                         "formula (starting = + - @, tab or CR) is written with a ' before it (docs/robustness.md)")

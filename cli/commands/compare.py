@@ -8,6 +8,7 @@ from citeledger.cli.commands import SUMMARY
 import contextlib
 import os
 import re
+import sys
 from typing import Iterator, Optional
 
 import orjson
@@ -35,7 +36,7 @@ from citeledger.report.results import CompareResult
 from citeledger.cli.commands.common import (
     add_diagnostics_options, completed_files, one_ruleset, outcome_inputs, report_warnings,
 )
-from citeledger.report.compare import SIDES, Comparison
+from citeledger.report.compare import SIDES, Comparison, lines_up, unpaired_reason
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.cli.commands.sweep import add_corpus_options, load_rulesets
 from citeledger.report.sweep import QUANTILE_NOTE
@@ -85,6 +86,9 @@ def add_parser(sub) -> None:
                    help="interval confidence, between 0 and 1 (default: %(default)s)")
     p.add_argument("--top", type=int_text, default=3, metavar="K",
                    help=f"files listed per group, 0 to {MAX_TOP:,} (default: %(default)s)")
+    p.add_argument("--brief", action="store_true",
+                   help="print the arm and group rows alone (each group's runs, medians, difference and interval), "
+                   "not the harness view, behaviour, files or lists; --out's summary.txt stays whole")
     p.add_argument("--plot", metavar="PATH", help="write the plot to PATH.png and PATH.svg (--out writes DIR/compare.*)")
     add_corpus_options(p, "", once=True)
     add_diagnostics_options(p, automatic=True)
@@ -300,6 +304,10 @@ def arm_groups(args, names, passes, warnings: list) -> list[dict]:
 
 
 def run(args) -> int:
+    if args.brief and args.harness:
+        raise UserError("--brief: not with --harness (the arm table is compare-arms.mjs's, whole)")
+    if args.brief and chosen(args) != "text":
+        raise UserError(f"--brief shortens the text: not with --format {chosen(args)} (its records are whole)")
     if args.arm_pattern is not None:
         from citeledger.cli.commands.arm_pattern import run_arm_pattern, run_arm_pattern_table
 
@@ -336,12 +344,16 @@ def run(args) -> int:
             stack.enter_context(output_dir(args.out))
         result, wrote = _write_files(args, result, diagnosed)
     report_warnings(warnings)
-    write(result, fmt)
+    write(attrs.evolve(result, brief=args.brief), fmt)
     if fmt == "text":
         write_stdout(wrote)
+    elif not lines_up(list(result.groups)):  # the text says it in place of the table; other formats here
+        labels = result.labels
+        print("citeledger: warning: " + unpaired_reason(result.header, list(result.groups), labels).strip(),
+              file=sys.stderr)
     if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
         return EXIT_INTERNAL
-    return EXIT_WARNINGS if comparison.unscored or warnings else EXIT_OK
+    return EXIT_WARNINGS if comparison.unscored or warnings or not lines_up(list(result.groups)) else EXIT_OK
 
 
 def _check_passes(args) -> None:

@@ -10,7 +10,6 @@ from citeledger.cli.commands.arm_pattern import ARM_COLUMNS, arm_pattern, labels
 import contextlib
 import os
 import sys
-import tempfile
 
 from citeledger.rules.compiled import load_many
 
@@ -26,6 +25,7 @@ from citeledger.cli.formats import check, chosen, write, write_pages
 from citeledger.cli.hints import hint_sweep
 from citeledger.cli.output import atomic_open, output_dir, write_stdout
 from citeledger.engine.limits import max_jobs, workers
+from citeledger.cli.spool import Spool
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed
@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
         help=SUMMARY["sweep"],
         description=(
             "Find every session under the given files and directories (stream-json segment groups "
-            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs and Codex rollouts) and print, per ruleset, "
+            "run-x.jsonl, run-x.t2.jsonl, ..., Claude Code interactive logs, Codex rollouts, Gemini CLI "
+            "sessions) and print, per ruleset, "
             "one row per slice (all, single-question, multi-turn): n, pooled efficiency, median, p25, "
             "p75, min and path-only pooled, then the per-call median and p25. Sessions without an "
             "explore response or without an answer, and unreadable ones, are counted and listed. "
@@ -106,6 +107,9 @@ def add_parser(sub) -> None:
     p.add_argument("--engine", default="local", metavar="local|dask[=ADDRESS]",
                    help="where sessions are scored: local processes (default), or a Dask cluster "
                    "(a LocalCluster of --jobs workers, or the scheduler at ADDRESS; pip install 'citeledger[dask]')")
+    p.add_argument("--dask-timeout", type=int_text, metavar="SECONDS",
+                   help="with --engine dask=ADDRESS: seconds to connect to the scheduler and finish its handshake, "
+                   "an integer from 1 to 600 (default 10)")
     p.add_argument("--parquet", action="store_true",
                    help="with --out: also write calls.parquet and files.parquet (needs pyarrow)")
     p.add_argument("--window-tokens", type=int_text, metavar="N",
@@ -120,10 +124,10 @@ def load_rulesets(names) -> list:
 
 def dask_engine(engine: str):
     """--engine's value for corpus.Workers: None (local processes) or "dask[=ADDRESS]"."""
-    if engine == "local":
+    from citeledger.corpus import checked_engine
+
+    if checked_engine(engine) is None:
         return None
-    if engine != "dask" and not engine.startswith("dask="):
-        raise UserError(f"--engine {engine}: expected local, dask or dask=SCHEDULER_ADDRESS")
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -237,8 +241,8 @@ class Outputs:
 
     def __enter__(self):
         if self.stdout_json or self.out:
-            with _spooling():
-                self.spool = self._stack.enter_context(tempfile.TemporaryFile())
+            self.spool = Spool()
+            self._stack.callback(self.spool.close)
         if self.out:
             self._stack.enter_context(output_dir(self.out))
             self.jsonl_file = self._stack.enter_context(atomic_open(os.path.join(self.out, "sweep.jsonl"), "wb"))
@@ -254,16 +258,14 @@ class Outputs:
 
     def record(self, record: dict) -> None:
         if self.spool is not None:
-            with _spooling():
-                self.spool.write(jsonl(record))
+            self.spool.write(jsonl(record))
         if self.sessions_csv is not None and record["record"] == "session":
             self.sessions_csv.writerow([csv_value(record.get(c)) for c in self.columns])
 
     def session(self, one: SweepSession) -> None:
         """One session's records, as its worker made them (the same bytes `record` writes)."""
         if self.spool is not None:
-            with _spooling():
-                self.spool.write(one.lines)
+            self.spool.write(one.lines)
         if self.sessions_csv is not None:
             self.sessions_csv.writerows(one.csv_rows)
         if self.long is not None:
@@ -271,35 +273,23 @@ class Outputs:
 
     def copy(self, blocks) -> None:
         """Records already made as JSON lines (the bytes `record` writes), in blocks."""
-        with _spooling():
-            for block in blocks:
-                self.spool.write(block)
+        for block in blocks:
+            self.spool.write(block)
 
     def finish(self, header: dict) -> None:
         """The JSON stream: the header, then every record in the order recorded."""
         if self.spool is None:
             return
         first = jsonl(header)
-        with _spooling():
-            self.spool.seek(0)
         if self.stdout_json:
             write_stdout(first)
         if self.jsonl_file is not None:
             self.jsonl_file.write(first)
-        for block in iter(lambda: self.spool.read(1 << 20), b""):
+        for block in self.spool.blocks():
             if self.stdout_json:
                 write_stdout(block)
             if self.jsonl_file is not None:
                 self.jsonl_file.write(block)
-
-
-@contextlib.contextmanager
-def _spooling():
-    """A failure of the records' temporary file (a full /tmp) names where it is."""
-    try:
-        yield
-    except OSError as exc:
-        raise UserError(f"{tempfile.gettempdir()}: cannot write a temporary file: {exc.strerror or exc}") from None
 
 
 def write_csv(path_or_stream, columns, rows) -> None:
@@ -326,10 +316,9 @@ def no_sessions(paths, warnings) -> None:
 
 def run(args) -> int:
     fmt = chosen(args)
-    if fmt == "json":  # streamed by Outputs as the sessions come, not rendered whole
+    check(fmt, "sweep", streamed=("json",))  # JSON lines: streamed by Outputs as the sessions come
+    if fmt == "json":
         args.json = True
-    else:
-        check(fmt, "sweep")
     if args.parquet:
         if not args.out:
             raise UserError("--parquet writes into the --out directory: give --out DIR")
@@ -354,10 +343,27 @@ def run(args) -> int:
                             columns=None if rows_written else OccupancyPool.COLUMNS)
         extra = judged(measured, args.sufficiency, rulesets[0])
         with Workers(workers(args.jobs, max_jobs()), rulesets, extra, shape,
-                     engine) as pool:
-            return _sweep(args, rulesets, diagnosed, pages, pool)
+                     engine, args.dask_timeout) as pool:
+            status, result = _sweep(args, rulesets, diagnosed, pages, pool)
+            if getattr(args, "keep", None) is not None:  # swept(): the result to its caller, nothing on stdout
+                args.keep.append(result)
+            return status
     finally:
         diagnosed.close()
+
+
+def swept(paths, ruleset: Optional[str], jobs: int) -> tuple[int, Optional[SweepResult]]:
+    """(exit status, result) of `citeledger sweep PATHS --ruleset RULESET -q` with nothing written on
+    stdout (its warnings and notes on stderr as ever): `check --corpus` judges the sweep's own numbers,
+    its slice tables and, per harness arm (SessionRef.arm), the same tables of that arm's sessions.
+    The result is None when the --window left nothing (status 1)."""
+    from citeledger.cli import build_parser
+
+    argv = ["sweep", "--quiet", "--jobs", str(jobs), *(["--ruleset", ruleset] if ruleset else []), "--", *paths]
+    args = build_parser(argv).parse_args(argv)
+    args.keep, args.arm_tables = [], True
+    status = run(args)
+    return status, (args.keep[0] if args.keep else None)
 
 
 @attrs.define
@@ -375,6 +381,7 @@ class _Tally:
     occupancy: OccupancyPool = attrs.field(factory=OccupancyPool)
     briefs: list = attrs.field(factory=list)  # sweep --sessions: each session's row
     groups: list = attrs.field(factory=list)  # sweep --by: per ruleset, {group: SliceTable}
+    arms: dict = attrs.field(factory=dict)  # swept(): {arm: [SliceTable per ruleset]} (harness arms)
     # The paths given that are files (looked at once, not once a session): only their sessions
     # can have files read with them that were not named.
     given_files: tuple = ()
@@ -397,13 +404,17 @@ class _Tally:
         self.unscored.extend(one.unscored)
         if one.brief is not None:
             self.briefs.append(one.brief)
+        if getattr(args, "arm_tables", False) and one.ref.arm is not None:
+            tables = self.arms.setdefault(one.ref.arm, [SliceTable(t.ruleset) for t in self.tables])
+            for table, row in zip(tables, one.tallies):
+                table.add(row)
         if args.by:
             key = group_of(one.ref.whereabouts, args.by, args.window.zone)
             for table, groups, row in zip(self.tables, self.groups, one.tallies):
                 groups.setdefault(key, SliceTable(table.ruleset)).add(row)
 
 
-def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
+def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> tuple[int, Optional[SweepResult]]:
     fmt = chosen(args)
     refs, found_warnings = discover(args.paths, args.exclude, pool, output=args.out)
     if args.agent:
@@ -412,7 +423,7 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
     if args.window.active and refs:
         refs = within(refs, args.window, found_warnings)
         if not refs:
-            return EXIT_WARNINGS  # one line said why (cli/window.py)
+            return EXIT_WARNINGS, None  # one line said why (cli/window.py)
     if not refs:
         no_sessions(args.paths, found_warnings)
     tally = _Tally([SliceTable(r.name) for r in rulesets], warnings=list(found_warnings),
@@ -435,14 +446,15 @@ def _sweep(args, rulesets, diagnosed, pages: bool, pool: Workers) -> int:
             write(result, "text", os.path.join(args.out, "summary.txt"))
         if pages:
             write_pages(result, args.html, args.out and os.path.join(args.out, "report.html"))
-    if fmt != "json":  # the JSON lines are streamed as the sessions come (Outputs)
+    shown = getattr(args, "keep", None) is None
+    if fmt != "json" and shown:  # the JSON lines are streamed as the sessions come (Outputs)
         write(result, fmt)
-    if fmt == "text":
+    if fmt == "text" and shown:
         write_stdout(wrote)
     if tally.internal:
         print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK
+        return EXIT_INTERNAL, result
+    return (EXIT_WARNINGS if tally.unscored or tally.warnings else EXIT_OK), result
 
 
 def grouped_rows(groups: dict, by: str) -> list[dict]:
@@ -500,4 +512,5 @@ def _result(args, rulesets, refs, tally: _Tally, diagnosed, outputs, found: int)
         floors={r.name: r.channel_names[0] for r in rulesets},  # first-ranked channel (the loader requires one)
         diagnostics_text=diagnosed.text("Diagnostics, pooled over the sweep"),
         sufficiency=tally.pooled, with_sufficiency=bool(args.sufficiency), occupancy=tuple(occupancy),
+        arms=tuple((arm, tuple(t.rows() for t in tables)) for arm, tables in sorted(tally.arms.items())),
     )

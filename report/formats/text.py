@@ -57,12 +57,13 @@ def _explain(result) -> str:
 
 
 def _compare(result) -> str:
-    from citeledger.report.compare import render_text
+    from citeledger.report.compare import lines_up, render_text
 
     pooled = result.sufficiency.text(list(result.groups), result.labels) if result.with_sufficiency else ""
+    whole = not result.brief and lines_up(list(result.groups))  # else the title and the table, or why not
     return render_text(dict(result.header, added=list(result.added)), list(result.groups), list(result.files),
                        list(result.unscored), list(result.plot_paths), list(result.other_arms),
-                       pooled, list(result.behaviour)) + result.diagnostics_text
+                       pooled, list(result.behaviour), brief=result.brief) + (result.diagnostics_text if whole else "")
 
 
 def _sensitivity(result) -> str:

@@ -144,6 +144,11 @@ details { margin: .2rem 0; } summary { cursor: pointer; }
 details.page > summary { font-weight: 600; }
 details.session > :not(summary) { margin-left: 1.6rem; }
 td.channel { white-space: nowrap; }
+table.files { width: 100%; }
+table.files td > code, table.files .why { overflow-wrap: anywhere; }
+table.files td.path { min-width: 9em; }
+table.files th, table.files td { padding-left: .35rem; padding-right: .35rem; }
+table.files th.num { white-space: normal; }
 td.runs { min-width: 12em; max-width: 22em; }
 table.groups thead th { white-space: normal; }
 table.groups thead th { vertical-align: bottom; }

@@ -204,12 +204,19 @@ def _channel(channel: Optional[str]) -> str:
 
 
 def _evidence(evidence: Optional[str]) -> str:
-    return "—" if evidence is None else f"<code>{esc(evidence)}</code>"
+    return "—" if evidence is None else f"<code>{breakable(evidence)}</code>"
+
+
+def breakable(path: str) -> str:
+    """`path` escaped, a line may break after each `/` (<wbr>: no character added): a narrow window's
+    file table wraps a path at its folders before anywhere else."""
+    return "/<wbr>".join(esc(part) for part in path.split("/"))
 
 
 def _files(data: dict) -> str:
     lines = "line_level" in data
-    # The why beside the file: it stays in view in an 800 px window (the numbers scroll in their box).
+    # The why beside the file, and the whole table in an 800 px window without scrolling sideways:
+    # paths wrap at their folders, the why and the evidence anywhere (page.CSS, table.files).
     headers = ["#", "verdict", "file", "why (each channel, in rank order)", "chars", "share", "sections", "channel",
                "evidence"]
     numeric = (0, 4, 5, 6)
@@ -225,7 +232,7 @@ def _files(data: dict) -> str:
         )
         row = (
             f'<tr id="file-{i}" data-path="{esc(f["path"])}"><td class=num>{i}</td><td>{mark(f["channel"] is not None)}</td>'
-            f"<td><code>{esc(f['path'])}</code></td>"
+            f"<td class=path><code>{breakable(f['path'])}</code></td>"
             f'<td><ul class="why">{why}</ul></td>'
             + cell("chars", f["chars"], num(f["chars"]))
             + cell("share", f["share"], pct(f["share"]))

@@ -148,7 +148,7 @@ class _Grammar:
         # file) when it fails to load, so a torn or stale file costs a build, never a result.
         to_header = ToHeader()
         self.parser = Lark(grammar, start=["line", "header", "tokens"], parser="lalr", maybe_placeholders=False,
-                           transformer=to_header, cache=cache.file_for("header-grammar", grammar, version=__version__) or False)
+                           transformer=to_header, cache=cache.usable(cache.file_for("header-grammar", grammar, version=__version__)) or False)
         # A run of items is SYMBOL_ITEM's matches one after another: the terminal's own
         # pattern, searched along the run, gives each (lark's lexer runs it with re too).
         item = re.compile(self.parser.get_terminal("SYMBOL_ITEM").pattern.to_regexp())

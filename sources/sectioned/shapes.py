@@ -26,6 +26,8 @@ SHAPES = {
     # grep-style lines (`rg -n`, `git grep -n`, a search tool's matches): `path:12:text`,
     # each line its file's (context lines `path-13-` join the line before).
     "path-line": r"^(?P<path>[^\s:][^:\n]*):\d+:",
+    # opencode's grep: a `/abs/path/file:` line alone, then its `  Line N: text` lines.
+    "path-colon": r"^(?P<path>[^\s][^\n]*):$",
     # opencode's read: `<path>/abs/file</path>`, then `<type>`, `<content>` with `N:` lines.
     "path-wrapper": r"^<path>(?P<path>[^<\n]+)</path>",
 }

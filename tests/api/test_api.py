@@ -212,3 +212,58 @@ def test_sweep_with_more_jobs_than_the_command_line_allows_is_refused_before_any
 def test_sweep_with_jobs_that_is_no_integer_is_refused():
     with pytest.raises(UserError, match=r"^jobs=2\.5: not an integer"):
         next(citeledger.sweep(str(FIXTURES / "real"), jobs=2.5))
+
+
+# ---------------------------------------------------------------- issue 44: errors in Python's words
+
+
+def test_citeledger_score_with_nothing_names_paths_and_session_not_flags():
+    with pytest.raises(UserError) as caught:
+        citeledger.score()
+    assert "--" not in str(caught.value) and "FILE" not in str(caught.value)
+    assert "score(paths)" in str(caught.value) and "score(session=PATH)" in str(caught.value)
+
+
+def test_citeledger_score_of_a_folder_points_to_session_and_sweep():
+    with pytest.raises(UserError) as caught:
+        citeledger.score(FIXTURES / "real" / "interactive")
+    message = str(caught.value)
+    assert "--session" not in message and "session=" in message and "citeledger.sweep(" in message
+
+
+def test_citeledger_score_of_paths_and_session_says_give_one_in_python():
+    run = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    with pytest.raises(UserError, match="give paths or session=, not both$"):
+        citeledger.score(run, session=FIXTURES / "real" / "interactive")
+
+
+def test_citeledger_score_of_two_sessions_points_to_citeledger_sweep_not_the_command():
+    a = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    b = FIXTURES / "real" / "stream" / "flask-views.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score([a, b])
+    assert str(caught.value).endswith("citeledger.score reads one session — citeledger.sweep(paths) scores each")
+
+
+def test_citeledger_score_of_two_files_as_two_arguments_says_the_second_is_no_ruleset():
+    a = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    b = FIXTURES / "real" / "stream" / "flask-views.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score(a, b)  # b lands in `ruleset`
+    assert str(caught.value).startswith(f"ruleset={str(b)!r} is a transcript, not a ruleset")
+    assert "YAML" not in str(caught.value)
+
+
+def test_citeledger_score_session_dir_says_which_log_it_read():
+    folder = FIXTURES / "real" / "interactive" / "-tmp-proj-express"
+    result = citeledger.score(session=folder)
+    log = folder / "6f1c2a0e-3b7d-4c55-9e1a-2d4f8b7c9a10.jsonl"
+    assert result.inputs[0] == str(log)  # the log chosen, then its subagents'
+    assert result.inputs[1:] == (str(log.with_suffix("") / "subagents" / "agent-a7e3c19.jsonl"),)
+
+
+def test_citeledger_score_with_a_bad_answer_glob_names_answer_not_the_flag():
+    run = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score(run, answer=["?lib"])
+    assert str(caught.value) == "answer='?lib': not a valid glob (nothing to repeat)"

@@ -41,9 +41,9 @@ def _sessions(root: Path, count: int, files: int) -> Path:
     return root
 
 
-def test_a_reader_that_leaves_after_ten_bytes_of_a_sweep_is_exit_2_every_time(tmp_path):
-    # 4x a Linux pipe's 64 KiB: the reader leaves while a write is under way (the short write
-    # CPython took for the whole, exit 0 with no word, in 2 of 5 runs before).
+def test_a_reader_that_leaves_after_ten_bytes_of_a_sweep_ends_it_quietly_every_time(tmp_path):
+    # 4x a Linux pipe's 64 KiB: the reader leaves while a write is under way. Issue 44 made that
+    # no error (as `git log | head`): exit 0 and not a word, every time, however the write was cut.
     corpus = _sessions(tmp_path / "corpus", 40, 200)
     for _ in range(5):
         proc = subprocess.Popen([sys.executable, "-m", "citeledger.cli", "sweep", "-q", "--json", str(corpus)],
@@ -51,9 +51,9 @@ def test_a_reader_that_leaves_after_ten_bytes_of_a_sweep_is_exit_2_every_time(tm
         head = proc.stdout.read(10)
         proc.stdout.close()  # as `| head -c 10` does
         stderr = proc.stderr.read().decode()
-        assert proc.wait(timeout=120) == 2, stderr
+        assert proc.wait(timeout=120) == 0, stderr
         assert head == b'{"record":'
-        assert stderr.endswith("citeledger: error: <stdout>: cannot write: the reader closed it (broken pipe)\n")
+        assert stderr == ""
 
 
 TITLE = "\x1b]0;owned\x07"  # OSC: a terminal would set its title (OSC 52 would write the clipboard)

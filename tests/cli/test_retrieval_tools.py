@@ -61,6 +61,16 @@ def test_the_stream_that_ran_out_of_turns_counts_its_sourcegraph_calls(capsys):
     assert by["mcp"] == 90_540  # list_repos 9,034 + keyword 27,467 + read_file 32,925 + list_files 1,840 + nls 19,274
 
 
+def test_one_cat_of_three_scripts_is_charged_to_the_three_jointly(capsys):
+    # FACTS.md §4 note: `cat cve_id.sh direct_deps.sh transitive_paths.sh` returns the three
+    # concatenated with nothing to tell where one ends: JOINT[...], not the last one named.
+    data = scored(capsys, BENCH / "mcp_batch" / "dep-traversal-001_mcp_only" / "agent_trace.jsonl")
+    files = {f["path"]: f["chars"] for f in data["files"]}
+    names = " | ".join(f".verifiers/{n}.sh" for n in ("cve_id", "direct_deps", "transitive_paths"))
+    assert files[f"JOINT[{names}]"] == 2_448
+    assert data["envelope"] == 137_121
+
+
 def test_the_baseline_arm_is_unchanged(capsys):
     data = scored(capsys, HEADLINE / ARM.format("baseline"))
     assert data["envelope"] == 5_777 and data["efficiency"] == 0
@@ -76,13 +86,17 @@ def test_written_judges_the_report_the_agent_wrote_and_names_it(capsys):
 
 
 def test_written_on_the_baseline_arm_credits_the_reports_files(capsys):
-    # FACTS.md: 67.0% (3,872 of 5,777). bash_read charges the whole output of
-    # `ls; cat axios/package.json | head -30; cat instruction.md` to the first file read
-    # (the harness's bashIntent rule), so instruction.md's 1,616 chars are credited with it:
-    # 100%. FACTS splits that output at the agent's echo markers: FACTS is right (decisions.md).
+    # FACTS.md §6: 67.0% (3,872 of 5,777). The agent's scripts print echo markers between their
+    # commands: `echo "=== axios ==="; ls ...; echo; cat package.json | head -30; echo;
+    # echo "=== instruction.md ==="; cat instruction.md` is split at them, as FACTS reads it.
     data = scored(capsys, HEADLINE / ARM.format("baseline"), "written")
-    assert data["envelope"] == 5_777 and data["used"] == 5_777
-    assert data["used"] - 1_616 - 289 == 3_872  # the figure FACTS gives, by its split
+    assert data["envelope"] == 5_777 and data["used"] == 3_872
+    assert abs(data["efficiency"] - 0.670) <= 0.03
+    first, sed = data["calls"][0], data["calls"][1]
+    assert {f["path"]: f["chars"] for f in first["files"]} == {"axios/package.json": 889, "instruction.md": 1_616}
+    assert first["envelope"] - 889 - 1_616 == 289  # the markers and the listing: no file
+    # three `sed -n` ranges of yarn.lock joined by `echo "---"`: the file's, markers and all
+    assert {f["path"]: f["chars"] for f in sed["files"]} == {"grafana/yarn.lock": 2_516}
 
 
 def test_the_cli_arm_with_the_documented_sgx_declaration(capsys, tmp_path):
@@ -187,7 +201,7 @@ def test_arms_are_paired_by_question_with_intervals(capsys, tmp_path):
     assert groups["q4"]["new_n"] == 0
     pooled = groups["(all)"]
     assert pooled["base_n"] == pooled["new_n"] == 6  # q4 has no baseline run: left out of (all)
-    assert pooled["difference"] == pytest.approx(1.0 - 31_803 / 49_431)
+    assert pooled["difference"] == pytest.approx(3_872 / 5_777 - 31_803 / 49_431)  # FACTS: 67.0% - 64.3%
     assert pooled["ci_low"] == pooled["ci_high"] == pytest.approx(pooled["difference"])  # every run equal
     assert code == 1  # the unmatched session is listed (not scored: exit 1)
     unscored = [r for r in records if r.get("record") == "compare"][0]

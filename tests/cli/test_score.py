@@ -78,7 +78,7 @@ def test_non_transcript_file_is_one_line_exit_2(tmp_path, capsys):
     assert code == 2
     assert err == (f"citeledger: error: {bad}: not a Claude Code transcript (no assistant/user/result events); "
                    "citeledger reads Claude Code stream-json and interactive logs, Codex CLI rollouts, "
-                   "Gemini CLI sessions and Gemini CLI stream-json logs\n")
+                   "Gemini CLI sessions, Gemini CLI stream-json logs and opencode session exports\n")
     png = tmp_path / "plot.png"
     png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage")
     code, _, err = cli("score", png, capsys=capsys)

@@ -83,8 +83,12 @@ def test_two_plugins_may_not_share_a_name():
         register(A)
         register(B)
 
+    from types import SimpleNamespace
+
+    impl = SimpleNamespace(plugin_name="twins", function=hook)
+    caller = SimpleNamespace(name="citeledger_register_channels", get_hookimpls=lambda: [impl])
     with pytest.raises(plugins.PluginError, match="two plugins register the name 'same'"):
-        plugins._collect(hook)
+        plugins._collect(caller)
 
 
 def test_reader_defaults_are_the_default_rulesets():
@@ -295,7 +299,7 @@ def test_the_kept_plugin_index_is_what_a_full_load_finds(tmp_path, monkeypatch):
         assert plugin_index.kept(path) == built
         providers = built.providers("channels")
         assert [e.module for e in providers["path"]] == ["citeledger.channels.path"]
-        assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive",
+        assert set(built.providers("readers")) == {"codex", "gemini", "gemini-stream", "claude-interactive", "opencode",
                                                    "claude-stream"}
         assert list(providers) == list(plugins.channels())  # the order of a full load
         data = marshal.loads(open(path, "rb").read())

@@ -287,3 +287,15 @@ def test_a_plugin_installed_after_the_index_was_kept_is_found(tmp_path, site):
     after = citeledger(["score", "--json", str(transcript)], later)
     assert after.returncode == 0, after.stderr
     assert json.loads(after.stdout)["answer_size"] == {"texts": 1, "chars": 23}
+
+
+def test_citeledger_version_lists_the_built_in_plugins_and_each_distributions_own(site):
+    done = citeledger(["--version"], site)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[0].startswith("citeledger ")
+    built_in = next(line for line in lines if line.startswith("  built-in: "))
+    assert {"claude-stream", "codex", "gemini", "path", "text"} <= set(built_in.split(": ")[1].split(", "))
+    theirs = next(line for line in lines if line.startswith("  from citeledger-example-plugins 0.1.0 ("))
+    assert theirs.endswith("): answer_size, fetch_file, minilog, tsv")
+    assert str(site) in theirs  # where it is installed
+    assert lines[1] == f"plugins ({len(built_in.split(', ')) + 4}, entry-point group `citeledger`):"
