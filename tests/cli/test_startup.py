@@ -102,3 +102,17 @@ def test_a_one_session_process_leaves_its_objects_out_of_the_collection_at_exit(
                           [sys.executable, "-c", probe, command, str(RUN)], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout, done.stderr
     assert (int(done.stderr.splitlines()[-1]) > 10_000) == frozen, done.stderr
+
+
+def test_a_harness_run_loads_no_parser_scan_or_text_block_records():
+    """`score --harness --brief RUN`, the harness's per-run call (issue 46): once the kept files
+    are there, its plain header lines are read by the grammar's terminals (no lark), the plugin
+    index is trusted (no importlib.metadata, hence no email), and nothing only the text block,
+    an option or a write needs is imported."""
+    loaded("score", "--harness", "--brief", str(RUN))  # the kept files, whatever ran before
+    out, modules = loaded("score", "--harness", "--brief", str(RUN))
+    assert "Explore allocation" in out
+    unused = ("lark", "importlib.metadata", "email", "yaml", "tempfile", "csv", "citeledger.report.results",
+              "citeledger.report.envelope", "citeledger.report.tables", "citeledger.engine.session",
+              "citeledger.cli.sidecars", "citeledger.cli.hints")
+    assert [m for m in modules if m in unused or m.startswith(tuple(u + "." for u in unused))] == []
