@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 import attrs
 
 from citeledger.core import Ruleset, score
+from citeledger.engine.measures import measured
 from citeledger.engine.reading import files_added, read_session
 
 if TYPE_CHECKING:  # imported by `assemble`: `measured` alone (score --harness) needs no result record
@@ -62,16 +63,6 @@ def assemble(request: SessionRequest) -> SessionResult:
         reads=_reads(transcript, scored, request.ruleset),
         metrics=measured(transcript, request.window_tokens) if request.metrics else {},
     )
-
-
-def measured(transcript, window_tokens: Optional[int] = None) -> dict:
-    """Every installed metric's record of `transcript`, by name (`window_tokens` None: the default window)."""
-    from citeledger.core import MetricOptions, measure_all, metrics
-
-    from citeledger.engine.limits import default_window_tokens
-
-    window = window_tokens if window_tokens is not None else default_window_tokens()
-    return measure_all(transcript, MetricOptions(window_tokens=window), metrics())
 
 
 def _globs(globs):

@@ -16,7 +16,6 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 
 import attrs
 import orjson
@@ -50,6 +49,8 @@ def read_stdin(read, files, *rest, **options):
     if stream.isatty():
         raise UserError(f"{files[0]}: standard input is a terminal: pipe a session into it "
                         "(`claude -p ... --output-format stream-json | citeledger score -`)")
+    import tempfile  # a pipe only: a FILE given by name never imports it
+
     folder = tempfile.mkdtemp(prefix="citeledger-stdin-")
     try:
         path = _copy(stream, folder)

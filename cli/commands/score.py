@@ -10,9 +10,8 @@ from citeledger.engine.limits import int_text
 from citeledger.cli.metrics import measured
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
 from citeledger.cli.output import write_stdout
-from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, finish, report_warnings, ruleset_from, session_note,
+    add_diagnostics_options, add_html_option, add_session_inputs, finish, report_warnings, ruleset_from, session_note,
     session_request,
 )
 from citeledger.engine.reading import read_session
@@ -80,6 +79,7 @@ def run(args) -> int:
     import attrs
 
     from citeledger.cli.hints import hint_retrieval
+    from citeledger.cli.sidecars import session_extras
     from citeledger.engine.session import assemble
 
     fmt = chosen(args)
