@@ -58,11 +58,7 @@ def score(
     The figures are at hand by name (`.status`, `.efficiency`, `.used`, `.envelope`,
     `.calls`, `.files`); an unscored session (`status` `no-explore`, `no-answer`) has
     efficiency None, as in the JSON. Unreadable input raises `InputError`, worded with this
-<<<<<<< HEAD
     function's argument names (`session=`, not the command line's `--session`).
-=======
-    function's argument names.
->>>>>>> main
     """
     from citeledger.core import UserError
     from citeledger.engine.session import SessionRequest, assemble
