@@ -119,6 +119,7 @@ _LAZY = {
     "arm_and_run": "citeledger.harness.layout", "segment": "citeledger.harness.layout",
     "normal_path": "citeledger.harness.shell", "same_file": "citeledger.harness.shell",
     "shell_intent": "citeledger.harness.shell", "ShellIntent": "citeledger.harness.shell",
+    "NEXT_BUCKETS": "citeledger.harness.next_acts", "NEXT_LABELS": "citeledger.harness.next_acts",
     "NEITHER": "citeledger.harness.shell", "READ_KIND": "citeledger.harness.shell",
     "FAMILIES": "citeledger.harness.tools", "FILE_ACCESS": "citeledger.harness.tools",
     "is_codegraph_tool": "citeledger.harness.tools", "runs_codegraph_cli": "citeledger.harness.tools",

@@ -45,16 +45,17 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 _TRIES = 256  # alignments tried before giving up (a long output of many blank lines)
 
 
-def split_output(command: str, output: str, reads: Callable[[str], Optional[str]]) -> Optional[list]:
-    """(owners, text) pieces adding up to `output`, or None when the rule does not apply.
+def split_output(command: str, output: str, reads: Callable[[str], Optional[str]], unseen: bool = False) -> Optional[list]:
+    """(owners, text) pieces adding up to `output`, or None when the rule does not apply (no
+    marker and no joint read, unless `unseen`: the caller's own rule finds no read in it).
     `reads(simple_command)` is the path a simple command reads, or None; `owners` is a tuple of
     (path, where in `command` its reading command starts): none for a marker or a file-less
     chunk, one for a file's, several for a joint read."""
     segments = _segments(command, reads)
     if segments is None:
         return None
-    if not any(kind == "echo" or len(seg[0]) > 1 for kind, *seg in segments):
-        return None
+    if not unseen and not any(kind == "echo" or len(seg[0]) > 1 for kind, *seg in segments):
+        return None  # one read and no marker: the caller's rule (`unseen`: its rule sees no read there)
     padded = not output.endswith("\n")  # Claude Code drops a result's last newline
     found = _align(segments, output + "\n" if padded else output)
     if found is None:

@@ -24,8 +24,8 @@ import attrs
 from citeledger.harness.shell import same_file, shell_intent
 from citeledger.harness.sufficiency import MAIN, READ_TOOLS, SEARCH_TOOLS, NextActs, actions_by_thread
 
-BUCKETS = ("again", "read_returned", "read_missed", "search", "sufficient")
-LABELS = {"again": "the same tool again", "read_returned": "read a file it returned",
+NEXT_BUCKETS = BUCKETS = ("again", "read_returned", "read_missed", "search", "sufficient")
+NEXT_LABELS = LABELS = {"again": "the same tool again", "read_returned": "read a file it returned",
           "read_missed": "read a file it did not return", "search": "another search",
           "sufficient": "moved on / answered"}
 FINAL_ANSWER = "(final answer)"
@@ -60,8 +60,9 @@ def tool_name(name: str) -> str:
     return _PREFIX.sub("", name, count=1) or name
 
 
-def next_acts(transcript, score, explore_source: str = "codegraph_explore") -> Optional[RetrievalNext]:
-    """Every non-explore call of `score` with its next act, or None when it has none."""
+def next_acts(transcript, score) -> Optional[RetrievalNext]:
+    """Every call of `score` made of a kept tool result (every source's but explore's, whose
+    responses are the transcript's `responses`) with its next act, or None when it has none."""
     by_origin: dict = {}  # a record holding several calls and results (Gemini, opencode): each in turn
     for result in transcript.tool_results:
         if result.use is not None:
@@ -74,8 +75,6 @@ def next_acts(transcript, score, explore_source: str = "codegraph_explore") -> O
     found = []
     for call in score.calls:
         source = calls_of.get(call.number, "")
-        if source == explore_source:
-            continue
         uses = by_origin.get((call.origin_file, call.origin_line))
         use = uses.pop(0) if uses else None
         if use is None or use.key not in where:
@@ -114,4 +113,5 @@ def _judge(name: str, act, returned: list, retrieval: set) -> tuple[str, str]:
     return "sufficient", nxt
 
 
-__all__ = ["BUCKETS", "LABELS", "MAIN", "NextAct", "RetrievalNext", "next_acts", "tool_name"]
+__all__ = ["BUCKETS", "LABELS", "MAIN", "NEXT_BUCKETS", "NEXT_LABELS", "NextAct", "RetrievalNext", "next_acts",
+           "tool_name"]

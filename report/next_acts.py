@@ -3,8 +3,7 @@ JSON (harness/next_acts.py computes; the explore sufficiency block is report/suf
 
 from __future__ import annotations
 
-from citeledger.core import printable
-from citeledger.harness.next_acts import BUCKETS, LABELS
+from citeledger.core import NEXT_BUCKETS as BUCKETS, NEXT_LABELS as LABELS, printable
 from citeledger.report.sufficiency import plural, share
 
 

@@ -46,16 +46,16 @@ class BashReadSource(ResultSource):
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
+        intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
+        if not intent.reads:
+            intent = windows_read(command)
         if not tool_notice(text) and text.strip():
-            split = split_output(command, text, self._reads)
+            split = split_output(command, text, self._reads, unseen=not intent.reads)
             pieces = [(None if not owners or only_errors(part) else
                        joint([moved(command, at, path) for path, at in owners]), part)
                       for owners, part in split or ()]
             if any(path for path, _ in pieces):  # a script: each part to the command(s) that printed it
                 return pieces, ""
-        intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
-        if not intent.reads:
-            intent = windows_read(command)
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
         # What reached the context (core/context.py): the file's part, the rest meta.

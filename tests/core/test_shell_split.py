@@ -52,3 +52,11 @@ def test_no_split_where_it_cannot_be_told():
 def test_simple_commands_keep_pipelines_quotes_and_substitutions_whole():
     found = simple_commands("cat a | head -3 && echo 'x; y' # note; not a command\nX=$(ls; pwd) || ls 2>&1")
     assert [t for t, _ in found] == ["cat a | head -3", "echo 'x; y'", "X=$(ls; pwd)", "ls 2>&1"]
+
+
+def test_a_read_the_callers_rule_does_not_see_is_split_all_the_same():
+    # `if ...; then sed ...; fi`: no marker, one file; the harness's rule sees no read after `then`
+    command = "if [ -f a ]; then echo x=yes; fi\nif [ -f c.json ]; then sed -n 1,80p c.json; fi"
+    assert split(command, "x=yes\n{}\n") is None
+    found = split_output(command, "x=yes\n{}\n", reads, unseen=True)
+    assert [(tuple(p for p, _ in owners), text) for owners, text in found] == [(("c.json",), "x=yes\n{}\n")]
