@@ -58,7 +58,7 @@ def score(
     The figures are at hand by name (`.status`, `.efficiency`, `.used`, `.envelope`,
     `.calls`, `.files`); an unscored session (`status` `no-explore`, `no-answer`) has
     efficiency None, as in the JSON. Unreadable input raises `InputError`, worded with this
-    function's argument names.
+    function's argument names (`session=`, not the command line's `--session`).
     """
     from citeledger.core import UserError
     from citeledger.engine.session import SessionRequest, assemble
@@ -104,6 +104,7 @@ PYTHON_WORDS = (
     ("score and explain read one session — to score each, use `citeledger sweep` with these files",
      "citeledger.score reads one session — citeledger.sweep(paths) scores each"),
     ("--session", "session="),
+    ("--answer ", "answer="),
 )
 
 
@@ -118,7 +119,13 @@ def in_python(exc):
 
     if isinstance(exc, InputError):
         return type(exc)(exc.file, words(exc.message), exc.line)
-    return exc if type(exc) is not UserError else UserError(words(str(exc)))
+    said = words(str(exc))
+    if said == str(exc):
+        return exc
+    try:
+        return type(exc)(said)  # its own class (a GlobError stays one)
+    except TypeError:
+        return UserError(said)
 
 
 def _not_a_transcript(ruleset, files) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def measured(transcript, args) -> dict:
     """Every installed metric's record of `transcript`, by name (--window-tokens / CG_WINDOW_TOKENS applied)."""
-    from citeledger.engine.session import measured as measure
+    from citeledger.engine.measures import measured as measure
 
     return measure(transcript, getattr(args, "window_tokens", None))
 

@@ -25,7 +25,6 @@ import shutil
 import signal
 import stat
 import sys
-import tempfile
 from typing import IO, Iterator, Union
 
 from citeledger.core import (
@@ -224,6 +223,8 @@ def output_dir(path: str) -> Iterator[str]:
     try:
         fd = _take_lock(path)
         _clean_leftovers(path)
+        import tempfile  # --out only: a run printing to stdout never imports it
+
         try:
             stage = tempfile.mkdtemp(dir=path, prefix=STAGING)
         except OSError as exc:
@@ -357,6 +358,8 @@ def _commit(path: str, staged: _Staged) -> None:
         target = os.path.join(path, rel)
         if os.path.isdir(target) and not os.path.islink(target):
             raise _failed(target, OSError(errno.EISDIR, os.strerror(errno.EISDIR)))
+    import tempfile
+
     try:
         backup = tempfile.mkdtemp(dir=path, prefix=BACKUP)
     except OSError as exc:

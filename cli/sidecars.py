@@ -19,18 +19,6 @@ from citeledger.core import fs
 # read or joined: a `score` given none starts without them.
 
 
-def add_diagnostics_options(parser, automatic: bool) -> None:
-    parser.add_argument(
-        "--diagnostics", action="append", default=[], metavar="FILE",
-        help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: join each "
-        "explore call to its report" + (" (default: explore-<label>.jsonl beside run-<label>-N.jsonl)" if automatic else ""),
-    )
-    if automatic:
-        parser.add_argument("--no-diagnostics", action="store_true", help="do not pick up explore-<label>.jsonl sidecars")
-    parser.add_argument("--diagnostics-out", metavar="DIR",
-                        help="write the diagnostic join as DIR/diagnostics.{csv,json,png,svg}")
-
-
 class Sidecars:
     """The sidecars a command was given or found, each read once for its warnings.
 

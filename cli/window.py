@@ -104,7 +104,7 @@ def when(text: str, zone, option: str, end: bool) -> dt.datetime:
             elif len(word) == 10:
                 day = dt.date.fromisoformat(word)
             else:
-                return _localized(dt.datetime.fromisoformat(text.strip()), zone)
+                return _localized(iso_moment(text.strip()), zone)
         except ValueError:
             raise UserError(f"{option} {text}: not a date or time (2026-02-23, 20260223, today, yesterday, 7d, "
                             "or an ISO 8601 time such as 2026-02-23T14:00)") from None
@@ -138,10 +138,23 @@ def started_at(started: Optional[str]) -> Optional[dt.datetime]:
     if not started:
         return None
     try:
-        moment = dt.datetime.fromisoformat(started)
+        moment = iso_moment(started)
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+
+
+_FRACTION = re.compile(r"(T\d\d:\d\d:\d\d)\.(\d+)")
+
+
+def iso_moment(text: str) -> dt.datetime:
+    """An ISO 8601 time as every supported Python reads it (3.10's fromisoformat takes neither
+    a `Z` nor a fraction of other than 3 or 6 digits): `Z` is `+00:00`, the fraction made 6
+    digits (cut or padded). A ValueError when it is no such time."""
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    text = _FRACTION.sub(lambda m: f"{m.group(1)}.{m.group(2)[:6].ljust(6, '0')}", text, count=1)
+    return dt.datetime.fromisoformat(text)
 
 
 def project_matches(project: Optional[str], wanted: str) -> bool:

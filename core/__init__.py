@@ -55,7 +55,7 @@ _LAZY = {
     "Pieces": "citeledger.core.source", "Pulled": "citeledger.core.source", "result_key": "citeledger.core.source",
     "by_file": "citeledger.core.source", "make_sources": "citeledger.core.source",
     "read_options": "citeledger.core.source", "unknown_warning": "citeledger.core.source",
-    "within": "citeledger.core.source", "ResultSource": "citeledger.core.source", "explore_tool": "citeledger.core.source",
+    "within": "citeledger.core.source", "joint": "citeledger.core.source", "joint_members": "citeledger.core.source", "ResultSource": "citeledger.core.source", "explore_tool": "citeledger.core.source",
     "installed_explore_tool": "citeledger.core.source", "SHELL_TOOLS": "citeledger.core.source",
     "ExploreAnswer": "citeledger.core.transcript",
     "AssistantText": "citeledger.core.transcript",
@@ -64,7 +64,7 @@ _LAZY = {
     "COMMENTARY": "citeledger.core.transcript", "API_ERROR": "citeledger.core.transcript",
     "NOT_ANSWERS": "citeledger.core.transcript",
     "DROPPED": "citeledger.core.context", "shell_output": "citeledger.core.context", "only_errors": "citeledger.core.context",
-    "split_output": "citeledger.core.shell_split",
+    "split_output": "citeledger.core.shell_split", "simple_commands": "citeledger.core.shell_split",
     "tool_notice": "citeledger.core.context",
     "Turn": "citeledger.core.answers", "turns_of": "citeledger.core.answers",
     "session_answer": "citeledger.core.answers",
@@ -118,7 +118,9 @@ _LAZY = {
     # ... and the rules of codegraph's A/B harness (harness/).
     "arm_and_run": "citeledger.harness.layout", "segment": "citeledger.harness.layout",
     "normal_path": "citeledger.harness.shell", "same_file": "citeledger.harness.shell",
-    "shell_intent": "citeledger.harness.shell",
+    "shell_intent": "citeledger.harness.shell", "ShellIntent": "citeledger.harness.shell",
+    "NEXT_BUCKETS": "citeledger.harness.next_acts", "NEXT_LABELS": "citeledger.harness.next_acts",
+    "NEITHER": "citeledger.harness.shell", "READ_KIND": "citeledger.harness.shell",
     "FAMILIES": "citeledger.harness.tools", "FILE_ACCESS": "citeledger.harness.tools",
     "is_codegraph_tool": "citeledger.harness.tools", "runs_codegraph_cli": "citeledger.harness.tools",
     "tool_family": "citeledger.harness.tools",
@@ -131,7 +133,9 @@ _LAZY = {
 }
 # Modules core re-exports whole (`from citeledger.core import cache`).
 # fs: paths on disk or behind a URL (fsspec), asked as os asks: `fs.isdir(path)`, `fs.listdir(folder)`.
-_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs"}
+# Whole lower-layer modules core hands on by name: the user's cache, file systems, and the one
+# hardened loading of untrusted YAML and JSON (rulesets and check specs).
+_MODULES = {"cache": "citeledger.infra.cache", "fs": "citeledger.infra.fs", "untrusted": "citeledger.infra.untrusted"}
 
 
 def __getattr__(name):

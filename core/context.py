@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import attrs
+from citeledger.infra.lazyre import LazyPattern
 
 NO_OUTPUT, UNCHANGED, ERROR, LISTING, NOTICE, ECHO = "no-output", "unchanged", "error", "listing", "notice", "echo"
 # What is no call at all (a failed read, as an `is_error` result; only the command's own
@@ -33,12 +34,12 @@ _TOOL_NOTICES = (
 )
 # A line a failed command prints instead of a file: `cmd: path: No such file or directory`,
 # a shell profile's `/path/x.sh: line 18: /bin/ps: Operation not permitted`.
-_ERROR_LINE = re.compile(
+_ERROR_LINE = LazyPattern(
     r"^\S[^\n]*: (?:No such file or directory|Permission denied|Operation not permitted|Is a directory"
     r"|cannot open [^\n]*|No such file)$")
-_PROFILE_LINE = re.compile(r"^/\S+: line \d+: [^\n]*$")  # a shell start-up file's own complaint
-_ECHO = re.compile(r"(?:^|[\n;&|({]|\bthen|\bdo|\belse)\s*echo\s+(?:-[neE]+\s+)?(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s;&|)]+)")
-_VARIABLE = re.compile(r"\\\$|\$\{[^}]*\}|\$\([^)]*\)|\$\w+|\$\$")
+_PROFILE_LINE = LazyPattern(r"^/\S+: line \d+: [^\n]*$")  # a shell start-up file's own complaint
+_ECHO = LazyPattern(r"(?:^|[\n;&|({]|\bthen|\bdo|\belse)\s*echo\s+(?:-[neE]+\s+)?(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s;&|)]+)")
+_VARIABLE = LazyPattern(r"\\\$|\$\{[^}]*\}|\$\([^)]*\)|\$\w+|\$\$")
 
 
 @attrs.frozen

@@ -20,6 +20,12 @@ UNITS = tuple(MEASURES)  # what a section's size may count (core/sections/units.
 frozen = functools.partial(attrs.frozen, cache_hash=True)
 
 
+def as_tuple(values) -> tuple:
+    """A field's converter to a tuple. A Python function: attrs reads a converter's signature,
+    and a builtin's (`tuple`) costs an `ast` parse of its text signature at every start-up."""
+    return tuple(values)
+
+
 def one_of(*choices):
     return attrs.validators.in_(choices)
 
@@ -71,7 +77,7 @@ class AnswerRules:
     # `phase: commentary`), "api-error" (a message the host wrote itself: Claude
     # Code's `"model": "<synthetic>"` rate-limit banner).
     never: tuple[str, ...] = attrs.field(
-        default=(), converter=tuple,
+        default=(), converter=as_tuple,
         validator=attrs.validators.deep_iterable(one_of(*NOT_ANSWERS)), metadata=feeds("read"))
     # Globs of the paths whose written text (Write, Edit) joins the answer; none: the final
     # message alone (the reference). With a "/": the whole path; else any component.

@@ -7,17 +7,21 @@ listing and the markers to no file. The rule, written once:
 
 - the command is cut into its simple commands (`;`, a newline, `&&`, `||`; a pipeline is
   one); a command that prints nothing (`cd`, `export`, an assignment) is left out;
-- an `echo` of literal words prints a known line (its marker); any other command prints a
-  chunk, charged to the file it reads (`reads`, the caller's rule) or to no file;
+- an `echo` of literal words or a `printf` of a literal format prints a known text (its
+  marker); any other command prints a chunk, charged to the file it reads (`reads`, the
+  caller's rule) or to no file;
 - the markers are found in order in the output, each at a line start; a chunk is what lies
   between; consecutive chunks of one file join with the markers between them (three
   `sed -n` ranges of a file joined by `echo ---` are that file's). A marker not at a line
   start (`cat f` of a file with no last newline prints `}--- next ---`) joins the chunks
   on its two sides, the file's when one of them is a file.
 
-Where the command is not a plain list (a loop, a test, a heredoc, a subshell, a function,
-`echo -n`, `echo $x`), two chunks of different owners touch with no marker between, or the
-markers cannot be found in order, there is no split (None): the caller keeps its own rule.
+Chunks with no marker between them are one chunk: of the file among them, of no file when
+none reads one, and of all the files jointly when several do (`sed a; sed b` prints both
+files with nothing to tell where one ends: FACTS.md's JOINT[a | b]). Where the command is
+not a plain list (a loop, a test, a heredoc, a subshell, a function, `echo -n`, `echo $x`),
+the markers cannot be found in order, or there is neither a marker nor a joint read, there
+is no split (None): the caller keeps its own rule.
 """
 
 from __future__ import annotations
@@ -26,44 +30,66 @@ import re
 import shlex
 from typing import Callable, Optional
 
-_KEYWORDS = frozenset({"for", "while", "until", "if", "then", "do", "done", "fi", "case", "esac", "select",
+_KEYWORDS = frozenset({"then", "do", "done", "fi", "esac", "select",
                        "function", "elif", "else", "{", "}", "(", "((", "[[", "time", "coproc"})
+_OPENERS = frozenset({"if", "for", "while", "until", "case"})
+_CLOSERS = frozenset({"fi", "done", "esac"})
+_BRANCH = re.compile(r"\A(?:(?:then|else|elif|do|!)\s+)+")
+_LEADING = re.compile(r"\A(?:(?:if|then|else|elif|do|while|until|!)\s+)+")
 _SILENT = frozenset({"cd", "export", "set", "unset", "true", ":", "shopt", "alias", "umask"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_PRINTF = re.compile(r"printf\s+(?:'([^']*)'|\"([^\"$`]*)\")\s*")
+_ESCAPE = re.compile(r"\\([nt\\])")
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 _TRIES = 256  # alignments tried before giving up (a long output of many blank lines)
 
 
-def split_output(command: str, output: str, reads: Callable[[str], Optional[str]]) -> Optional[list]:
-    """(path or None, text, at) pieces adding up to `output`, or None when the rule does not
-    apply. `reads(simple_command)` is the path a simple command reads, or None; `at` is
-    where in `command` the reading command starts (-1 for a marker or a file-less chunk)."""
+def split_output(command: str, output: str, reads: Callable[[str], Optional[str]], unseen: bool = False) -> Optional[list]:
+    """(owners, text) pieces adding up to `output`, or None when the rule does not apply (no
+    marker and no joint read, unless `unseen`: the caller's own rule finds no read in it).
+    `reads(simple_command)` is the path a simple command reads, or None; `owners` is a tuple of
+    (path, where in `command` its reading command starts): none for a marker or a file-less
+    chunk, one for a file's, several for a joint read."""
     segments = _segments(command, reads)
-    if segments is None or not any(kind == "echo" for kind, *_ in segments):
+    if segments is None:
         return None
+    if not unseen and not any(kind == "echo" or len(seg[0]) > 1 for kind, *seg in segments):
+        return None  # one read and no marker: the caller's rule (`unseen`: its rule sees no read there)
     padded = not output.endswith("\n")  # Claude Code drops a result's last newline
     found = _align(segments, output + "\n" if padded else output)
     if found is None:
         return None
     pieces = _joined(found)
     if padded:
-        path, text, at = pieces[-1]
-        pieces[-1] = (path, text[:-1], at)
-    return [(path, text, at) for path, text, at in pieces if text]
+        owners, text = pieces[-1]
+        pieces[-1] = (owners, text[:-1])
+    return [(owners, text) for owners, text in pieces if text]
 
 
 def _segments(command: str, reads) -> Optional[list]:
-    """("echo", line) and ("chunk", path, at) in order, adjacent markers joined, adjacent
-    chunks of one owner joined; None when the command is not a plain list or two chunks of
-    different owners touch."""
+    """("echo", text) and ("chunk", owners) in order, adjacent markers joined, adjacent chunks
+    joined (their owners together); None when the command is not a plain list."""
     simple = simple_commands(command)
     if simple is None:
         return None
     segments: list = []
     known: dict = {}  # NAME=literal assignments so far: `cat "$D/x"` reads D's x
+    depth, inner = 0, ()  # inside an if/for/while/case: the files its commands read
     for text, at in simple:
         text = _expanded(text, known)
         word = text.split(None, 1)[0]
+        if depth or word in _OPENERS:
+            body = _LEADING.sub("", text)
+            opens = _BRANCH.sub("", text).split(None, 1)[0] in _OPENERS
+            depth += opens - (word in _CLOSERS)
+            path = reads(body) if body and body.split(None, 1)[0] not in _CLOSERS else None
+            if path and "$" not in path:
+                inner = _together(inner, ((path, at),))
+            if depth == 0:  # a compound prints what its commands print, which of them ran unknown
+                segment, inner = ("chunk", inner), ()
+                segments = _appended(segments, segment)
+            continue
         if _ASSIGNMENT.match(word) and "$(" not in text and "`" not in text:
             _assign(text, known)
             continue
@@ -71,22 +97,34 @@ def _segments(command: str, reads) -> Optional[list]:
             continue
         if word in _KEYWORDS:
             return None
-        if word == "echo":
-            line = echo_line(text)
+        if word in ("echo", "printf"):
+            line = echo_line(text) if word == "echo" else printf_text(text)
             if line is None:
                 return None
             segment = ("echo", line)
         else:
             path = reads(text)
-            segment = ("chunk", path, at if path else -1)
-        if segments and segments[-1][0] == segment[0] == "echo":
-            segments[-1] = ("echo", segments[-1][1] + segment[1])
-        elif segments and segments[-1][0] == segment[0] == "chunk":
-            if segments[-1][1] != segment[1]:
-                return None  # where one ends and the other starts cannot be told
-        else:
-            segments.append(segment)
+            segment = ("chunk", ((path, at),) if path else ())
+        segments = _appended(segments, segment)
+    return None if depth else segments
+
+
+def _appended(segments: list, segment: tuple) -> list:
+    """`segments` with `segment` after them: a marker after a marker, or a chunk after a chunk,
+    joins it."""
+    if segments and segments[-1][0] == segment[0] == "echo":
+        segments[-1] = ("echo", segments[-1][1] + segment[1])
+    elif segments and segments[-1][0] == segment[0] == "chunk":
+        segments[-1] = ("chunk", _together(segments[-1][1], segment[1]))
+    else:
+        segments.append(segment)
     return segments
+
+
+def _together(first: tuple, second: tuple) -> tuple:
+    """The owners of two chunks printed with nothing between: each file once, in order."""
+    seen = {path for path, _ in first}
+    return first + tuple((path, at) for path, at in second if path not in seen)
 
 
 def _assign(text: str, known: dict) -> None:
@@ -123,6 +161,18 @@ def echo_line(text: str) -> Optional[str]:
             return None
         words = words[1:]
     return " ".join(words) + "\n"
+
+
+def printf_text(text: str) -> Optional[str]:
+    """What `printf 'FORMAT'` prints when FORMAT is one quoted literal (escapes `\\n`, `\\t`,
+    `\\\\` and `%%` only, no argument), or None."""
+    match = _PRINTF.fullmatch(text)
+    if match is None:
+        return None
+    form = match.group(1) if match.group(1) is not None else match.group(2)
+    if "%" in form.replace("%%", "") or re.search(r"\\[^nt\\]|\\\Z", form):
+        return None
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], form).replace("%%", "%")
 
 
 def _unquoted(text: str) -> str:
@@ -184,7 +234,7 @@ def simple_commands(command: str) -> Optional[list]:
 
 
 def _align(segments: list, output: str) -> Optional[list]:
-    """The segments laid on `output`: a list of (owner, text, at, is_marker), or None."""
+    """The segments laid on `output`: a list of (owners, text, is_marker), or None."""
     budget = [_TRIES]
 
     def walk(index: int, position: int, chunk: Optional[tuple]) -> Optional[list]:
@@ -193,32 +243,25 @@ def _align(segments: list, output: str) -> Optional[list]:
             return None
         if index == len(segments):
             if chunk is not None:
-                return [(chunk[1], output[position:], chunk[2], False)]
+                return [(chunk, output[position:], False)]
             return [] if position == len(output) else None
         segment = segments[index]
         if segment[0] == "chunk":
-            return walk(index + 1, position, segment)
+            return walk(index + 1, position, segment[1])
         line = segment[1]
-        after = segments[index + 1] if index + 1 < len(segments) else None
+        after = segments[index + 1][1] if index + 1 < len(segments) else None
         for at in _places(output, line, position, chunk, after):
             rest = walk(index + 1, at + len(line), None)
             if rest is not None:
-                head = [(chunk[1], output[position:at], chunk[2], False)] if chunk is not None else []
-                return head + [(None, line, -1, True)] + rest
-        joined = _unmarked(chunk, after)
-        return None if joined is None else walk(index + 2, position, joined)
+                head = [(chunk, output[position:at], False)] if chunk is not None else []
+                return head + [((), line, True)] + rest
+        if chunk is None or after is None:
+            return None
+        # Not at a line start (a file with no last newline: `}--- next ---`): the chunks on its
+        # two sides and the marker are one chunk.
+        return walk(index + 2, position, _together(chunk, after))
 
     return walk(0, 0, None)
-
-
-def _unmarked(chunk, after):
-    """The one chunk two chunks make when the marker between them is not at a line start (a
-    file without a last newline: `}--- next ---`): the file's, when at most one is a file."""
-    if chunk is None or after is None:
-        return None
-    if chunk[1] is not None and after[1] is not None and chunk[1] != after[1]:
-        return None
-    return chunk if chunk[1] is not None or after[1] is None else after
 
 
 def _places(output: str, line: str, position: int, chunk, after) -> list:
@@ -232,23 +275,23 @@ def _places(output: str, line: str, position: int, chunk, after) -> list:
         if at == 0 or output[at - 1] == "\n":
             places.append(at)
         at = output.find(line, at + 1)
-    if chunk[1] is not None and (after is None or after[1] is None):
+    if chunk and not after:
         places.reverse()
     return places
 
 
+def _paths(owners: tuple) -> tuple:
+    return tuple(path for path, _ in owners)
+
+
 def _joined(found: list) -> list:
-    """(path, text, at) pieces: a marker between two chunks of one file joins them."""
+    """(owners, text) pieces: a marker between two chunks of the same owners joins them."""
     pieces: list = []
-    index = 0
-    while index < len(found):
-        owner, text, at, marker = found[index]
-        if pieces and not marker and owner is not None and len(pieces) >= 2 and pieces[-2][0] == owner \
-                and pieces[-1][3]:
-            _, between, _, _ = pieces.pop()
+    for owners, text, marker in found:
+        if not marker and owners and len(pieces) >= 2 and pieces[-1][2] and _paths(pieces[-2][0]) == _paths(owners):
+            between = pieces.pop()[1]
             previous = pieces.pop()
-            pieces.append((owner, previous[1] + between + text, previous[2], False))
+            pieces.append((owners, previous[1] + between + text, False))
         else:
-            pieces.append((owner, text, at, marker))
-        index += 1
-    return [(owner, text, at) for owner, text, at, _ in pieces]
+            pieces.append((owners, text, marker))
+    return [(owners, text) for owners, text, _ in pieces]

@@ -110,6 +110,24 @@ def by_file(pieces: Iterable[tuple[Optional[str], str]]) -> list[tuple[Optional[
     return [(path, "".join(texts)) for path, texts in gathered.items()]
 
 
+# Several files printed with nothing to tell where one ends (`sed -n 1,9p a; sed -n 1,9p b`):
+# charged jointly, as FACTS.md writes it. A joint names no one file, so no answer cites it.
+JOINT_OPEN, JOINT_SEPARATOR, JOINT_CLOSE = "JOINT[", " | ", "]"
+
+
+def joint(paths) -> str:
+    """The path a part of several files is charged to (one file: its own path)."""
+    paths = list(dict.fromkeys(paths))
+    return paths[0] if len(paths) == 1 else JOINT_OPEN + JOINT_SEPARATOR.join(paths) + JOINT_CLOSE
+
+
+def joint_members(path) -> Optional[list]:
+    """The files of a joint path, or None when it is one file's."""
+    if isinstance(path, str) and path.startswith(JOINT_OPEN) and path.endswith(JOINT_CLOSE):
+        return path[len(JOINT_OPEN):-len(JOINT_CLOSE)].split(JOINT_SEPARATOR)
+    return None
+
+
 def within(path, cwd: Optional[str], base: Optional[str] = None):
     """`path` as the session names it: resolved against `cwd` (the working directory in force
     when the call ran: a `cd` moves it), then made relative to `base` (the session's own
@@ -119,6 +137,9 @@ def within(path, cwd: Optional[str], base: Optional[str] = None):
     other. A path that cannot be resolved (relative, no working directory) is as it is."""
     if not (isinstance(path, str) and path) or path == UNKNOWN:
         return path
+    members = joint_members(path)
+    if members is not None:
+        return joint(within(member, cwd, base) for member in members)
     cwd = _absolute(cwd, None) if cwd else None
     base = _absolute(base, None) if base else cwd
     found = _absolute(path, cwd)

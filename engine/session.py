@@ -11,13 +11,16 @@ the request asks for it: a plain score starts without those modules.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import attrs
 
 from citeledger.core import Ruleset, score
+from citeledger.engine.measures import measured
 from citeledger.engine.reading import files_added, read_session
-from citeledger.report.results import SessionResult
+
+if TYPE_CHECKING:  # imported by `assemble`: `measured` alone (score --harness) needs no result record
+    from citeledger.report.results import SessionResult
 
 
 @attrs.frozen(kw_only=True)
@@ -41,6 +44,8 @@ def assemble(request: SessionRequest) -> SessionResult:
     Raises `UserError`/`InputError` where the command line exits 2 (a bad glob, an unreadable
     file, files of several sessions), with the same one line.
     """
+    from citeledger.report.results import SessionResult
+
     matchers = _globs(request.answer_globs)  # a bad glob refused before anything is read
     transcript = read_session(list(request.files), request.session, request.ruleset, whole=True)
     scored = score(transcript, request.ruleset)
@@ -52,21 +57,12 @@ def assemble(request: SessionRequest) -> SessionResult:
         session_path=transcript.files[0] if request.session and request.kind == "score" else None,
         view=_view(scored, request.answer_globs, matchers),
         sufficiency=judged if request.sufficiency else None,
+        retrieval_next=_retrieval_next(transcript, scored, request) if request.sufficiency else None,
         next_acts=judged if request.next_acts else None,
         transcript=transcript,
         reads=_reads(transcript, scored, request.ruleset),
         metrics=measured(transcript, request.window_tokens) if request.metrics else {},
     )
-
-
-def measured(transcript, window_tokens: Optional[int] = None) -> dict:
-    """Every installed metric's record of `transcript`, by name (`window_tokens` None: the default window)."""
-    from citeledger.core import MetricOptions, measure_all, metrics
-
-    from citeledger.engine.limits import default_window_tokens
-
-    window = window_tokens if window_tokens is not None else default_window_tokens()
-    return measure_all(transcript, MetricOptions(window_tokens=window), metrics())
 
 
 def _globs(globs):
@@ -89,6 +85,13 @@ def _sufficiency(transcript, request: SessionRequest):
     from citeledger.harness.sufficiency import sufficiency
 
     return sufficiency(transcript, request.ruleset.explore_tool)
+
+
+def _retrieval_next(transcript, scored, request: SessionRequest):
+    """What the agent did next after each call of every other source than explore (None: none)."""
+    from citeledger.harness.next_acts import next_acts
+
+    return next_acts(transcript, scored)
 
 
 def _reads(transcript, scored, ruleset):

@@ -1,5 +1,7 @@
 """`score -` (and `/dev/stdin`, `explain -`, `check SPEC -`): one session read from standard input.
 
+engine/reading.py asks here first, so every face reading one session takes `-` alike.
+
 A pipe is no file a reader can claim, sniff and read again: its bytes are copied, as
 they come, into a file of a fresh temporary folder (named `stdin.jsonl`, or
 `stdin.json` for a Gemini CLI session document), read there as a FILE given by name,
@@ -14,7 +16,6 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 
 import attrs
 import orjson
@@ -48,6 +49,8 @@ def read_stdin(read, files, *rest, **options):
     if stream.isatty():
         raise UserError(f"{files[0]}: standard input is a terminal: pipe a session into it "
                         "(`claude -p ... --output-format stream-json | citeledger score -`)")
+    import tempfile  # a pipe only: a FILE given by name never imports it
+
     folder = tempfile.mkdtemp(prefix="citeledger-stdin-")
     try:
         path = _copy(stream, folder)

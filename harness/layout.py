@@ -20,8 +20,8 @@ The skipping rule (docs/sweep.md "What is not a transcript"):
 from __future__ import annotations
 
 import os
-import re
 from typing import Optional, Sequence
+from citeledger.infra.lazyre import LazyPattern
 
 # Files and folders whose presence makes a directory a source checkout.
 CHECKOUT_MARKERS = frozenset({
@@ -30,9 +30,9 @@ CHECKOUT_MARKERS = frozenset({
     "mix.exs", "CMakeLists.txt", "deno.json",
 })
 NEVER_WALKED = frozenset({"node_modules", ".git", ".hg", ".svn", "__pycache__"})
-SIDECAR = re.compile(r"^explore-.+\.jsonl$")
+SIDECAR = LazyPattern(r"^explore-.+\.jsonl$")
 
-SEGMENT = re.compile(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
+SEGMENT = LazyPattern(r"^(?P<base>.+?)(?:\.t(?P<turn>\d+))?\.jsonl$")
 
 
 def segment(path: str) -> tuple[str, int]:
@@ -44,9 +44,9 @@ def segment(path: str) -> tuple[str, int]:
 
 
 # Session base names (a segment file's name without .tN.jsonl).
-_HEADLESS = re.compile(r"^run-headless-(?P<label>.+?)(?:-(?P<run>\d+))?$")
-_RUN = re.compile(r"^run-(?P<label>.+)-(?P<run>\d+)$")
-_RUN_DIR = re.compile(r"^run(?P<run>\d+)$")
+_HEADLESS = LazyPattern(r"^run-headless-(?P<label>.+?)(?:-(?P<run>\d+))?$")
+_RUN = LazyPattern(r"^run-(?P<label>.+)-(?P<run>\d+)$")
+_RUN_DIR = LazyPattern(r"^run(?P<run>\d+)$")
 
 
 def skipped_dir(dirpath: str, dirnames: Sequence[str], filenames: Sequence[str], parent_files: Sequence[str]) -> Optional[str]:

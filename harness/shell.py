@@ -16,20 +16,21 @@ from typing import Optional
 import attrs
 
 from citeledger.infra.jsstr import JS_WHITESPACE
+from citeledger.infra.lazyre import LazyPattern
 
 # "Spaces" are JavaScript's \s (the harness is JavaScript), not Python's.
 _S = "[" + re.escape(JS_WHITESPACE) + "]"
 # A command position: the start of the string, or after ; & | $( or a
 # backtick; then optional spaces and an optional `sudo `.
 _POSITION = r"(?:^|[;&|`]|\$\()" + _S + "*(?:sudo" + _S + "+)?"
-_WRITE = re.compile("<<|>" + _S + "*[^" + re.escape(JS_WHITESPACE) + "]")
-_READ = re.compile(_POSITION + "(?:cat|bat|head|tail|less|more|nl|sed|awk)" + _S + r"+([^\n|;&]*)")
-_SEARCH = re.compile(_POSITION + r"(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree)\b", re.ASCII)
-_NUMERIC = re.compile(r"['\"]?[0-9]")
+_WRITE = LazyPattern("<<|>" + _S + "*[^" + re.escape(JS_WHITESPACE) + "]")
+_READ = LazyPattern(_POSITION + "(?:cat|bat|head|tail|less|more|nl|sed|awk)" + _S + r"+([^\n|;&]*)")
+_SEARCH = LazyPattern(_POSITION + r"(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree)\b", re.ASCII)
+_NUMERIC = LazyPattern(r"['\"]?[0-9]")
 # A redirect of standard error alone (`2>/dev/null`, `2>&1`, `2>> log`): it writes no file the
 # command reads. Dropped before the write test only when asked (the harness counts it a write).
-_STDERR_REDIRECT = re.compile("(?<![^" + re.escape(JS_WHITESPACE) + ";&|(`])2>>?(?:&[0-9-]|" + _S + "*[^" + re.escape(JS_WHITESPACE) + ";&|]+)")
-_SPLIT = re.compile(_S + "+")
+_STDERR_REDIRECT = LazyPattern("(?<![^" + re.escape(JS_WHITESPACE) + ";&|(`])2>>?(?:&[0-9-]|" + _S + "*[^" + re.escape(JS_WHITESPACE) + ";&|]+)")
+_SPLIT = LazyPattern(_S + "+")
 
 
 # The kinds of intent (the harness's words).

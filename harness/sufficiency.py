@@ -59,6 +59,7 @@ class Action:
     query: str = ""
     file_path: str = ""
     command: str = ""
+    path: str = ""  # the input's `path` (a search's folder; an MCP read_file's file): harness/next_acts.py
 
 
 @attrs.frozen
@@ -117,7 +118,7 @@ def actions_by_thread(transcript) -> dict[str, list[Action]]:
         acts = threads.setdefault(thread, [])
         message = use.message if use.message is not None else f"#{thread}-{len(acts)}"
         acts.append(Action(use.key, use.name, message, use.query or "", use.file_path or use.notebook_path or "",
-                           use.command or ""))
+                           use.command or "", use.path or ""))
     return threads
 
 

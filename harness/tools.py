@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from citeledger.infra.jsstr import JS_WHITESPACE
+from citeledger.infra.lazyre import LazyPattern
 
 CODEGRAPH = "codegraph"
 # In the order the harness prints them; "search" is Grep/Glob.
@@ -41,7 +42,7 @@ _W = "[A-Za-z0-9_]"
 # spaces, environment assignments (FOO=1 ), and the binary by any path.
 # Mentions are not invocations: `grep codegraph src/`, `ls .codegraph` and
 # `which codegraph` do not match.
-_CLI = re.compile(
+_CLI = LazyPattern(
     r"(?:^|[;&|(]|&&|\|\||\$\(|`)" + _S + "*"
     + "(?:[A-Za-z_]" + _W + "*=" + _NOT_S + "*" + _S + "+)*"
     + r"[A-Za-z0-9_./~-]*codegraph(?:" + _S + r"|\Z)"

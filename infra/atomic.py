@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from typing import IO, Iterator
 
 # A temporary file of `replacing` (`.NAME.XXXXXXXX.tmp`, mkstemp's 8 characters).
@@ -26,6 +25,8 @@ def replacing(path: str, mode: str = "wb") -> Iterator[IO]:
     """
     folder = os.path.dirname(path) or "."
     os.makedirs(folder, exist_ok=True)
+    import tempfile  # only a write needs it: a run that writes nothing never imports it
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         # mkstemp makes the file owner-only; the output gets what open() would give it.

@@ -46,6 +46,40 @@ def file_for(kind: str, *parts: str, version: str) -> Optional[str]:
 MAX_KEPT_BYTES = 16 << 20
 
 
+# What marks an installed distribution in a sys.path directory (importlib.metadata's finder).
+DISTRIBUTIONS = (".dist-info", ".egg-info")
+
+
+def installed_state() -> list[str]:
+    """Texts that change when the installed packages may have: this interpreter, and each
+    `sys.path` entry with its modification time (installing, upgrading or removing a
+    distribution adds or removes a directory in it). A directory holding no distribution
+    is stamped as such, not by its time: the script's folder or the current directory
+    (`python -m`), where a harness writes its runs, changes at every run but installs
+    nothing until a distribution appears in it. For a cache file built from what a library
+    (a plugin, lark) made of citeledger's inputs."""
+    import sys
+
+    parts = [sys.version, sys.executable]
+    for entry in sys.path:
+        parts += [entry, _stamp(entry or ".")]
+    return parts
+
+
+def _stamp(entry: str) -> str:
+    try:
+        if not any(name.endswith(DISTRIBUTIONS) for name in os.listdir(entry)):
+            return "no distributions"
+    except NotADirectoryError:  # a zip archive: its time
+        pass
+    except OSError:
+        return "-"
+    try:
+        return str(os.stat(entry).st_mtime_ns)
+    except OSError:
+        return "-"
+
+
 def read(path: Optional[str]) -> Optional[bytes]:
     """The file's bytes, or None when there is none to read. Only a regular file of at most
     MAX_KEPT_BYTES is read: a FIFO (never waited on), a device, a symlink (to /dev/zero) or a

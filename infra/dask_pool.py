@@ -102,6 +102,8 @@ class DaskPool:
     def _connected(self, client_class):
         """A client of the scheduler at the address, connected and past its handshake within the
         timeout; else an EngineError naming the address and what happened."""
+        import asyncio
+
         host, port = parse_address(self.address)
         try:  # a refused or unreachable port fails here at once, not after Dask's retries
             socket.create_connection((host, port), timeout=self.timeout).close()
@@ -113,7 +115,7 @@ class DaskPool:
         except MemoryError:
             raise EngineError(f"{self.address}: not a Dask scheduler (it announced a message too large to "
                               "hold)") from None
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, asyncio.TimeoutError) as exc:  # one class from 3.11, two before
             raise EngineError(f"{self.address}: no Dask scheduler answered within {self.timeout:g} s "
                               f"({_said(exc)})") from None
         except Exception as exc:  # junk where a scheduler's handshake should be

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import sys
 
 import attrs
@@ -55,16 +54,9 @@ class Index:
 
 
 def index_file(version: str):
-    """The cache file of the index for this interpreter, `version` of the package and sys.path's
-    state (each entry and its modification time: installing or removing a distribution changes it)."""
-    parts = [sys.version, sys.executable]  # pluggy upgraded: its directory on sys.path changed
-    for entry in sys.path:
-        try:
-            stamp = str(os.stat(entry or ".").st_mtime_ns)
-        except OSError:
-            stamp = "-"
-        parts += [entry, stamp]
-    return cache.file_for("plugins", *parts, version=version)
+    """The cache file of the index for this interpreter, `version` of the package and the installed
+    packages' state (infra/cache.installed_state: pluggy upgraded, a distribution added or removed)."""
+    return cache.file_for("plugins", *cache.installed_state(), version=version)
 
 
 def _digest(path: str) -> str | None:

@@ -17,7 +17,8 @@ from typing import Optional, Sequence
 
 
 from citeledger.core import (
-    InputError, InputWarning, ReadOptions, Transcript, decode_line, hookimpl, is_file, open_regular, read_head,
+    InputError, InputWarning, ReadOptions, SessionFiles, Transcript, decode_line, hookimpl, is_file, open_regular,
+    read_head,
 )
 from citeledger.core import fs
 from citeledger.readers.claude_stream import open_events
@@ -114,6 +115,42 @@ def session_logs(folder: str, regular_only: bool = True) -> list[str]:
     return [fs.join(folder, n) for n in names if n.endswith(".jsonl") and keep(fs.join(folder, n))]
 
 
+_SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true')
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
+
+
+def is_subagent_log(path: str) -> bool:
+    """An older Claude Code's subagent log (`agent-<id>.jsonl` beside its session's log, events
+    `isSidechain: true`): part of a session, never one of its own."""
+    if os.path.basename(path).startswith("agent-"):
+        return True
+    try:
+        first = read_head(path, 4096).split(b"\n", 1)[0]
+    except (OSError, ValueError):
+        return False
+    return bool(_SIDECHAIN.search(first))
+
+
+def session_id_of(path: str) -> Optional[bytes]:
+    """The `sessionId` its first lines name, or None."""
+    try:
+        found = _SESSION_ID.search(read_head(path, 4096))
+    except (OSError, ValueError):
+        return None
+    return found.group(1) if found else None
+
+
+def sibling_subagents(session: str) -> list[str]:
+    """The subagent logs beside `session` (older Claude Code: `agent-<id>.jsonl` in the project
+    folder) whose sessionId is the session's, in byte order of names."""
+    own = session_id_of(session)
+    if own is None:
+        return []
+    folder = os.path.dirname(session) or "."
+    logs = [p for p in session_logs(folder) if p != session and is_subagent_log(p) and session_id_of(p) == own]
+    return sorted(logs, key=lambda p: byte_order(os.path.basename(p)))
+
+
 def newest(logs: list[str]) -> str:
     """The newest log by modification time; equal times (restored from an archive): first name in byte order."""
     return min(logs, key=lambda p: (-fs.mtime_ns(p), byte_order(os.path.basename(p))))
@@ -135,11 +172,12 @@ def resolve_session(path: str) -> str:
     # Every Claude Code config folder's projects/ ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude).
     folders = whereabouts.claude_homes(os.environ) or [os.path.expanduser("~/.claude/projects")]
     logs = os.path.join(folders[0], escaped)
-    candidates = [log for folder in folders for log in session_logs(os.path.join(folder, escaped))]
+    candidates = [log for folder in folders for log in session_logs(os.path.join(folder, escaped))
+                  if not is_subagent_log(log)]
     if not candidates:
-        candidates = [p for p in session_logs(path) if looks_interactive(p)]
+        candidates = [p for p in session_logs(path) if looks_interactive(p) and not is_subagent_log(p)]
         if not candidates:
-            raise InputError(path, f"no Claude Code session logs here or in {logs}")
+            raise InputError(path, f"no Claude Code session logs here or in {logs} (a subagent's log is none)")
     return newest(candidates)
 
 
@@ -206,6 +244,20 @@ class ClaudeInteractiveReader:
             return False
         return fs.isdir(path.removesuffix(".jsonl"))
 
+    def sessions(self, paths: Sequence[str]) -> list[SessionFiles]:
+        """Each log a session, but a subagent's log (`agent-*.jsonl`, `isSidechain`): read with its
+        parent (`read`), never one of its own; one whose parent is not here is said, with the first
+        session of the folder."""
+        parents = [p for p in paths if not (p.endswith(".jsonl") and is_subagent_log(p))]
+        owned = {session_id_of(p) for p in parents}
+        orphans = [p for p in paths if p not in parents and session_id_of(p) not in owned]
+        said = tuple(InputWarning(p, 0, "a subagent's log whose session's log is not beside it: not read as a "
+                                        "session") for p in orphans)
+        found = [SessionFiles((p,)) for p in parents]
+        if found and said:
+            found[0] = SessionFiles(found[0].files, None, said)
+        return found
+
     def part_of_session(self, dirpath: str) -> bool:
         """`<session-id>/subagents` beside `<session-id>.jsonl` is read into that session."""
         return os.path.basename(dirpath) == "subagents" and fs.isfile(os.path.dirname(dirpath) + ".jsonl")
@@ -222,7 +274,8 @@ class ClaudeInteractiveReader:
         # The reference appends each subagent's events after the whole session
         # (it does not splice them in where the subagent ran): calls are
         # numbered in this order.
-        for log, tag in subagent_files(session, walker.warnings):
+        beside = [(log, f"subagent:{os.path.basename(log)}") for log in sibling_subagents(session)]
+        for log, tag in subagent_files(session, walker.warnings) + beside:
             files.append(log)
             try:
                 open_events(log, walker, options, parent=tag)

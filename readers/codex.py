@@ -21,9 +21,10 @@ from citeledger.core import (
     AssistantText, ExploreAnswer, InputError, InputWarning, Origin, ReadOptions, Request, RunLog, ToolResult,
     ToolUse, Transcript, Usage, decode_line, first_line, hookimpl, is_explore, is_file, read_head, read_jsonl, reading,
 )
+from citeledger.readers.codex_code_mode import CODE_MODE_TOOL, SHELL_CALL, script_output, shell_calls
 from citeledger.readers.codex_shell import shell_output
 from citeledger.readers.common import phased_answers, quoted, session_name
-from citeledger.readers.walker import js_map_key, js_truthy
+from citeledger.readers.walker import no_result_warning, js_map_key, js_truthy
 from citeledger.readers import whereabouts
 
 ROLLOUT_TYPES = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
@@ -214,6 +215,11 @@ class CodexReader:
                 state.last_call[turn] = len(state.texts)
             elif ptype in OUTPUT_TYPES:
                 state.output(payload, origin, order, turn)
+        keep = options.keep
+        unanswered = [use for key, use in state.uses.items() if key not in state.answered
+                      and keep is not None and keep(use.name) and not is_explore(use.name, options.explore_tool)]
+        if unanswered:
+            warnings.append(no_result_warning(unanswered))
         if state.unreadable:
             first = state.unreadable[0]
             warnings.append(InputWarning(first.file, first.line, f"{len(state.unreadable)} shell call(s) with "
@@ -285,6 +291,7 @@ class _Reading:
         self.last_call: dict[int, int] = {}
         self.unreadable: list[Origin] = []
         self.workdirs: dict = {}  # call key -> the directory it ran in (a shell call's `workdir`)
+        self.scripts: set = set()  # keys of code-mode `exec` calls read as the shell calls they make
         self.cwd: Optional[str] = None
         self.base: Optional[str] = None  # the session's working directory: its first (Transcript.cwd)
 
@@ -293,6 +300,11 @@ class _Reading:
         key = js_map_key(payload, "call_id")
         name = LOCAL_SHELL if ptype == "local_shell_call" else payload.get("name")
         given = call_input(payload)
+        if name == CODE_MODE_TOOL and ptype == "custom_tool_call" and isinstance(given.get("input"), str):
+            shell = shell_calls(given["input"])  # code mode: the shell commands its script runs
+            if shell is not None:
+                name, given = SHELL_CALL, shell
+                self.scripts.add(key)
         if given is UNREADABLE:
             self.unreadable.append(origin)
         workdir = given.get("workdir")
@@ -321,6 +333,9 @@ class _Reading:
             return
         blocks, failed = output_blocks(payload.get("output"))
         use = self.uses.get(key)
+        if key in self.scripts:
+            blocks, stopped = script_output(blocks)
+            failed = failed or stopped
         if not explore and use is not None and use.command is not None:
             blocks, exited = shell_output(blocks)
             failed = failed or exited

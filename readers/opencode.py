@@ -26,7 +26,7 @@ from citeledger.core import (
     Whereabouts, decode_line, hookimpl, is_file, open_regular, read_head, reading,
 )
 from citeledger.readers.common import IdLines, session_name
-from citeledger.readers.walker import MISSING, js_type
+from citeledger.readers.walker import MISSING, js_type, no_result_warning
 
 _HEAD = 4096
 _DOC_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
@@ -77,6 +77,8 @@ class OpencodeReader:
         walk = _Walk(path, IdLines(data), options, warnings)
         for index, message in enumerate(messages):
             walk.message(index, message)
+        if walk.unanswered:
+            warnings.append(no_result_warning(walk.unanswered))
         return Transcript(
             name=session_name(paths).removesuffix(".json"),
             files=tuple(paths),
@@ -103,6 +105,7 @@ class _Walk:
         self.uses: list = []
         self.results: list = []
         self.last_call: dict = {}
+        self.unanswered: list = []  # calls with no result yet (said once: walker.no_result_warning)
         self.turn = self.order = 0
 
     def message(self, index: int, message) -> None:
@@ -141,9 +144,8 @@ class _Walk:
         self.uses.append(use)
         self.last_call[self.turn] = len(self.texts)
         status = state.get("status")
-        if status not in ("completed", "error"):
-            self.warnings.append(InputWarning(origin.file, origin.line, f"{name} call {call_id} has no result "
-                                              f"(status {status!r}): the export was taken before it ended"))
+        if status not in ("completed", "error"):  # pending, running: the export was taken before it ended
+            self.unanswered.append(use)
         elif status == "completed" and isinstance(state.get("output"), str) and self._kept(name):
             self.results.append(ToolResult(name=name, blocks=(state["output"],), origin=origin, use=use, cwd=cwd,
                                            tool_use_id=call_id, tool_use_origin=origin, order=self.order,

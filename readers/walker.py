@@ -175,6 +175,7 @@ class EventWalker:
         # Results read before any call of their id: key -> (block, thread, origin, order, turn, cwd, warning index).
         self._early: dict = {}
         self._paired_early = False
+        self._returned: set = set()  # keys of the kept tools' calls a result answered (no_result_warning)
         self.turn = 0
         self.tool_uses: list[ToolUse] = []  # every tool_use, any tool (read-after, diagnostics)
         self._order = -1  # position of the event being fed, in reading order
@@ -377,6 +378,7 @@ class EventWalker:
             kind = self._kind(name)
         if kind is _NOT_KEPT:  # no source reads this tool
             return
+        self._returned.add(key)
         explore = kind is _EXPLORE
         error = block.get("is_error")
         if error is not None and error is not False and js_truthy(error):  # a failed call is no retrieval
@@ -399,6 +401,7 @@ class EventWalker:
         early = self._early.pop(key, ())
         if not early or self._kind(name) is not _KEPT:
             return
+        self._returned.add(key)
         for block, parent, origin, order, turn, cwd, warned in early:
             self.warnings[warned] = InputWarning(
                 origin.file, origin.line, f"tool_result for tool_use id {use.id!r} written before its call "
@@ -456,13 +459,16 @@ class EventWalker:
         for index, (text, turn, origin, kind) in enumerate(self._texts):
             after = index >= self._last_tool_use.get(turn, -1)
             texts.append(AssistantText(text, turn, after, origin, kind))
+        unanswered = [u for u in self.tool_uses if u.assistant and u.key is not None and u.key not in self._returned
+                      and self._kind(u.name) is _KEPT]
+        warnings = self.warnings + ([no_result_warning(unanswered)] if unanswered else [])
         return Transcript(
             name=name,
             files=files,
             responses=tuple(self.responses),
             results=tuple(self.results),
             assistant_texts=tuple(texts),
-            warnings=tuple(self.warnings),
+            warnings=tuple(warnings),
             bom_lines=tuple(self.bom_lines),
             reader=reader,
             tool_uses=tuple(self.tool_uses),
@@ -480,6 +486,16 @@ MISSING = _MISSING
 # What a tool's results are kept as (EventWalker._kind).
 _EXPLORE, _KEPT, _NOT_KEPT = "explore", "kept", "not kept"  # a key absent from a decoded object (js_type says "missing")
 _NO_INPUT: dict = {}
+
+
+def no_result_warning(uses) -> InputWarning:
+    """The one warning of a session's calls of tools a source reads that no result answers (the
+    log ends before they returned, or lost them): said once, naming the first."""
+    first = uses[0]
+    more = f" and {len(uses) - 1} more" if len(uses) > 1 else ""
+    return InputWarning(first.origin.file, first.origin.line,
+                        f"{first.name} call {first.id!r}{more} with no result (the log ends before it returned, "
+                        "or lost it): not counted")
 
 
 def _message_key(message: dict, order: int):

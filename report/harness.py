@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from citeledger.core import js_round, js_stringify, printable, thousands, to_fixed
-from citeledger.report.envelope import render_envelope
 from citeledger.report.sufficiency import render_sufficiency
 from citeledger.report.text import TOOL_NAME, render_text
 
@@ -127,6 +126,8 @@ def render_harness(files, run, occupancy, score, sufficiency, envelope=None, bri
     lines += [""] + indented(render_sufficiency(sufficiency))
     lines += [""] + indented(render_text(score))
     if envelope is not None:
+        from citeledger.report.envelope import render_envelope  # --envelope, --answer only
+
         lines += [""] + indented(render_envelope(envelope))
     return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines) + "\n")
 

@@ -84,6 +84,10 @@ def session_object(result) -> dict:
         from citeledger.report.sufficiency import sufficiency_dict
 
         data["sufficiency"] = sufficiency_dict(result.sufficiency)
+    if getattr(result, "retrieval_next", None) is not None:
+        from citeledger.report.next_acts import next_acts_dict
+
+        data["next_acts"] = next_acts_dict(result.retrieval_next)
     if result.reads is not None:  # the reads after each call (a ranked channel places them)
         from citeledger.report.reads import reads_dict
 

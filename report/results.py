@@ -30,6 +30,7 @@ class SessionResult:
     session_path: Optional[str] = None  # --session: the log scored (score's JSON `session_path`)
     view: object = None  # report.envelope.EnvelopeView (--envelope, --answer), else None
     sufficiency: object = None  # harness.Sufficiency (--sufficiency), else None
+    retrieval_next: object = None  # harness.next_acts.RetrievalNext (--sufficiency, other sources' calls), else None
     next_acts: object = None  # harness.Sufficiency for the page's next acts (--html), else None
     transcript: object = attrs.field(default=None, eq=False, repr=False)  # core.Transcript the score is of
     reads: object = None  # report.reads.PlacedReads (a ranked channel places reads: read_after), else None

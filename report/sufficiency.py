@@ -11,7 +11,7 @@ import re
 from typing import Optional
 
 from citeledger.core import BUCKETS, MAIN, NONE, Sufficiency, js_slice, pooled, printable, to_fixed, utf16_len
-from citeledger.report.tables import layout
+from citeledger.report.columns import layout
 from citeledger.report.text import TOOL_NAME
 
 LABELS = {

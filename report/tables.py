@@ -10,9 +10,10 @@ import contextvars
 import csv
 import io
 import json
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
-from citeledger.core import in_range, inert_cell, percent, printable
+from citeledger.core import in_range, inert_cell, percent
+from citeledger.report.columns import layout  # noqa: F401 (the tables' layout, where it always was)
 from citeledger.report.stats import median, pooled, quantile
 from citeledger.report.text import TOOL_NAME
 
@@ -192,18 +193,6 @@ def wrote_line(folder: str, names: Sequence[str]) -> str:
 
 def pct(value: Optional[float]) -> str:
     return "—" if value is None else percent(value)
-
-
-def layout(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> str:
-    """Plain aligned columns (no colour, so it pipes and diffs cleanly)."""
-    rows = [[printable(str(c)) for c in r] for r in rows]  # a cell's newline forges no row
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-
-    def line(cells):
-        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
-        return (indent + "  ".join(parts)).rstrip()
-
-    return "\n".join([line(headers)] + [line(r) for r in rows]) + "\n"
 
 
 def render_slices(rows: list[dict], floor: str, first: str = "slice") -> str:

@@ -19,11 +19,12 @@ import attrs
 
 from citeledger.core import INTEGER_RANGE, UserError, channels as installed_channels, field_range, sources as installed_sources
 
-from citeledger.infra import untrusted
-from citeledger.infra.untrusted import Located
+from citeledger.core import untrusted
 from citeledger.rules import safety
 from citeledger.rules.compiled import looks_like_path, shipped_names  # noqa: F401 (shipped_names: part of the loader's API)
 from citeledger.core import UNITS, AnswerRules, ChannelRule, ReaderRules, Ruleset, SourceRule
+
+Located = untrusted.Located  # a mapping that knows its keys' lines (part of the loader's API)
 
 TOP_KEYS = {"name", "description", "extends", "reader", "answer", "unit", "channels", "sources"}
 

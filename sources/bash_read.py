@@ -11,7 +11,8 @@ command's own `echo` lines is no call; a tool notice ("(Bash completed with no
 output)") or what another command printed after the read is meta. A script whose `echo`
 markers show where each command's output starts is split per command
 (`core.shell_split`): each part to the file its command read (an error line's part and
-a listing's to no file), the markers meta.
+a listing's to no file), the markers meta; several files printed with nothing between
+them are charged jointly (`core.source.joint`: `JOINT[a | b]`, never cited).
 
 `tools` names Claude Code's `Bash` and the shell tools of Codex rollouts
 (readers/codex.py records their argv as one command line).
@@ -23,8 +24,8 @@ import re
 
 import attrs
 
-from citeledger.core import (DROPPED, SHELL_TOOLS, ResultSource, hookimpl, only_errors, shell_intent, shell_output,
-                             split_output, tool_notice)
+from citeledger.core import (DROPPED, NEITHER, READ_KIND, SHELL_TOOLS, ResultSource, ShellIntent, hookimpl, joint,
+                             only_errors, shell_intent, shell_output, simple_commands, split_output, tool_notice)
 
 
 class BashReadSource(ResultSource):
@@ -45,13 +46,16 @@ class BashReadSource(ResultSource):
         command = use.command if use is not None else None
         if command is None:  # no command to read (arguments not JSON): no read; the reader warns once
             return None, ""
-        if not tool_notice(text) and text.strip():
-            split = split_output(command, text, self._reads)
-            pieces = [(moved(command, at, path) if path and not only_errors(part) else None, part)
-                      for path, part, at in split or ()]
-            if any(path for path, _ in pieces):  # a script of markers: each part to the command that printed it
-                return pieces, ""
         intent = shell_intent(command, self.options.stderr_redirect_writes, self.options.captured_reads)
+        if not intent.reads:
+            intent = windows_read(command)
+        if not tool_notice(text) and text.strip():
+            split = split_output(command, text, self._reads, unseen=not intent.reads)
+            pieces = [(None if not owners or only_errors(part) else
+                       joint([moved(command, at, path) for path, at in owners]), part)
+                      for owners, part in split or ()]
+            if any(path for path, _ in pieces):  # a script: each part to the command(s) that printed it
+                return pieces, ""
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
         # What reached the context (core/context.py): the file's part, the rest meta.
@@ -61,7 +65,8 @@ class BashReadSource(ResultSource):
             return None, ""
         if output.notice:
             return [(None, text)], ""
-        path = moved(command, read_at, intent.path)
+        named = _read_args(command, read_at) or [intent.path]
+        path = joint([moved(command, read_at, one) for one in named])  # `cat a b c`: the three jointly
         return [(path, output.content)] + ([(None, output.rest)] if output.rest else []), ""
 
     def _reads(self, simple: str):
@@ -70,6 +75,8 @@ class BashReadSource(ResultSource):
         output; through `head`/`tail`/`nl` a slice of the file, a read."""
         intent = shell_intent(simple, self.options.stderr_redirect_writes, self.options.captured_reads)
         if not intent.reads:
+            intent = windows_read(simple)
+        if not intent.reads:
             return None
         stages = _PIPE.split(simple[max(simple.find(intent.path), 0):])[1:]
         if any(stage.split()[:1] and stage.split()[0] not in _SLICES for stage in stages):
@@ -77,6 +84,40 @@ class BashReadSource(ResultSource):
         return intent.path
 
 
+# Windows shells' reads (PowerShell's Get-Content and its alias gc, cmd's type) at a command position
+# (or after `powershell -c` / `-Command`), with the path they read (an optional -Path / -LiteralPath first).
+_WINDOWS_READ = re.compile(r"(?:^|[;&|(]\s*|\n\s*|-(?:c|Command)\s+[\"']?)(?:Get-Content|gc|type)\s+(?:-(?:Literal)?Path\s+)?"
+                           r"(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)", re.IGNORECASE)
+
+
+def windows_read(command: str) -> ShellIntent:
+    """A read by a Windows shell (`Get-Content c:\\x\\y.ts`, `type y.ts`), or NEITHER: no write
+    (`>`) in the command, and the path names a file (a `/`, `\\` or `.` in it)."""
+    if ">" in command:
+        return NEITHER
+    found = _WINDOWS_READ.search(command)
+    if found is None:
+        return NEITHER
+    path = found.group(1).strip("'\"")
+    if path.startswith("-") or not any(c in path for c in "/\\."):
+        return NEITHER
+    return ShellIntent(READ_KIND, path.replace("\\", "/"))
+
+
+def _read_args(command: str, read_at: int):
+    """The paths the read at `read_at` names when its command reads several files in one output
+    (`cat a b c`, `head -5 a b`), else None."""
+    for text, at in simple_commands(command) or ():
+        if at <= read_at < at + len(text):
+            words = _PIPE.split(text)[0].split()
+            if words and words[0] in _CONCATENATES:
+                paths = [w.strip("'\"") for w in words[1:] if not w.startswith("-") and not w[:1].isdigit()
+                         and ("/" in w or "." in w)]
+                return paths if len(set(paths)) > 1 else None
+    return None
+
+
+_CONCATENATES = frozenset({"cat", "bat", "nl", "head", "tail", "more", "less"})
 _PIPE = re.compile(r"(?<![|])\|(?![|])")
 _SLICES = frozenset({"head", "tail", "nl", "cat", "less", "more"})
 _CD = re.compile(r"(?:^|[;&|(]|&&)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|)]+)\s*(?:&&|;|\n)")

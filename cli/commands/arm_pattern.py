@@ -141,6 +141,7 @@ def run_arm_pattern(args) -> int:
     refs, unmatched, warnings = discover_arms(args.passes[0], pattern, args.exclude)
     _check_arms_found(args, refs)
     status = EXIT_OK
+    pages: list = []  # (arm, its group records, its page) for the page of every arm
     for number, new in enumerate(args.arms[1:]):
         pair = argparse.Namespace(**{**vars(args), "arms": [args.arms[0], new], "key": "question",
                                      "html": _html_for(args.html, new, len(args.arms))})
@@ -154,6 +155,7 @@ def run_arm_pattern(args) -> int:
                 comparison.other_arms.append({"session": ref.key, "arm": ref.arm})
         result = _result(pair, comparison, pooled, diagnosed, said, rulesets[0].name, added)
         result = attrs.evolve(result, header={**result.header, "arm_pattern": args.arm_pattern})
+        pages.append((new, list(result.groups), os.path.basename(pair.html) if pair.html else ""))
         with contextlib.ExitStack() as stack:
             if pair.out:
                 stack.enter_context(output_dir(pair.out))
@@ -168,6 +170,13 @@ def run_arm_pattern(args) -> int:
             status = EXIT_INTERNAL
         elif (comparison.unscored or said) and status == EXIT_OK:
             status = EXIT_WARNINGS
+    if args.html and len(args.arms) > 2:  # PATH itself: every arm side by side
+        from citeledger.cli.output import write_file
+        from citeledger.report.html.arms import arms_page
+
+        wrote = write_file(args.html, arms_page(args.passes[0], rulesets[0].name, args.arms, pages))
+        if fmt == "text":
+            write_stdout(f"wrote {wrote}\n")
     return status
 
 
@@ -180,7 +189,8 @@ def _check_arms_found(args, refs) -> None:
 
 
 def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
-    """--html PATH for one comparison: PATH itself with two arms, else PATH-<arm>.html."""
+    """--html PATH for one comparison: PATH itself with two arms, else PATH-<arm>.html (PATH is
+    then the page of every arm: report/html/arms.py)."""
     if not path or arms <= 2:
         return path
     stem, suffix = os.path.splitext(path)

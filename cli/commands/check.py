@@ -15,7 +15,6 @@ from citeledger.cli.commands.common import (
     add_jobs_options, add_session_inputs, report_warnings, ruleset_from, session_note,
 )
 from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
-from citeledger.engine.reading import read_session
 from citeledger.cli.output import write_stdout
 from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.harness.check_session import ARM_KEYS
@@ -136,11 +135,11 @@ def _session(args, ruleset):
     """(transcript, score) of the session given, or Nones."""
     if not (args.files or args.session):
         return None, None
-    from citeledger.core.accountant import score
+    from citeledger.engine.session import SessionRequest, assemble
 
-    transcript = read_session(args.files, args.session, ruleset, whole=True)
-    session_note(args.session, transcript)
-    return transcript, score(transcript, ruleset)
+    result = assemble(SessionRequest(ruleset=ruleset, files=tuple(args.files), session=args.session))
+    session_note(args.session, result.transcript)
+    return result.transcript, result.score
 
 
 def _responses_of(transcript, score, ruleset, reports, sidecars) -> tuple[list, list]:

@@ -22,6 +22,18 @@ def add_session_inputs(parser) -> None:
     add_ruleset_option(parser)
 
 
+def add_diagnostics_options(parser, automatic: bool) -> None:
+    parser.add_argument(
+        "--diagnostics", action="append", default=[], metavar="FILE",
+        help="codegraph's explore diagnostic sidecar (CODEGRAPH_EXPLORE_DEBUG=FILE), repeatable: join each "
+        "explore call to its report" + (" (default: explore-<label>.jsonl beside run-<label>-N.jsonl)" if automatic else ""),
+    )
+    if automatic:
+        parser.add_argument("--no-diagnostics", action="store_true", help="do not pick up explore-<label>.jsonl sidecars")
+    parser.add_argument("--diagnostics-out", metavar="DIR",
+                        help="write the diagnostic join as DIR/diagnostics.{csv,json,png,svg}")
+
+
 def add_format_options(parser, json_help: str, kind: str) -> None:
     from citeledger.cli.formats import add_format_option
 

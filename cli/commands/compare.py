@@ -29,11 +29,13 @@ from citeledger.cli.formats import check, chosen, out_path, render, write
 from citeledger.cli.formats import write_pages
 from citeledger.cli.output import output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
+from citeledger.cli.sidecars import Diagnosed
 from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged, split
 from citeledger.report.sufficiency import counted_dict
 from citeledger.report.results import CompareResult
-from citeledger.cli.commands.common import completed_files, one_ruleset, outcome_inputs, report_warnings
+from citeledger.cli.commands.common import (
+    add_diagnostics_options, completed_files, one_ruleset, outcome_inputs, report_warnings,
+)
 from citeledger.report.compare import SIDES, Comparison, lines_up, unpaired_reason
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.cli.commands.sweep import add_corpus_options, load_rulesets

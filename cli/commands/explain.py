@@ -8,8 +8,10 @@ from citeledger.cli.hints import hint_retrieval
 import attrs
 
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
-from citeledger.cli.sidecars import add_diagnostics_options, session_extras
-from citeledger.cli.commands.common import add_html_option, add_session_inputs, finish, session_note, session_request
+from citeledger.cli.sidecars import session_extras
+from citeledger.cli.commands.common import (
+    add_diagnostics_options, add_html_option, add_session_inputs, finish, session_note, session_request,
+)
 from citeledger.engine.session import assemble
 
 

@@ -4,25 +4,21 @@ from __future__ import annotations
 
 from citeledger.cli.commands import SUMMARY
 
-import attrs
-
 from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
 from citeledger.engine.limits import int_text
-from citeledger.cli.hints import hint_retrieval
 from citeledger.cli.metrics import measured
 from citeledger.cli.formats import add_format_option, check, chosen, write, write_pages
 from citeledger.cli.output import write_stdout
-from citeledger.cli.sidecars import add_diagnostics_options, session_extras
 from citeledger.cli.commands.common import (
-    add_html_option, add_session_inputs, finish, report_warnings, ruleset_from, session_note,
+    add_diagnostics_options, add_html_option, add_session_inputs, finish, report_warnings, ruleset_from, session_note,
     session_request,
 )
 from citeledger.engine.reading import read_session
-from citeledger.engine.session import assemble
 
 # What only an option needs (the envelope view, sufficiency, a format) is imported
-# when the option is given: a plain one-run `score` loads none of it.
+# when the option is given: a plain one-run `score` loads none of it; what only the
+# text block needs (the engine's SessionResult, the retrieval hint) is not loaded for --harness.
 
 
 def add_parser(sub) -> None:
@@ -80,6 +76,12 @@ def run(args) -> int:
         return run_harness(args)
     if args.brief:
         raise UserError("--brief: only with --harness (it shortens the harness report)")
+    import attrs
+
+    from citeledger.cli.hints import hint_retrieval
+    from citeledger.cli.sidecars import session_extras
+    from citeledger.engine.session import assemble
+
     fmt = chosen(args)
     check(fmt, "score")  # an unknown format is a usage error before anything is read
     request = session_request(args, "score", metrics=fmt != "text" or bool(args.html))  # the text shows none

@@ -28,7 +28,7 @@ from citeledger.engine.limits import max_jobs, workers
 from citeledger.cli.spool import Spool
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
-from citeledger.cli.sidecars import Diagnosed, add_diagnostics_options
+from citeledger.cli.sidecars import Diagnosed
 from citeledger.cli.sufficiency import SlicePool, add_sufficiency_option, judged, split
 from citeledger.cli.metrics import metric_columns
 from citeledger.report.occupancy_pool import OccupancyPool
@@ -37,7 +37,7 @@ from citeledger.core.metric import MetricOptions
 from citeledger.corpus.measured import Measured, split_measured
 from citeledger.engine.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
-    add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
+    add_diagnostics_options, add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
     shipped_list,
 )
 from citeledger.report.html import sweep_session

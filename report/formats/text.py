@@ -21,6 +21,10 @@ def _score(result) -> str:
         from citeledger.report.sufficiency import render_sufficiency
 
         out += "\n" + render_sufficiency(result.sufficiency)
+    if result.retrieval_next is not None:
+        from citeledger.report.next_acts import render_next_acts
+
+        out += "\n" + render_next_acts(result.retrieval_next)
     if result.view:
         from citeledger.report.envelope import render_envelope
 

@@ -9,10 +9,19 @@ per scoring call (`Cuts`), so no parse outlives the call that made it.
 
 The grammar is built on first use (`_grammar`): start-up is spared lark's
 import and build, and a run that never reads a header's names never builds it.
+
+Most header lines are plain: names and counts, no render tag, no annotation.
+Such a line is read by the grammar's own terminals (`_Terminals`: SYMBOL_ITEM,
+MORE and the ones that rule a line out, their patterns as lark compiled them,
+kept in the user's cache), so a run whose lines are all plain never imports
+lark; every other line is lark's. No pattern here is written by hand:
+tests/sources/test_header.py holds the two readings equal on every real header
+line and on generated ones (docs/decisions.md, "Lark only when a line needs it").
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 import re
 from typing import Optional
@@ -30,6 +39,11 @@ def _symbol(token: str) -> Symbol:
     # before, no ")" after; the name holds no "(".
     name, _, rest = token.partition("(")
     return Symbol(name.lstrip(_BEFORE_ITEM), rest[:rest.index(")")])
+
+
+def _count(token: str) -> Optional[int]:
+    """The count of a MORE token (`+N more`); None for a longer digit run (core/numbers.py)."""
+    return bounded_int(token[1:token.index(" ")])
 
 
 class _Part(list):
@@ -60,8 +74,7 @@ class _ToHeaderMethods:
         elif kind == "WORD":
             part.append(str(child))
         elif kind == "MORE":
-            digits = child[1:child.index(" ")]  # `+N more`
-            count = bounded_int(digits)  # a longer digit run is no count (core/numbers.py)
+            count = _count(child)
             if count is not None:
                 part.append(count)
         elif kind is None:
@@ -154,11 +167,103 @@ def _grammar() -> _Grammar:
     return _BUILT[0]
 
 
+# The terminals a plain line is read by: the path's, the items' and the count's, and
+# the ones whose presence leaves a line to lark (a tag, an annotation, a ")" of no item).
+TERMINALS = ("PATH", "SYMBOL_ITEM", "MORE", "TAG_OPEN", "DOT", "RPAR")
+
+
+class _Terminals:
+    """header.lark's terminals as lark compiled them (`patterns`: name -> regexp), reading a plain line.
+
+    A line whose suffix holds no TAG_OPEN and no DOT match, and whose every RPAR
+    match lies inside a SYMBOL_ITEM match, lexes (header.lark's notes) into
+    SYMBOL_ITEMS, MORE, WORD and OTHER tokens only, which `line` always accepts:
+    its symbols are SYMBOL_ITEM's matches, its count the last MORE's, no tags.
+    """
+
+    def __init__(self, patterns: dict):
+        compiled = {name: re.compile(patterns[name]) for name in TERMINALS}
+        self.plain_path = compiled["PATH"].fullmatch
+        self.item, self.more, self.rpar = compiled["SYMBOL_ITEM"], compiled["MORE"], compiled["RPAR"]
+        self.tag_open, self.dot = compiled["TAG_OPEN"].search, compiled["DOT"].search
+
+    def read(self, path: str, suffix: str):
+        """(symbols, count, ()) of a plain line, as lark reads it; None: not plain, lark reads it."""
+        if not self.plain_path(path) or self.dot(suffix) or self.tag_open(suffix):
+            return None
+        items = list(self.item.finditer(suffix))
+        spans = iter(m.span() for m in items)
+        start, end = next(spans, (0, 0))
+        for paren in self.rpar.finditer(suffix):  # in order, as the items are
+            while end <= paren.start() and (start, end) != (-1, -1):
+                start, end = next(spans, (-1, -1))
+            if not start <= paren.start() < end:
+                return None  # a ")" of no item: RPAR where lark's parser may take it
+        more = None
+        for m in self.more.finditer(suffix):
+            count = _count(m.group())
+            if count is not None:
+                more = count
+        return tuple(_symbol(m.group()) for m in items), more, ()
+
+
+_KEPT: list = []
+
+
+def _terminals() -> _Terminals:
+    """The plain-line reader: its patterns from the cache, else from the grammar built (and kept)."""
+    if not _KEPT:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "header.lark"), encoding="utf-8") as fh:
+            grammar = fh.read()
+        # Named by the grammar and the installed packages, lark's own files among them.
+        path = cache.file_for("header-terminals", grammar, _lark_stamp(), *cache.installed_state(), version=__version__)
+        patterns = _kept_patterns(path)
+        if patterns is None:
+            parser = _grammar().parser
+            patterns = {name: parser.get_terminal(name).pattern.to_regexp() for name in TERMINALS}
+            cache.write(path, marshal.dumps(patterns))
+        _KEPT.append(_Terminals(patterns))
+    return _KEPT[0]
+
+
+def _lark_stamp() -> str:
+    """Where lark is installed and when its package was last written, found without importing it."""
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec("lark")
+    try:
+        return f"{spec.origin} {os.stat(spec.origin).st_mtime_ns}"
+    except (AttributeError, TypeError, OSError):  # no lark found: the grammar is built, and says why
+        return "-"
+
+
+def _kept_patterns(path) -> Optional[dict]:
+    """The kept terminal patterns at `path`, if the file loads whole and each one compiles."""
+    data = cache.read(path)
+    if data is None:
+        return None
+    try:
+        patterns = marshal.loads(data)
+        if sorted(patterns) != sorted(TERMINALS) or not all(isinstance(p, str) for p in patterns.values()):
+            return None
+        _Terminals(patterns)
+    except Exception:  # any failure to load: not trusted, read from the grammar again
+        return None
+    return patterns
+
+
 def read_names(path: str, suffix: str) -> tuple[tuple[Symbol, ...], Optional[int], tuple[RenderTag, ...]]:
     """(symbols, `+N more` count, render tags) of a header line as header.lark parses it; never raises.
 
-    A line the structured rules cannot parse is read for its symbols only.
+    A plain line is read by the grammar's terminals, any other by its parser; a line
+    the structured rules cannot parse is read for its symbols only.
     """
+    plain = _terminals().read(path, suffix)
+    return plain if plain is not None else parsed_names(path, suffix)
+
+
+def parsed_names(path: str, suffix: str) -> tuple[tuple[Symbol, ...], Optional[int], tuple[RenderTag, ...]]:
+    """`read_names` by lark's parser of header.lark, whatever the line."""
     g = _grammar()
     try:
         if g.plain_path(path):

@@ -260,3 +260,10 @@ def test_citeledger_score_session_dir_says_which_log_it_read():
     log = folder / "6f1c2a0e-3b7d-4c55-9e1a-2d4f8b7c9a10.jsonl"
     assert result.inputs[0] == str(log)  # the log chosen, then its subagents'
     assert result.inputs[1:] == (str(log.with_suffix("") / "subagents" / "agent-a7e3c19.jsonl"),)
+
+
+def test_citeledger_score_with_a_bad_answer_glob_names_answer_not_the_flag():
+    run = FIXTURES / "real" / "stream" / "express-res-send.jsonl"
+    with pytest.raises(UserError) as caught:
+        citeledger.score(run, answer=["?lib"])
+    assert str(caught.value) == "answer='?lib': not a valid glob (nothing to repeat)"

@@ -480,7 +480,7 @@ def test_a_fifo_or_a_link_to_dev_zero_in_place_of_a_kept_file_is_replaced_not_re
     first = _score_with_cache(tmp_path)
     assert first.returncode == 0, first.stderr
     kept = sorted((tmp_path / "citeledger").iterdir())
-    assert {p.name.rsplit("-", 1)[0] for p in kept} == {"header-grammar", "plugins", "ruleset"}
+    assert {p.name.rsplit("-", 1)[0] for p in kept} == {"header-grammar", "header-terminals", "plugins", "ruleset"}
     for path in kept:
         path.unlink()
         if replacement == "fifo":

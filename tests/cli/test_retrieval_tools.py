@@ -61,6 +61,16 @@ def test_the_stream_that_ran_out_of_turns_counts_its_sourcegraph_calls(capsys):
     assert by["mcp"] == 90_540  # list_repos 9,034 + keyword 27,467 + read_file 32,925 + list_files 1,840 + nls 19,274
 
 
+def test_one_cat_of_three_scripts_is_charged_to_the_three_jointly(capsys):
+    # FACTS.md §4 note: `cat cve_id.sh direct_deps.sh transitive_paths.sh` returns the three
+    # concatenated with nothing to tell where one ends: JOINT[...], not the last one named.
+    data = scored(capsys, BENCH / "mcp_batch" / "dep-traversal-001_mcp_only" / "agent_trace.jsonl")
+    files = {f["path"]: f["chars"] for f in data["files"]}
+    names = " | ".join(f".verifiers/{n}.sh" for n in ("cve_id", "direct_deps", "transitive_paths"))
+    assert files[f"JOINT[{names}]"] == 2_448
+    assert data["envelope"] == 137_121
+
+
 def test_the_baseline_arm_is_unchanged(capsys):
     data = scored(capsys, HEADLINE / ARM.format("baseline"))
     assert data["envelope"] == 5_777 and data["efficiency"] == 0
@@ -162,6 +172,12 @@ def test_the_three_arm_compare_gives_each_arms_score(capsys, tmp_path):
     for arm in ("cli", "baseline"):
         html = (tmp_path / f"arms-{arm}.html").read_text()
         assert "dep-traversal-002" in html and f"{singles[arm] * 100:.1f}%" in html
+    every = page.read_text()  # PATH itself: the three arms side by side, a row per question
+    row = every[every.index('<tr data-group="dep-traversal-002">'):]
+    row = row[:row.index("</tr>")]
+    shown = [f"{singles[arm] * 100:.1f}%" for arm in ("mcp_only", "cli", "baseline")]
+    assert [row.index(s) for s in shown] == sorted(row.index(s) for s in shown)
+    assert 'href="arms-cli.html"' in every and 'href="arms-baseline.html"' in every
 
 
 def _layout(root: Path) -> None:

@@ -89,3 +89,30 @@ def test_a_plain_score_imports_only_the_plugins_its_ruleset_uses():
                        "citeledger.sources.sectioned.header", "citeledger.sources.sectioned.splitter",
                        "citeledger.report.formats.text"}, sorted(plugins)
     assert "importlib.metadata" not in modules  # no scan of the installed distributions
+
+
+@pytest.mark.parametrize("command, frozen", [("score", True), ("sweep", False)])
+def test_a_one_session_process_leaves_its_objects_out_of_the_collection_at_exit(command, frozen):
+    """`citeledger score` (the process's own command line) freezes what it made before the
+    interpreter exits, which then walks no object for cycles; a many-session command does not."""
+    probe = ("import gc, sys; from citeledger.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(gc.get_freeze_count(), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, command, "-q", str(RUN)] if command == "sweep" else
+                          [sys.executable, "-c", probe, command, str(RUN)], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout, done.stderr
+    assert (int(done.stderr.splitlines()[-1]) > 10_000) == frozen, done.stderr
+
+
+def test_a_harness_run_loads_no_parser_scan_or_text_block_records():
+    """`score --harness --brief RUN`, the harness's per-run call (issue 46): once the kept files
+    are there, its plain header lines are read by the grammar's terminals (no lark), the plugin
+    index is trusted (no importlib.metadata, hence no email), and nothing only the text block,
+    an option or a write needs is imported."""
+    loaded("score", "--harness", "--brief", str(RUN))  # the kept files, whatever ran before
+    out, modules = loaded("score", "--harness", "--brief", str(RUN))
+    assert "Explore allocation" in out
+    unused = ("lark", "importlib.metadata", "email", "yaml", "tempfile", "csv", "citeledger.report.results",
+              "citeledger.report.envelope", "citeledger.report.tables", "citeledger.engine.session",
+              "citeledger.cli.sidecars", "citeledger.cli.hints")
+    assert [m for m in modules if m in unused or m.startswith(tuple(u + "." for u in unused))] == []

@@ -79,7 +79,24 @@ def gemini_session(folder: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("make", [claude_log, codex_rollout, gemini_session], ids=["claude", "codex", "gemini"])
+def opencode_export(folder: Path) -> Path:
+    """An opencode session export: two prompts, each a read part and a text citing it."""
+    messages = []
+    for turn, (path, text) in enumerate((("src/one.py", FIRST), ("src/two.py", SECOND)), 1):
+        messages.append({"info": {"role": "user", "id": f"msg_u{turn}"},
+                         "parts": [{"type": "text", "text": f"question {turn}", "id": f"prt_u{turn}"}]})
+        messages.append({"info": {"role": "assistant", "id": f"msg_a{turn}", "path": {"cwd": "/work/proj"}}, "parts": [
+            {"type": "tool", "tool": "read", "callID": f"call_{turn}", "id": f"prt_c{turn}",
+             "state": {"status": "completed", "input": {"filePath": f"/work/proj/{path}"}, "output": text}},
+            {"type": "text", "text": f"It is in `{path}`.", "id": f"prt_t{turn}"}]})
+    out = folder / "export.json"
+    out.write_text(json.dumps({"info": {"id": "ses_1", "directory": "/work/proj"}, "messages": messages}, indent=2),
+                   encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("make", [claude_log, codex_rollout, gemini_session, opencode_export],
+                         ids=["claude", "codex", "gemini", "opencode"])
 def test_a_two_turn_session_whose_answers_each_cite_their_turns_read_scores_100_percent(tmp_path, make):
     score = citeledger.score(make(tmp_path), "retrieval").score
     assert score.status == "scored"

@@ -152,3 +152,21 @@ def test_a_kind_kept_to_a_bound_loses_its_oldest_files(tmp_path, monkeypatch):
     cache.write(paths[4], b"4", keep=3)
     kept = sorted(p for p in paths if os.path.exists(p))
     assert kept == sorted(paths[2:]) and os.path.exists(other)
+
+
+# ------------------------------------------------------------ the installed packages' state
+
+
+def test_a_folder_without_distributions_is_stamped_alike_however_it_changes(tmp_path, monkeypatch):
+    """The harness's folder (`python -m` puts it on sys.path) changes at every run: the kept
+    plugin index and header terminals still hold; a distribution appearing there does not."""
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path[1:]])
+    before = cache.installed_state()
+    (tmp_path / "run-new-1.jsonl").write_text("{}\n")
+    os.utime(tmp_path, ns=(1, 1))
+    assert cache.installed_state() == before
+    (tmp_path / "plugin-1.0.dist-info").mkdir()
+    assert cache.installed_state() != before
+    changed = cache.installed_state()
+    os.utime(tmp_path, ns=(2, 2))  # installing into a folder of distributions: its time moved
+    assert cache.installed_state() != changed

@@ -175,15 +175,66 @@ def _spy_on_lark(monkeypatch) -> list:
     return texts
 
 
-def test_a_plain_score_crediting_a_symbol_runs_larks_lalr_parser(tmp_path, capsys, monkeypatch):
+def test_a_plain_score_reads_a_plain_line_by_the_terminals_and_a_tagged_one_by_larks_parser(tmp_path, capsys, monkeypatch):
     texts = _spy_on_lark(monkeypatch)
-    text = response(section("lib/a.js", " — alpha(function), beta(calls)", size=300), section("lib/b.js", " — gamma(function)", size=100))
+    text = response(section("lib/a.js", " — alpha(function), beta(calls)", size=300), section("lib/b.js", " — gamma(function)", size=100),
+                    section("lib/c.js", " — alpha, beta · focused (alpha(function))", size=100))
     path = session(tmp_path, [text], "`alpha` does it.")
     assert main(["score", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "symbol" in out and "75.0%" in out
-    # lib/a.js's line only (from after its path): lib/b.js's holds no cited name.
-    assert [start for start, _ in texts] == ["line"]
+    assert "symbol" in out
+    # lib/a.js's line is plain: its terminals read it; lib/c.js's holds a render tag: lark's
+    # parser reads it (from after its path); lib/b.js's holds no cited name.
+    shown = [(start, getattr(lexer.state.text, "text", lexer.state.text)) for start, lexer in texts]  # lark >= 1.2: a TextSlice
+    assert shown == [("line", " — alpha, beta · focused (alpha(function))")]
+
+
+def _both_readings(path, suffix):
+    """(the terminals' reading or None, the parser's)."""
+    return header_mod._terminals().read(path, suffix), header_mod.parsed_names(path, suffix)
+
+
+@settings(max_examples=1500)
+@given(paths, suffixes)
+def test_the_terminals_read_a_line_as_larks_parser_does_or_leave_it_to_it(path, suffix):
+    plain, parsed = _both_readings(path, suffix)
+    assert plain is None or plain == parsed
+    assert read_names(path, suffix) == parsed
+
+
+def test_the_terminals_read_most_real_header_lines_as_larks_parser_does():
+    seen = decided = 0
+    for name, path, suffix in _real_headers():
+        plain, parsed = _both_readings(path, suffix)
+        seen += 1
+        if plain is not None:
+            decided += 1
+            assert plain == parsed, (name, suffix)
+    assert seen > 50 and decided > seen // 2, (seen, decided)
+
+
+def test_the_terminals_leave_tags_annotations_and_stray_parens_to_lark():
+    terminals = header_mod._terminals()
+    for suffix in (" — F(method) · +8 more", " — a · focused (b)", " — +3 more x) F(method)", ")+3 more F(method)",
+                   " — a(b)(c)"):
+        assert terminals.read("a.go", suffix) is None, suffix
+    assert terminals.read("a`b", " — F(method)") is None  # a path PATH does not read whole
+    assert terminals.read("a.go", " — F(method), x(calls), +2 more, +9 more") == (
+        (header_mod.Symbol("F", "method"), header_mod.Symbol("x", "calls")), 9, ())
+
+
+def test_the_kept_terminals_are_the_grammars_and_a_damaged_file_is_not_trusted(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(header_mod, "_KEPT", [])
+    first = header_mod._terminals()
+    (kept,) = (tmp_path / "citeledger").glob("header-terminals-*")
+    monkeypatch.setattr(header_mod, "_KEPT", [])
+    monkeypatch.setattr(header_mod, "_grammar", lambda: (_ for _ in ()).throw(AssertionError("built again")))
+    again = header_mod._terminals()  # from the kept file, no grammar built
+    assert again.item.pattern == first.item.pattern == header_mod._BUILT[0].parser.get_terminal("SYMBOL_ITEM").pattern.to_regexp()
+    for damage in (b"", b"garbage", kept.read_bytes()[:10]):
+        kept.write_bytes(damage)
+        assert header_mod._kept_patterns(str(kept)) is None
 
 
 def test_the_symbol_channel_parses_only_lines_that_hold_a_cited_name(tmp_path, capsys, monkeypatch):
