@@ -258,6 +258,8 @@ class ClaudeInteractiveReader:
         found = [SessionFiles((p,)) for p in parents]
         if found and said:
             found[0] = SessionFiles(found[0].files, None, said)
+        elif said:  # nothing but orphans: said all the same, no session
+            found = [SessionFiles((), None, said)]
         return found
 
     def part_of_session(self, dirpath: str) -> bool:
