@@ -1,4 +1,4 @@
-"""A shell script's output split per command at its `echo` markers (issue 42; FACTS.md §6).
+"""A shell script's output split per command at its `echo` markers (issues 41 and 42).
 
 `echo "=== a ==="; ls dir; echo; cat a | head -30; echo "=== b ==="; cat b` prints the
 markers, a listing and two files in one output. Read by hand, each part between two
@@ -18,10 +18,13 @@ listing and the markers to no file. The rule, written once:
 
 Chunks with no marker between them are one chunk: of the file among them, of no file when
 none reads one, and of all the files jointly when several do (`sed a; sed b` prints both
-files with nothing to tell where one ends: FACTS.md's JOINT[a | b]). Where the command is
-not a plain list (a loop, a test, a heredoc, a subshell, a function, `echo -n`, `echo $x`),
-the markers cannot be found in order, or there is neither a marker nor a joint read, there
-is no split (None): the caller keeps its own rule.
+files with nothing to tell where one ends: FACTS.md's JOINT[a | b]). An `if`/`for`/`while`/
+`until`/`case` compound is one chunk of the files its commands read (which branch ran is not
+in the output); `NAME=literal` assignments are expanded in the commands after them. Where the
+command is otherwise not a plain list (a heredoc, a subshell, a group, a function, `echo -n`,
+`echo $x`), the markers cannot be found in order, or there is neither a marker nor a joint
+read (and the caller's rule sees a read: `unseen` is false), there is no split (None): the
+caller keeps its own rule. FACTS.md §6, §9, §10 and §15 read their scripts so by hand.
 """
 
 from __future__ import annotations

@@ -333,7 +333,8 @@ class _Discovery:
         for name, files in claimed.items():
             for whole in sessions_of(dict(order)[name](), files):
                 warnings.extend(whole.warnings)
-                found.append(_ref(root, False, whole, name))
+                if whole.files:  # a grouping of no file only says something (a subagent log alone)
+                    found.append(_ref(root, False, whole, name))
         return found
 
 

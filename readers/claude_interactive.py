@@ -115,6 +115,7 @@ def session_logs(folder: str, regular_only: bool = True) -> list[str]:
     return [fs.join(folder, n) for n in names if n.endswith(".jsonl") and keep(fs.join(folder, n))]
 
 
+_AGENT_NAME = re.compile(r"agent-[^/]*\.jsonl\Z")
 _SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true')
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
 
@@ -122,7 +123,7 @@ _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
 def is_subagent_log(path: str) -> bool:
     """An older Claude Code's subagent log (`agent-<id>.jsonl` beside its session's log, events
     `isSidechain: true`): part of a session, never one of its own."""
-    if os.path.basename(path).startswith("agent-"):
+    if _AGENT_NAME.match(os.path.basename(path)):
         return True
     try:
         first = read_head(path, 4096).split(b"\n", 1)[0]
@@ -143,12 +144,12 @@ def session_id_of(path: str) -> Optional[bytes]:
 def sibling_subagents(session: str) -> list[str]:
     """The subagent logs beside `session` (older Claude Code: `agent-<id>.jsonl` in the project
     folder) whose sessionId is the session's, in byte order of names."""
-    own = session_id_of(session)
+    folder = os.path.dirname(session) or "."
+    named = [p for p in session_logs(folder) if p != session and _AGENT_NAME.match(os.path.basename(p))]
+    own = session_id_of(session) if named else None  # no head read unless a subagent's log is there
     if own is None:
         return []
-    folder = os.path.dirname(session) or "."
-    logs = [p for p in session_logs(folder) if p != session and is_subagent_log(p) and session_id_of(p) == own]
-    return sorted(logs, key=lambda p: byte_order(os.path.basename(p)))
+    return sorted((p for p in named if session_id_of(p) == own), key=lambda p: byte_order(os.path.basename(p)))
 
 
 def newest(logs: list[str]) -> str:
@@ -248,14 +249,17 @@ class ClaudeInteractiveReader:
         """Each log a session, but a subagent's log (`agent-*.jsonl`, `isSidechain`): read with its
         parent (`read`), never one of its own; one whose parent is not here is said, with the first
         session of the folder."""
-        parents = [p for p in paths if not (p.endswith(".jsonl") and is_subagent_log(p))]
-        owned = {session_id_of(p) for p in parents}
-        orphans = [p for p in paths if p not in parents and session_id_of(p) not in owned]
+        parents = [p for p in paths if not _AGENT_NAME.match(os.path.basename(p))]
+        subagents = [p for p in paths if _AGENT_NAME.match(os.path.basename(p))]
+        owned = {session_id_of(p) for p in parents} if subagents else set()  # heads read only then
+        orphans = [p for p in subagents if session_id_of(p) not in owned]
         said = tuple(InputWarning(p, 0, "a subagent's log whose session's log is not beside it: not read as a "
                                         "session") for p in orphans)
         found = [SessionFiles((p,)) for p in parents]
         if found and said:
             found[0] = SessionFiles(found[0].files, None, said)
+        elif said:  # nothing but orphans: said all the same, no session
+            found = [SessionFiles((), None, said)]
         return found
 
     def part_of_session(self, dirpath: str) -> bool:

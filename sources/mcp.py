@@ -34,7 +34,8 @@ from typing import Optional
 import attrs
 
 from citeledger.core import (
-    SHELL_TOOLS, KeptTools, Pieces, Pulled, UNKNOWN, compile_linear, hookimpl, result_key, unknown_warning, within,
+    DROPPED, SHELL_TOOLS, KeptTools, Pieces, Pulled, UNKNOWN, compile_linear, hookimpl, result_key, tool_notice,
+    unknown_warning, within,
 )
 from citeledger.sources.sectioned import Fixed, shared_cuts
 from citeledger.sources.sectioned.shapes import SHAPES, joined
@@ -216,6 +217,9 @@ def _cut(result, declared: Declared, rules: Optional[CutRules], cuts) -> tuple:
     text = decoded(declared, result)
     if not text or declared.empty is not None and declared.empty.search(text):
         return None, ""  # found nothing: no retrieval
+    notice = tool_notice(text)  # the host's own words ("(Bash completed with no output)"): no file's
+    if notice:
+        return (None, "") if notice in DROPPED else (Pieces([(None, text)]), "")
     if rules is None or declared.listing:
         return Pieces([(None, text)]), ""
     cut = cuts.cut(text, rules)

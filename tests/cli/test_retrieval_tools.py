@@ -59,6 +59,9 @@ def test_the_stream_that_ran_out_of_turns_counts_its_sourcegraph_calls(capsys):
     assert near(data["envelope"], 137_121) and data["envelope"] == 137_121 and data["used"] == 0
     by = {s["source"]: s["envelope"] for s in data["sources"]}
     assert by["mcp"] == 90_540  # list_repos 9,034 + keyword 27,467 + read_file 32,925 + list_files 1,840 + nls 19,274
+    # FACTS §3 call 5: a closing `# github.com/sg-evals/lodash--4.17.20 (repo)` match names no file (45)
+    keyword = [c for c in data["calls"] if c["source"]["line"] == 15][0]
+    assert keyword["envelope"] - sum(f["chars"] for f in keyword["files"]) == 45
 
 
 def test_one_cat_of_three_scripts_is_charged_to_the_three_jointly(capsys):

@@ -52,3 +52,4 @@ def test_a_subagent_log_alone_is_said_and_not_scored_as_a_session(tmp_path, caps
     main(["sweep", str(tmp_path), "--ruleset", "retrieval", "--json", "-q", "-j", "1"])
     out, err = capsys.readouterr()
     assert not [r for r in map(json.loads, out.splitlines()) if r.get("record") == "session"]
+    assert "agent-abc.jsonl:0: a subagent's log whose session's log is not beside it: not read as a session" in err
