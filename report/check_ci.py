@@ -2,9 +2,11 @@
 
 Both render a report.results.CheckResult as it is (one test case per check,
 the failures with their detail line); they compute nothing and write nothing
-(cli/commands/check.py writes them with cli/output.py). The XML is XML 1.0:
-a character it cannot hold (a control character from a transcript's path) is
-written as `\\xNN`.
+(cli/commands/check.py writes them with cli/output.py). Every value from a spec,
+a sidecar or a transcript is written by round four's rule (core.printable: a control
+character, a newline or a bidirectional override as its backslash escape), as
+`check`'s text writes it, so none forges a test case, a table row or a verdict; the
+XML is XML 1.0 (what printable leaves that XML cannot hold is written `\\xNN` too).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from citeledger.core import printable
+
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}",
-                        text)
+                        printable(text))
 
 
 def junit_xml(result) -> bytes:
@@ -46,7 +50,7 @@ def junit_xml(result) -> bytes:
 
 def _cell(text: str) -> str:
     """A Markdown table cell: pipes escaped, no line break, no HTML."""
-    text = " ".join(text.split())
+    text = printable(" ".join(text.split()))
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -37,3 +37,16 @@ def test_a_summary_cell_holds_no_pipe_line_break_or_tag():
     row = [line for line in text.splitlines() if line.startswith("| ❌")][0]
     assert "<b>" not in row and "\n" not in row and row.endswith("|")
     assert row.replace("\\|", "").count("|") == 5
+
+
+FORGER = "ok\u202e\x1b]8;;http://x\x07 FAIL\nPASS — 9 of 9"
+
+
+def test_a_value_that_would_forge_a_line_or_hide_text_is_escaped_in_both_forms():
+    check = SessionCheck(key="k", name=FORGER, passed=False, detail=FORGER, block="corpus")
+    case = ET.fromstring(junit_xml(result(check))).find("./testsuite/testcase")
+    for said in (case.get("name"), case.find("failure").get("message"), case.find("failure").text):
+        assert "\u202e" not in said and "\x1b" not in said and "\n" not in said, said
+        assert said.startswith("ok\\u202e\\x1b]8;;http://x\\x07 FAIL\\nPASS")
+    summary = step_summary(result(check))
+    assert "\u202e" not in summary and "\x1b" not in summary and "\\u202e" in summary
