@@ -16,57 +16,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 from typing import Optional
 
 import attrs
 
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.rules.loader import compile_pattern
-from citeledger.rules.safety import UnsafePattern
-
-GROUPS = ("question", "arm")
-# What sweep --arm-pattern adds to every session row and CSV row.
-ARM_COLUMNS = ("arm", "question")
-
-
-def arm_pattern(text: str, flag: str = "--arm-pattern"):
-    """The pattern (RE2, as a ruleset's), with its named groups `question` and `arm`."""
-    from citeledger.cli.commands.compare import as_typed
-
-    try:
-        pattern = compile_pattern(text)
-    except UnsafePattern as exc:
-        raise UserError(f"{flag} {as_typed(text)}: refused ({exc})")
-    except re.error as exc:
-        raise UserError(f"{flag} {as_typed(text)}: not a regular expression ({exc})")
-    missing = [g for g in GROUPS if g not in pattern.groupindex]
-    if missing:
-        raise UserError(f"{flag} {as_typed(text)}: needs the named group(s) {', '.join(missing)} "
-                        "(?P<question>...) and (?P<arm>...)")
-    return pattern
-
-
-def labels_of(pattern, key: str) -> Optional[tuple[str, str]]:
-    """(question, arm) of a session by its path relative to the root, or None when unmatched."""
-    m = pattern.search(key.replace(os.sep, "/"))
-    if m is None or m.group("question") is None or m.group("arm") is None:
-        return None
-    return m.group("question"), m.group("arm")
-
-
-def labelled(refs, pattern) -> tuple[list, list]:
-    """(refs the pattern labels, each with arm and group = question; keys of those it does not)."""
-    kept, unmatched = [], []
-    for ref in refs:
-        found = labels_of(pattern, ref.key)
-        if found is None:
-            unmatched.append(ref.key)
-            continue
-        question, arm = found
-        kept.append(attrs.evolve(ref, arm=arm, group=question))
-    return kept, unmatched
-
+from citeledger.cli.arms import arm_pattern, labelled
 
 def discover_arms(root: str, pattern, exclude) -> tuple[list, list, list]:
     """(labelled refs, unmatched session keys, discovery warnings) under `root`."""
@@ -127,7 +82,7 @@ def run_arm_pattern(args) -> int:
     """compare ROOT --arms A B [C ...] --arm-pattern REGEX: each arm after the first against it."""
     from citeledger.cli.commands.common import one_ruleset, report_warnings
     from citeledger.cli.commands.compare import _result, _write_files
-    from citeledger.cli.commands.sweep import load_rulesets
+    from citeledger.rules.compiled import load_many
     from citeledger.cli.formats import check, chosen, write
     from citeledger.cli.output import output_dir, write_stdout
     from citeledger.cli.sidecars import Diagnosed
@@ -137,7 +92,7 @@ def run_arm_pattern(args) -> int:
     fmt = chosen(args)
     check(fmt, "compare")
     pattern = arm_pattern(args.arm_pattern)
-    rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
+    rulesets = load_many([one_ruleset(args.ruleset, "compare")])
     refs, unmatched, warnings = discover_arms(args.passes[0], pattern, args.exclude)
     _check_arms_found(args, refs)
     status = EXIT_OK

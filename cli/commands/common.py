@@ -186,3 +186,46 @@ def outcome_inputs(outcome) -> tuple:
 
 def ruleset_from(args):
     return compiled.load(one_ruleset(args.ruleset, args.command))
+
+
+def as_typed(text: str) -> str:
+    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
+    repr where it holds a quote or a character that does not print."""
+    from citeledger.rules.loader import EXCERPT
+
+    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole
+
+
+def add_corpus_options(p, what: str, once: bool = False) -> None:
+    """--ruleset (repeatable, or `once`), --json, --csv, --out, --jobs, --quiet: shared with compare."""
+    if once:
+        add_ruleset_option(p)
+    else:
+        p.add_argument(
+            "--ruleset", action="append", default=None, metavar="NAME|PATH",
+            help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
+        )
+    add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text", "compare" if once else "sweep")
+    p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
+    add_exclude_option(p)
+    add_html_option(p)
+    add_jobs_options(p)
+
+
+def add_exclude_option(p) -> None:
+    p.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files and folders matching GLOB under a given directory (repeatable; with a '/' it "
+        "matches the path relative to that directory, else any one name in it; ** any path, * within a name)",
+    )
+
+
+def no_sessions(paths, warnings) -> None:
+    """Nothing to score: one error line. The warnings too unless every path is missing (then
+    the error says all they would: no second line for one mistake)."""
+    missing = [p for p in paths if not fs.lexists(p)]
+    if len(missing) == len(paths):
+        raise UserError(f"{', '.join(missing)}: no such file or directory")
+    report_warnings(warnings)
+    raise UserError(f"{', '.join(paths)}: no sessions found")

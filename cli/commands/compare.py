@@ -17,7 +17,7 @@ from citeledger.corpus import discover, score_corpus
 from citeledger.harness.layout import arm_and_run, arm_group, arm_label
 from citeledger.harness.layout import segment
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from citeledger.rules.loader import EXCERPT, compile_pattern
+from citeledger.rules.loader import compile_pattern
 from citeledger.rules.safety import UnsafePattern
 
 from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
@@ -34,11 +34,12 @@ from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged
 from citeledger.report.sufficiency import counted_dict
 from citeledger.report.results import CompareResult
 from citeledger.cli.commands.common import (
-    add_diagnostics_options, completed_files, one_ruleset, outcome_inputs, report_warnings,
+    add_corpus_options, add_diagnostics_options, as_typed, completed_files, one_ruleset, outcome_inputs,
+    report_warnings,
 )
 from citeledger.report.compare import SIDES, Comparison, lines_up, unpaired_reason
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
-from citeledger.cli.commands.sweep import add_corpus_options, load_rulesets
+from citeledger.rules.compiled import load_many
 from citeledger.report.sweep import QUANTILE_NOTE
 
 def add_parser(sub) -> None:
@@ -239,13 +240,6 @@ def arm_key(root: str, several: bool):
     return key
 
 
-def as_typed(text: str) -> str:
-    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
-    repr where it holds a quote or a character that does not print."""
-    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
-    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole
-
-
 def key_function(spec: str):
     if spec == "parent":
         return lambda row: row["group"]
@@ -297,7 +291,7 @@ def add_arms(args, names, passes, rulesets, comparison, warnings: list, used: se
 def arm_groups(args, names, passes, warnings: list) -> list[dict]:
     """compare --arms's group rows (medians, their difference, its bootstrap interval at args.seed,
     args.resamples, args.confidence) for the arms `names` under `passes`, grouped by directory."""
-    rulesets = load_rulesets([one_ruleset(args.ruleset, "check")])
+    rulesets = load_many([one_ruleset(args.ruleset, "check")])
     comparison = Comparison(key_function("parent"))
     add_arms(args, names, passes, rulesets, comparison, warnings, set(), [])
     return comparison.group_rows(args)
@@ -321,7 +315,7 @@ def run(args) -> int:
     fmt = chosen(args)
     check(fmt, "compare")
     _check_passes(args)
-    rulesets = load_rulesets([one_ruleset(args.ruleset, "compare")])
+    rulesets = load_many([one_ruleset(args.ruleset, "compare")])
     comparison = Comparison(key_function(args.key))
     pooled = GroupPool()
     diagnosed = Diagnosed(args, rulesets[0], pooled=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
-from citeledger.cli.commands.arm_pattern import ARM_COLUMNS, arm_pattern, labels_of
+from citeledger.cli.arms import ARM_COLUMNS, arm_pattern, labels_of
 
 import contextlib
 import os
@@ -15,7 +15,6 @@ from citeledger.rules.compiled import load_many
 
 import attrs
 
-from citeledger.core import fs
 from citeledger.corpus import SessionRef, Workers, discover
 from citeledger.core.transcript import InputWarning, pickle_by_fields
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
@@ -37,8 +36,7 @@ from citeledger.core.metric import MetricOptions
 from citeledger.corpus.measured import Measured, split_measured
 from citeledger.engine.limits import int_text, window_tokens
 from citeledger.cli.commands.common import (
-    add_diagnostics_options, add_format_options, add_html_option, add_ruleset_option, add_jobs_options, completed_files, outcome_inputs, report_warnings,
-    shipped_list,
+    add_corpus_options, add_diagnostics_options, completed_files, no_sessions, outcome_inputs, report_warnings,
 )
 from citeledger.report.html import sweep_session
 from citeledger.report.html.sweep import PageSessions
@@ -49,30 +47,6 @@ from citeledger.report.tables import (
     SESSION_COLUMNS, SWEEP_FORMAT, CsvWriter, SliceTable, csv_text, csv_value, session_rows, tally, wrote_line,
 )
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
-
-def add_corpus_options(p, what: str, once: bool = False) -> None:
-    """--ruleset (repeatable, or `once`), --json, --csv, --out, --jobs, --quiet: shared with compare."""
-    if once:
-        add_ruleset_option(p)
-    else:
-        p.add_argument(
-            "--ruleset", action="append", default=None, metavar="NAME|PATH",
-            help=f"a ruleset; repeat to {what} (default: default; {shipped_list()})",
-        )
-    add_format_options(p, "print JSON lines (stable keys, docs/sweep.md) instead of text", "compare" if once else "sweep")
-    p.add_argument("--out", metavar="DIR", help="also write every output format into DIR (created if missing)")
-    add_exclude_option(p)
-    add_html_option(p)
-    add_jobs_options(p)
-
-
-def add_exclude_option(p) -> None:
-    p.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB",
-        help="skip files and folders matching GLOB under a given directory (repeatable; with a '/' it "
-        "matches the path relative to that directory, else any one name in it; ** any path, * within a name)",
-    )
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -117,10 +91,6 @@ def add_parser(sub) -> None:
                    help="the context window the occupancy columns' shares are of, an integer from 1,000 to "
                    "10,000,000 (default: CG_WINDOW_TOKENS if set, else 200,000)")
     p.set_defaults(run=run)
-
-
-def load_rulesets(names) -> list:
-    return load_many(names)
 
 
 def dask_engine(engine: str):
@@ -305,16 +275,6 @@ def write_csv(path_or_stream, columns, rows) -> None:
         path_or_stream.write(text)
 
 
-def no_sessions(paths, warnings) -> None:
-    """Nothing to score: one error line. The warnings too unless every path is missing (then
-    the error says all they would: no second line for one mistake)."""
-    missing = [p for p in paths if not fs.lexists(p)]
-    if len(missing) == len(paths):
-        raise UserError(f"{', '.join(missing)}: no such file or directory")
-    report_warnings(warnings)
-    raise UserError(f"{', '.join(paths)}: no sessions found")
-
-
 def run(args) -> int:
     fmt = chosen(args)
     check(fmt, "sweep", streamed=("json",))  # JSON lines: streamed by Outputs as the sessions come
@@ -325,7 +285,7 @@ def run(args) -> int:
             raise UserError("--parquet writes into the --out directory: give --out DIR")
         require_pyarrow()
     engine = dask_engine(args.engine)
-    rulesets = load_rulesets(args.ruleset)
+    rulesets = load_many(args.ruleset)
     args.window = window_of(args)  # a bad date or zone is a usage error before anything is read
     if not args.paths:  # no path: the agents' own log folders (--agent: one agent's)
         args.paths = agent_folders(args.agent)
