@@ -201,6 +201,30 @@ class CheckResult:
     passed: bool  # every check holds
     expect_fail: bool  # --expect-fail: the exit status inverts (the checks as judged)
     kind: str = "check"
+    session_title: str = ""  # what the session keys judged: "session NAME", "the arms of PASS, ..."
+    sidecars: tuple = ()  # the --diagnostics files the fixtures were judged on
+    inputs: Optional[tuple] = None  # every file of the session judged (None: no session given)
+    corpus_paths: tuple = ()  # the --corpus paths the corpus keys were judged on
+
+    @property
+    def session_checks(self) -> tuple:
+        return tuple(c for c in self.checks if c.block != "corpus")
+
+    @property
+    def corpus_checks(self) -> tuple:
+        return tuple(c for c in self.checks if c.block == "corpus")
+
+    def as_dict(self) -> dict:
+        """`check --json`'s object."""
+        from citeledger.report import check as view
+
+        data = view.check_dict(list(self.fixtures), list(self.session_checks), self.passed)
+        data.update(spec=self.spec, sidecars=list(self.sidecars), expect_fail=self.expect_fail)
+        if self.corpus_paths:
+            data.update(corpus=view.checks_list(self.corpus_checks), corpus_paths=list(self.corpus_paths))
+        if self.inputs is not None:
+            data["inputs"] = list(self.inputs)
+        return data
 
     def cases(self) -> list[tuple[str, str, bool, str]]:
         """(suite, name, passed, detail) of every check, in the order the text prints them."""

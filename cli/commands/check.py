@@ -15,7 +15,7 @@ from citeledger.cli.commands.common import (
     add_jobs_options, add_session_inputs, report_warnings, ruleset_from, session_note,
 )
 from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
-from citeledger.cli.output import write_stdout
+from citeledger.cli.formats import add_format_option, check as check_format, chosen, write
 from citeledger.core.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.harness.check_session import ARM_KEYS
 from citeledger.harness.check_spec import SpecError, load_spec
@@ -67,9 +67,7 @@ def add_parser(sub) -> None:
     fmt.add_argument("--json", action="store_true",
                      help="print {passed, fixtures: [{id, passed, checks: [{name, pass, detail}]}], session: "
                      "[{key, pass, detail}]} instead of the text")
-    fmt.add_argument("--format", metavar="NAME", default=None,
-                     help="print the check result in the format NAME: text (the default) or json (--json is short "
-                     "for json)")
+    add_format_option(fmt, "check")
     p.add_argument("--junit", metavar="FILE",
                    help="also write JUnit XML to FILE (atomically): one testcase per check, a failure with its "
                    "detail line per check that does not hold; the exit status is unchanged")
@@ -252,17 +250,14 @@ NEEDS = ("no SPEC given: check judges a spec (docs/check.md): a .json file in co
          "allocation-fixtures.json shape or a YAML file; its fixtures need --diagnostics SIDECAR, its "
          "session keys FILE ... or --session LOG (or - for standard input), maxDrop --arms LABEL_A LABEL_B PASS ..., "
          "its corpus keys --corpus PATH ...")
-FORMATS = ("json", "text")  # check's result is printed by report/check.py, not by a format plugin
 
 
 def run(args) -> int:
     if args.spec is None:
         raise UserError(NEEDS)
     summary = _summary_path(args)
-    fmt = args.format or ("json" if args.json else "text")
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: no installed format renders check results (these do: {', '.join(FORMATS)})")
-    args.json = fmt == "json"
+    fmt = chosen(args)
+    check_format(fmt, "check")  # an unknown format is a usage error before anything is read
     spec = load_spec(args.spec)
     matchers = _matchers(spec)  # the spec's own errors first, then what it needs of the command line
     _inputs_for(spec, args)
@@ -280,13 +275,18 @@ def run(args) -> int:
     results = _fixtures(spec, matchers, reports, texts, args.diagnostics)
     session_checks = _session_checks(spec, score, transcript, ruleset, groups, labels)
     corpus, swept_status = _corpus_checks(spec, args)
-    passed = all(r.passed for r in results) and all(c.passed for c in session_checks + corpus)
-    _write(args, results, session_checks, passed, transcript, score, corpus)
     from citeledger.report.results import CheckResult
 
-    _write_ci(args, summary, CheckResult(spec=args.spec, fixtures=tuple(results),
-                                         checks=(*session_checks, *corpus), passed=passed,
-                                         expect_fail=args.expect_fail))
+    result = CheckResult(
+        spec=args.spec, fixtures=tuple(results), checks=(*session_checks, *corpus),
+        passed=all(r.passed for r in results) and all(c.passed for c in session_checks + corpus),
+        expect_fail=args.expect_fail, session_title=_session_title(args, score) if session_checks else "",
+        sidecars=tuple(args.diagnostics), inputs=tuple(transcript.files) if transcript is not None else None,
+        corpus_paths=tuple(args.corpus or ()),
+    )
+    write(result, fmt)
+    _write_ci(args, summary, result)
+    passed = result.passed
     report_warnings(warnings, "--json")
     if passed == args.expect_fail:
         return EXIT_CHECK_FAILED
@@ -295,26 +295,9 @@ def run(args) -> int:
     return EXIT_WARNINGS if warnings or swept_status == EXIT_WARNINGS else EXIT_OK
 
 
-def _write(args, results, session_checks, passed, transcript, score, corpus=()) -> None:
-    from citeledger.report import check as view
-
-    if args.json:
-        from citeledger.report.jsonreport import json_bytes
-
-        data = view.check_dict(results, session_checks, passed)
-        data.update(spec=args.spec, sidecars=list(args.diagnostics), expect_fail=args.expect_fail)
-        if args.corpus:
-            data.update(corpus=view.checks_list(corpus), corpus_paths=list(args.corpus))
-        if transcript is not None:
-            data["inputs"] = list(transcript.files)
-        write_stdout(json_bytes(data, indent=True) + b"\n")
-        return
-    text = "".join(view.render_fixture(r) for r in results)
-    if session_checks:
-        title = f"session {score.name}" if score is not None else "the arms of " + ", ".join(args.arms[2:])
-        if score is not None and args.arms:
-            title += " and the arms of " + ", ".join(args.arms[2:])
-        text += view.render_session(session_checks, title)
-    if corpus:
-        text += view.render_session(corpus, f"sweep of {', '.join(args.corpus)}", heading="corpus keys")
-    write_stdout(text + view.render_verdict(results, [*session_checks, *corpus], args.expect_fail))
+def _session_title(args, score) -> str:
+    """What the session keys judged, as the text's heading names it."""
+    title = f"session {score.name}" if score is not None else "the arms of " + ", ".join(args.arms[2:])
+    if score is not None and args.arms:
+        title += " and the arms of " + ", ".join(args.arms[2:])
+    return title

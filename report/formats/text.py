@@ -7,7 +7,7 @@ from citeledger.core import hookimpl
 
 class Text:
     name = "text"
-    renders = frozenset({"score", "explain", "sweep", "compare", "sensitivity"})
+    renders = frozenset({"score", "explain", "sweep", "compare", "sensitivity", "check"})
 
     def render(self, result) -> str:
         return RENDER[result.kind](result)
@@ -76,6 +76,18 @@ def _sensitivity(result) -> str:
     return render_text(dict(result.header, added=list(result.added)), list(result.rows), list(result.plot_paths))
 
 
+def _check(result) -> str:
+    from citeledger.report import check as view
+
+    text = "".join(view.render_fixture(r) for r in result.fixtures)
+    if result.session_checks:
+        text += view.render_session(list(result.session_checks), result.session_title)
+    if result.corpus_checks:
+        text += view.render_session(list(result.corpus_checks), f"sweep of {', '.join(result.corpus_paths)}",
+                                    heading="corpus keys")
+    return text + view.render_verdict(list(result.fixtures), list(result.checks), result.expect_fail)
+
+
 def _sweep(result) -> str:
     from citeledger.report.sweep import render_text
 
@@ -89,7 +101,8 @@ def _sweep(result) -> str:
                        result.session_rows) + result.diagnostics_text
 
 
-RENDER = {"score": _score, "explain": _explain, "sweep": _sweep, "compare": _compare, "sensitivity": _sensitivity}
+RENDER = {"score": _score, "explain": _explain, "sweep": _sweep, "compare": _compare, "sensitivity": _sensitivity,
+          "check": _check}
 
 
 @hookimpl
