@@ -48,40 +48,11 @@ def check_arm_pattern_args(args) -> None:
         raise UserError(f"{args.passes[0]}: not a directory")
 
 
-def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, diagnosed, pooled):
-    """One Comparison of arm `new` against `base`, grouped by question."""
-    from citeledger.cli.commands.common import completed_files
-    from citeledger.cli.commands.compare import PassRow
-    from citeledger.engine.limits import window_tokens, workers
-    from citeledger.cli.progress import progress_bar
-    from citeledger.cli.sufficiency import judged
-    from citeledger.core.metric import MetricOptions
-    from citeledger.corpus import score_corpus
-    from citeledger.corpus.measured import Measured
-    from citeledger.report.compare import Comparison
-
-    comparison = Comparison(lambda row: row["group"])
-    side_of = {base: "base", new: "new"}
-    mine = [ref for ref in refs if ref.arm in side_of]
-    added: list = []
-    on = getattr(args, "sufficiency", False)
-    with progress_bar(len(mine), f"{new} vs {base}", args.quiet) as advance:
-        extra = judged(Measured(None, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
-        for one in score_corpus(mine, rulesets[:1], workers(args.jobs, len(mine)), advance, extra=extra,
-                                shape=PassRow(rulesets[0], on)):
-            warnings.extend(one.warnings)
-            added.extend(completed_files([one.inputs], [args.passes[0]]))
-            row = dict(one.row, arm=one.ref.arm, run=one.ref.run, question=one.ref.group)
-            comparison.add(side_of[one.ref.arm], row)
-            if on:
-                pooled.add(side_of[one.ref.arm], row, comparison.key)
-    return comparison, added
-
-
 def run_arm_pattern(args) -> int:
     """compare ROOT --arms A B [C ...] --arm-pattern REGEX: each arm after the first against it."""
     from citeledger.cli.commands.common import one_ruleset, report_warnings
-    from citeledger.cli.commands.compare import _result, _write_files
+    from citeledger.cli.commands.compare import _write_files, compare_request
+    from citeledger.engine.compare import compare_arm_pair
     from citeledger.rules.compiled import load_many
     from citeledger.cli.formats import check, chosen, write
     from citeledger.cli.output import output_dir, write_stdout
@@ -101,14 +72,9 @@ def run_arm_pattern(args) -> int:
         pair = argparse.Namespace(**{**vars(args), "arms": [args.arms[0], new], "key": "question",
                                      "html": _html_for(args.html, new, len(args.arms))})
         pooled, diagnosed, said = GroupPool(), Diagnosed(pair, rulesets[0], pooled=False), list(warnings)
-        comparison, added = _score_arm_pair(pair, refs, args.arms[0], new, rulesets, said, diagnosed, pooled)
-        for key in unmatched if number == 0 else ():
-            comparison.unscored.append({"side": "-", "session": key, "status": "unmatched",
-                                        "reason": "--arm-pattern does not match its path"})
-        for ref in refs if number == 0 else ():
-            if ref.arm not in args.arms:
-                comparison.other_arms.append({"session": ref.key, "arm": ref.arm})
-        result = _result(pair, comparison, pooled, diagnosed, said, rulesets[0].name, added)
+        request = compare_request(pair, rulesets[0], arms=(args.arms[0], new))
+        result = compare_arm_pair(request, refs, unmatched if number == 0 else (),
+                                  tuple(args.arms) if number == 0 else (), said, diagnosed, pooled)
         result = attrs.evolve(result, header={**result.header, "arm_pattern": args.arm_pattern})
         pages.append((new, list(result.groups), os.path.basename(pair.html) if pair.html else ""))
         with contextlib.ExitStack() as stack:
@@ -121,9 +87,9 @@ def run_arm_pattern(args) -> int:
         write(attrs.evolve(result, brief=args.brief), fmt)
         if fmt == "text":
             write_stdout(wrote)
-        if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
+        if any((u.get("reason") or "").startswith("internal error") for u in result.unscored):
             status = EXIT_INTERNAL
-        elif (comparison.unscored or said) and status == EXIT_OK:
+        elif (result.unscored or said) and status == EXIT_OK:
             status = EXIT_WARNINGS
     if args.html and len(args.arms) > 2:  # PATH itself: every arm side by side
         from citeledger.cli.output import write_file
