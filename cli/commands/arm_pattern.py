@@ -121,9 +121,10 @@ def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
 def run_arm_pattern_table(args) -> int:
     """compare ROOT --arms A B [C ...] --arm-pattern REGEX --harness: codegraph's arm table, each
     arm's runs its sessions (named by question), measured and rendered as a pass's runs are."""
-    from citeledger.cli.commands.arm_table import check_harness_args, measure_run
+    from citeledger.cli.commands.arm_table import check_harness_args
     from citeledger.cli.commands.common import report_warnings, ruleset_from
     from citeledger.cli.output import write_stdout
+    from citeledger.engine.arm_runs import measure_arms
     from citeledger.harness.arm_runs import ArmRun
     from citeledger.report.arm_table import render_arm_table
 
@@ -132,10 +133,10 @@ def run_arm_pattern_table(args) -> int:
     refs, _, warnings = discover_arms(args.passes[0], pattern, args.exclude)
     _check_arms_found(args, refs)
     ruleset = ruleset_from(args)
-    arms = []
-    for label in args.arms:
-        runs = [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label]
-        arms.append((label, [measure_run(label, run, ruleset, args, warnings).figures for run in runs]))
+    found = [(label, [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label])
+             for label in args.arms]
+    measured = measure_arms(found, ruleset, warnings, window_tokens=getattr(args, "window_tokens", None))
+    arms = [(label, [one.figures for one in runs]) for label, runs in measured]
     write_stdout(render_arm_table(args.passes[0], arms))
     report_warnings(warnings, "score --harness of the run")
     return EXIT_OK
