@@ -21,18 +21,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.cli.arms import arm_pattern, labelled
-
-def discover_arms(root: str, pattern, exclude) -> tuple[list, list, list]:
-    """(labelled refs, unmatched session keys, discovery warnings) under `root`."""
-    from citeledger.corpus import discover
-
-    refs, warnings = discover([root], exclude)
-    if not refs:
-        raise UserError(f"{root}: no sessions found")
-    kept, unmatched = labelled(refs, pattern)
-    return kept, unmatched, list(warnings)
-
+from citeledger.engine.arms import arm_pattern, check_arms_found, discover_arms
 
 def check_arm_pattern_args(args) -> None:
     if not args.arms or len(args.arms) < 2:
@@ -65,7 +54,7 @@ def run_arm_pattern(args) -> int:
     pattern = arm_pattern(args.arm_pattern)
     rulesets = load_many([one_ruleset(args.ruleset, "compare")])
     refs, unmatched, warnings = discover_arms(args.passes[0], pattern, args.exclude)
-    _check_arms_found(args, refs)
+    check_arms_found(args.passes[0], args.arms, refs)
     status = EXIT_OK
     pages: list = []  # (arm, its group records, its page) for the page of every arm
     for number, new in enumerate(args.arms[1:]):
@@ -101,14 +90,6 @@ def run_arm_pattern(args) -> int:
     return status
 
 
-def _check_arms_found(args, refs) -> None:
-    found = {ref.arm for ref in refs}
-    for arm in args.arms:  # a mistyped arm would compare one arm with nothing
-        if arm not in found:
-            raise UserError(f"--arms {arm}: no session under {args.passes[0]} whose path --arm-pattern labels "
-                            f"with that arm (arms found: {', '.join(sorted(found)) or 'none'})")
-
-
 def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
     """--html PATH for one comparison: PATH itself with two arms, else PATH-<arm>.html (PATH is
     then the page of every arm: report/html/arms.py)."""
@@ -131,7 +112,7 @@ def run_arm_pattern_table(args) -> int:
     check_harness_args(args)
     pattern = arm_pattern(args.arm_pattern)
     refs, _, warnings = discover_arms(args.passes[0], pattern, args.exclude)
-    _check_arms_found(args, refs)
+    check_arms_found(args.passes[0], args.arms, refs)
     ruleset = ruleset_from(args)
     found = [(label, [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label])
              for label in args.arms]
