@@ -10,7 +10,6 @@ text are the face's).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from typing import Callable, Optional
@@ -23,18 +22,13 @@ from citeledger.corpus import score_corpus
 from citeledger.corpus.measured import Measured
 from citeledger.engine.judged import judged
 from citeledger.engine.limits import as_typed, default_window_tokens, workers
-from citeledger.engine.outcomes import completed_files
+from citeledger.engine.outcomes import completed_files, no_progress
 from citeledger.engine.passes import PassRow, pass_rows
 from citeledger.harness.layout import arm_group, arm_label
 from citeledger.report.compare import SIDES, Comparison
 from citeledger.report.results import CompareResult
 from citeledger.rules.loader import compile_pattern
 from citeledger.rules.safety import UnsafePattern
-
-
-def no_progress(total: int, label: str):
-    """A progress factory that shows nothing (the library's default)."""
-    return contextlib.nullcontext(None)
 
 
 @attrs.frozen(slots=True, kw_only=True)

@@ -1,8 +1,9 @@
-"""What a corpus outcome read: the files a session was scored from, and the ones read beyond
-those the user named (the partial-session rule)."""
+"""What a corpus run shares: the files a session was scored from, the ones read beyond those the
+user named (the partial-session rule), and the progress factory that shows nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 
@@ -20,3 +21,8 @@ def outcome_inputs(outcome) -> tuple:
     """(root, every file read) of a scored corpus outcome."""
     read = next((s.inputs for s in outcome.scores if s is not None), outcome.ref.files)
     return outcome.ref.root, tuple(read)
+
+
+def no_progress(total: int, label: str):
+    """A progress factory that shows nothing (the library's default; the CLI passes its bar)."""
+    return contextlib.nullcontext(None)

@@ -144,6 +144,7 @@ class SensitivityResult:
     warnings: tuple
     plot_paths: tuple[str, ...] = ()
     images: Optional[dict] = None
+    internal: int = 0  # sessions whose scoring met an internal error (the exit status; no output shows it)
     kind: str = "sensitivity"
 
     def records(self) -> list[dict]:

@@ -7,30 +7,22 @@ from citeledger.cli.commands import SUMMARY
 import contextlib
 import os
 import sys
-from typing import Optional
 
-from citeledger.rules.loader import load_ruleset
-
-from citeledger.cli.commands.common import shipped_list
-
-from citeledger.corpus import discover, score_corpus
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 import attrs
 
+from citeledger.rules.loader import load_ruleset
+from citeledger.corpus import discover
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.engine.sensitivity import SensitivityRequest, sensitivity
 from citeledger.cli.formats import check, chosen, out_path, render, write, write_pages
 from citeledger.cli.output import output_dir
-from citeledger.report.results import SensitivityResult
-from citeledger.engine.limits import workers
 from citeledger.cli.progress import progress_bar
-from citeledger.report.sensitivity import Sensitivity, Verdicts
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
-    add_exclude_option, add_format_options, add_html_option, add_jobs_options, completed_files, no_sessions,
-    outcome_inputs, report_warnings,
+    add_exclude_option, add_format_options, add_html_option, add_jobs_options, no_sessions, report_warnings,
+    shipped_list,
 )
-from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
-
-FORMAT = "citeledger-sensitivity/1"
+from citeledger.report.sweep import QUANTILE_NOTE
 
 
 def add_parser(sub) -> None:
@@ -93,7 +85,9 @@ def run(args) -> int:
     refs, warnings = discover(args.paths, args.exclude)
     if not refs:
         no_sessions(args.paths, warnings)
-    result, internal = _measure(args, rulesets, refs, warnings)
+    request = SensitivityRequest(paths=tuple(args.paths), rulesets=tuple(rulesets), jobs=args.jobs,
+                                 progress=lambda total, label: progress_bar(total, label, args.quiet))
+    result = sensitivity(request, refs, warnings)
     with contextlib.ExitStack() as stack:
         if args.out:
             stack.enter_context(output_dir(args.out))
@@ -108,53 +102,7 @@ def run(args) -> int:
                 write(result, fmt_name, out_path(args.out, name))
     report_warnings(warnings)
     write(result, fmt)
-    if internal:
+    if result.internal:
         print("citeledger: internal error while scoring some sessions", file=sys.stderr)
         return EXIT_INTERNAL
     return EXIT_WARNINGS if result.header["unreadable"] or warnings else EXIT_OK
-
-
-def _measure(args, rulesets, refs, warnings: list) -> tuple[SensitivityResult, int]:
-    """Score the corpus under every ruleset: the result record and how many sessions met a bug."""
-    names = [r.name for r in rulesets]
-    measured = Sensitivity(names, base=0)
-    internal = unreadable = 0
-    turns: list[int] = []
-    read: list[tuple] = []  # (root, files read) per session
-    with progress_bar(len(refs), "sensitivity", args.quiet) as advance:
-        for one in score_corpus(refs, rulesets, workers(args.jobs, len(refs)), advance, shape=verdicts_of):
-            internal += bool(one.error and one.error.startswith("internal error"))
-            unreadable += one.error is not None
-            warnings.extend(one.warnings)
-            turns.append(one.ref.turns)
-            read.append(one.inputs)
-            measured.add(one.ref.turns, one.verdicts)
-    header = {
-        "record": "sensitivity", "format": FORMAT, "paths": list(args.paths), "base": names[0],
-        "rulesets": names, "sessions": len(refs), **turn_counts(turns),
-        "unreadable": unreadable, "quantiles": "type 7",
-    }
-    added = completed_files(read, args.paths)
-    if added:  # read with a file given by name (the partial-session rule)
-        header["added_inputs"] = added
-    result = SensitivityResult(header=header, added=tuple(added), rows=tuple(measured.rows()),
-                               deltas=tuple(measured.deltas()), warnings=warnings)
-    return result, internal
-
-
-@attrs.frozen(slots=True, kw_only=True)
-class SensitivitySession:
-    """What sensitivity keeps of one session, made in the worker (score_corpus's `shape`):
-    the whole score, every call and its response, never crosses back."""
-
-    ref: object
-    error: Optional[str]
-    warnings: tuple
-    inputs: tuple  # (root, every file read): outcome_inputs
-    verdicts: tuple  # a Verdicts (or None) per ruleset
-
-
-def verdicts_of(outcome) -> SensitivitySession:
-    return SensitivitySession(ref=outcome.ref, error=outcome.error, warnings=tuple(outcome.warnings),
-                              inputs=outcome_inputs(outcome),
-                              verdicts=tuple(None if s is None else Verdicts.of(s) for s in outcome.scores))
