@@ -24,7 +24,9 @@ from citeledger.readers.gemini import mcp_blocks, tool_uses_of
 from citeledger.readers.gemini_tokens import result_event_of, stream_run_log
 from citeledger.readers import whereabouts
 
-_HEAD = 64 << 10
+_HEAD = 4096
+_LONG_HEAD = 64 << 10
+_SHAPE = 256  # where a cut line's `"type": "message"` would show
 _BEFORE_INIT = 2  # lines a harness may write before the run's init event (its prompt, a banner)
 
 
@@ -32,6 +34,30 @@ def is_init_event(value) -> bool:
     """A headless Gemini run's first event: `{"type": "init", "session_id", "model"}` (no `subtype`)."""
     return (isinstance(value, dict) and value.get("type") == "init" and "subtype" not in value
             and isinstance(value.get("session_id"), str) and isinstance(value.get("model"), str))
+
+
+def _init_after_harness_lines(head: bytes, complete: bool) -> Optional[bool]:
+    """Whether the head's first event is `init` after at most `_BEFORE_INIT` harness lines; None
+    when the head ends before that is known (a harness line longer than the head)."""
+    lines = head.split(b"\n")
+    seen = 0
+    for raw in lines if complete else lines[:-1]:
+        if not raw.strip():
+            continue
+        try:
+            value = decode_line(raw)
+        except (ValueError, RecursionError):
+            value = None
+        if is_init_event(value):
+            return True
+        seen += 1
+        harness = value is None or (isinstance(value, dict) and value.get("type") == "message")
+        if not harness or seen > _BEFORE_INIT:
+            return False
+    if complete or seen > _BEFORE_INIT:
+        return False
+    rest = lines[-1].lstrip()  # the line the head cut: read on only if it may be a harness's
+    return None if not rest.startswith(b"{") or b'"message"' in rest[:_SHAPE] else False
 
 
 class GeminiStreamReader:
@@ -43,30 +69,20 @@ class GeminiStreamReader:
         return whereabouts.gemini_stream(paths)
 
     def claims(self, path: str) -> bool:
-        """A .jsonl file whose first event (within 64 KiB) is a Gemini `init` event, after at most
-        `_BEFORE_INIT` lines a harness wrote first: a line that is not JSON, or Gemini's own
-        `{"type": "message"}` shape (the prompt echoed; no Claude stream event has that type)."""
+        """A .jsonl file whose first event is a Gemini `init` event, after at most `_BEFORE_INIT`
+        lines a harness wrote first: a line that is not JSON, or Gemini's own `{"type": "message"}`
+        shape (the prompt echoed; no Claude stream event has that type). The head every reader
+        sniffs (4 KiB) decides; only a harness line longer than that reads on, to 64 KiB."""
         if not (path.endswith(".jsonl") and is_file(path)):
             return False
-        try:
-            head = read_head(path, _HEAD)
-        except OSError:
-            return False
-        lines = head.split(b"\n")
-        seen = 0
-        for raw in lines if len(head) < _HEAD else lines[:-1]:
-            if not raw.strip():
-                continue
+        for size in (_HEAD, _LONG_HEAD):
             try:
-                value = decode_line(raw)
-            except (ValueError, RecursionError):
-                value = None
-            if is_init_event(value):
-                return True
-            seen += 1
-            harness = value is None or (isinstance(value, dict) and value.get("type") == "message")
-            if not harness or seen > _BEFORE_INIT:
+                head = read_head(path, size)
+            except OSError:
                 return False
+            found = _init_after_harness_lines(head, complete=len(head) < size)
+            if found is not None:
+                return found
         return False
 
     def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
