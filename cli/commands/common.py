@@ -11,6 +11,8 @@ from citeledger.rules.compiled import shipped_names
 
 from citeledger.core import fs, printable
 from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.engine.limits import as_typed  # noqa: F401 (the commands' names)
+from citeledger.engine.outcomes import completed_files, outcome_inputs  # noqa: F401
 
 
 def add_session_inputs(parser) -> None:
@@ -168,33 +170,8 @@ def add_ruleset_option(parser) -> None:
     )
 
 
-def completed_files(sessions, given) -> list[str]:
-    """Files read with a file given by name (the rest of its session, subagents included).
-
-    `sessions`: (root it was found under, files read) per session.
-    """
-    named = {os.path.normpath(g) for g in given}
-    return [f for root, files in sessions if os.path.normpath(root) in named and os.path.isfile(root)
-            for f in files if os.path.normpath(f) not in named]
-
-
-def outcome_inputs(outcome) -> tuple:
-    """(root, every file read) of a scored corpus outcome."""
-    read = next((s.inputs for s in outcome.scores if s is not None), outcome.ref.files)
-    return outcome.ref.root, tuple(read)
-
-
 def ruleset_from(args):
     return compiled.load(one_ruleset(args.ruleset, args.command))
-
-
-def as_typed(text: str) -> str:
-    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
-    repr where it holds a quote or a character that does not print."""
-    from citeledger.rules.loader import EXCERPT
-
-    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
-    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole
 
 
 def add_corpus_options(p, what: str, once: bool = False) -> None:
