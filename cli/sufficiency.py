@@ -1,4 +1,5 @@
-"""`--sufficiency` for the corpus commands: each session judged where it is read, pooled here.
+"""`--sufficiency` for the sweep: each session judged where it is read (engine/judged.py), pooled here
+(compare's pool: engine/pooled.py).
 
 The judging runs in score_corpus's workers, on the transcript the session's
 scoring read (citeledger.corpus `extra`): the transcript is not read again, and only
@@ -9,11 +10,8 @@ the numbers come back (Sufficiency.counted: no per-call list), whatever other
 from __future__ import annotations
 
 from citeledger.engine.judged import Judged, judged, split  # noqa: F401 (the commands' names)
-from citeledger.report.compare import GROUP_COLUMNS, SIDES
-from citeledger.report.html.sufficiency import pooled_groups_section, pooled_slices_section
-from citeledger.report.sufficiency import (
-    PooledSufficiency, counted_dict, csv_columns, flat, from_counted, render_pooled_groups, render_pooled_slices,
-)
+from citeledger.report.html.sufficiency import pooled_slices_section
+from citeledger.report.sufficiency import PooledSufficiency, counted_dict, csv_columns, flat, render_pooled_slices
 from citeledger.report.tables import SLICE_COLUMNS, SLICES, slice_of
 
 
@@ -65,50 +63,3 @@ class SlicePool:
         if not on:
             return SLICE_COLUMNS, rows
         return SLICE_COLUMNS + csv_columns(""), [dict(r, **flat("", r["sufficiency"])) for r in rows]
-
-
-ALL = "(all)"
-
-
-class GroupPool:
-    """compare --sufficiency: the sessions' numbers pooled per group and side, and per side over
-    every group (`(all)`: every answered call of an arm's runs, as compare-arms.mjs pools an arm)."""
-
-    def __init__(self):
-        self.pool = PooledSufficiency()
-
-    def add(self, side: str, row: dict, key) -> None:
-        """A session row as Comparison.add sees it: other arms and ungrouped sessions are not pooled."""
-        if row["status"] == "other-arm":
-            return
-        group = key(row)
-        if group is None:
-            return
-        data = row.get("sufficiency")
-        counted = None if data is None else from_counted(data)
-        for label in (group, ALL):
-            self.pool.add((label, side), counted)
-
-    def add_to(self, groups: list[dict]) -> None:
-        for g in groups:
-            for side in SIDES:
-                g[f"{side}_sufficiency"] = self.pool.dict((g["group"], side))
-
-    def _rows(self, groups: list[dict]):
-        return [(g["group"], g["base_sufficiency"], g["new_sufficiency"]) for g in groups]
-
-    def text(self, groups: list[dict], labels) -> str:
-        return render_pooled_groups([(name, from_counted(b), from_counted(n)) for name, b, n in self._rows(groups)],
-                                    labels)
-
-    def section(self, groups: list[dict], labels) -> str:
-        return pooled_groups_section(self._rows(groups), labels)
-
-    @staticmethod
-    def csv(rows: list[dict], on: bool) -> tuple[tuple, list[dict]]:
-        """(columns, rows) of the group CSV: with `on`, each side's pooled numbers as flat columns."""
-        if not on:
-            return GROUP_COLUMNS, rows
-        columns = GROUP_COLUMNS + csv_columns("base_") + csv_columns("new_")
-        return columns, [dict(r, **flat("base_", r["base_sufficiency"]), **flat("new_", r["new_sufficiency"]))
-                         for r in rows]

@@ -3,9 +3,9 @@
 The face (cli/commands/compare.py, its modes arm_pattern.py and arm_table.py,
 and check's maxDrop keys) parses options into a CompareRequest, calls
 `compare` (or `arm_groups`, `compare_arm_pair`) and hands the CompareResult
-to a format; the engine never prints or writes. The diagnostic join and the
-pooled sufficiency are the face's collaborators, passed in (their files and
-text are the face's).
+to a format; the engine never prints or writes. The diagnostic join is the
+face's collaborator, passed in (it writes its files); the pooled sufficiency
+lands in the group rows (engine/pooled.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from citeledger.engine.judged import judged
 from citeledger.engine.limits import as_typed, default_window_tokens, workers
 from citeledger.engine.outcomes import completed_files, no_progress
 from citeledger.engine.passes import PassRow, pass_rows
+from citeledger.engine.pooled import GroupPool
 from citeledger.harness.layout import arm_group, arm_label
 from citeledger.report.compare import SIDES, Comparison
 from citeledger.report.results import CompareResult
@@ -125,10 +126,11 @@ def arm_groups(request: CompareRequest, warnings: list) -> list[dict]:
     return comparison.group_rows(request)
 
 
-def compare(request: CompareRequest, diagnosed, pooled, warnings: list) -> CompareResult:
+def compare(request: CompareRequest, diagnosed, warnings: list) -> CompareResult:
     """BASELINE NEW (or the two arms under the passes) compared: the CompareResult a format renders.
-    `diagnosed` joins the diagnostic sidecars, `pooled` pools the sufficiency per group."""
+    `diagnosed` joins the diagnostic sidecars (the face's: it writes their files)."""
     comparison = Comparison(key_function(request.key))
+    pooled = GroupPool()
     used: set = set()
     added: list = []  # files read with a file given by name
     if request.arms:
@@ -169,7 +171,7 @@ def compare_result(request: CompareRequest, comparison, pooled, diagnosed, warni
         header=header, added=tuple(added), groups=tuple(groups), files=tuple(files),
         unscored=tuple(comparison.unscored), other_arms=tuple(comparison.other_arms), warnings=warnings,
         diagnostics=tuple(diagnosed.records()), diagnostics_text=diagnosed.text("Diagnostics"),
-        sufficiency=pooled, with_sufficiency=bool(request.sufficiency), labels=labels,
+        with_sufficiency=bool(request.sufficiency), labels=labels,
         plot_groups=tuple((plot_label(g["group"], request.passes), [g["base_runs"], g["new_runs"]]) for g in plotted),
         intervals=tuple((g["ci_low"], g["ci_high"]) for g in plotted),
         behaviour=tuple(comparison.behaviour_arms(labels)),
@@ -184,12 +186,13 @@ def plot_label(group: str, passes) -> str:
     return names[0] if len(set(names)) == 1 else " vs ".join(names)
 
 
-def compare_arm_pair(request: CompareRequest, refs, unmatched, every_arm, warnings: list, diagnosed,
-                     pooled) -> CompareResult:
+def compare_arm_pair(request: CompareRequest, refs, unmatched, every_arm, warnings: list,
+                     diagnosed) -> CompareResult:
     """--arm-pattern: arm request.arms[1] against request.arms[0] among the labelled `refs`, grouped by
     question; `unmatched` session keys and the sessions of an arm not in `every_arm` are listed."""
     base, new = request.arms
     comparison = Comparison(lambda row: row["group"])
+    pooled = GroupPool()
     side_of = {base: "base", new: "new"}
     mine = [ref for ref in refs if ref.arm in side_of]
     added: list = []

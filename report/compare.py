@@ -309,3 +309,27 @@ def runs_text(values) -> str:
         return "—"
     shown = [to_fixed(v * 100, 1) for v in values[:8]]
     return " ".join(shown) + (f" …+{len(values) - 8}" if len(values) > 8 else "")
+
+
+def pooled_rows(groups: list[dict]) -> list[tuple]:
+    """(group, baseline's pooled sufficiency, new's) of each group row (`*_sufficiency`, compare --sufficiency)."""
+    return [(g["group"], g["base_sufficiency"], g["new_sufficiency"]) for g in groups]
+
+
+def pooled_groups_text(groups: list[dict], labels) -> str:
+    """compare --sufficiency's text block: each group's pooled numbers per side."""
+    from citeledger.report.sufficiency import from_counted, render_pooled_groups
+
+    return render_pooled_groups([(name, from_counted(b), from_counted(n)) for name, b, n in pooled_rows(groups)],
+                                labels)
+
+
+def groups_csv(rows: list[dict], on: bool) -> tuple[tuple, list[dict]]:
+    """(columns, rows) of the group CSV: with `on`, each side's pooled numbers as flat columns."""
+    from citeledger.report.sufficiency import csv_columns, flat
+
+    if not on:
+        return GROUP_COLUMNS, rows
+    columns = GROUP_COLUMNS + csv_columns("base_") + csv_columns("new_")
+    return columns, [dict(r, **flat("base_", r["base_sufficiency"]), **flat("new_", r["new_sufficiency"]))
+                     for r in rows]

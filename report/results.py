@@ -108,8 +108,7 @@ class CompareResult:
     warnings: tuple  # InputWarning
     diagnostics: tuple[dict, ...]  # the diagnostic join's records
     diagnostics_text: str  # its text block (cli/sidecars.Diagnosed)
-    sufficiency: object  # the pooled numbers per group (cli/sufficiency.GroupPool)
-    with_sufficiency: bool
+    with_sufficiency: bool  # the group rows carry each side's pooled sufficiency (`*_sufficiency`)
     labels: tuple[str, str]  # the two sides as the user named them
     plot_groups: tuple  # (label, [baseline runs, new runs]) per group but (all)
     intervals: tuple  # (ci_low, ci_high) per plotted group
@@ -129,9 +128,9 @@ class CompareResult:
     def tables(self) -> dict:
         """CSV tables by name (the first is what `--csv` prints)."""
         from citeledger.report.arm_table import behaviour_columns, behaviour_flat
-        from citeledger.report.compare import FILE_COLUMNS
+        from citeledger.report.compare import FILE_COLUMNS, groups_csv
 
-        columns, rows = self.sufficiency.csv(list(self.groups), self.with_sufficiency)
+        columns, rows = groups_csv(list(self.groups), self.with_sufficiency)
         columns = tuple(columns) + behaviour_columns("base_") + behaviour_columns("new_")
         rows = [dict(r, **behaviour_flat("base_", r["base_behaviour"]), **behaviour_flat("new_", r["new_behaviour"]))
                 for r in rows]

@@ -46,7 +46,6 @@ def run_arm_pattern(args) -> int:
     from citeledger.cli.formats import check, chosen, write
     from citeledger.cli.output import output_dir, write_stdout
     from citeledger.cli.sidecars import Diagnosed
-    from citeledger.cli.sufficiency import GroupPool
 
     check_arm_pattern_args(args)
     fmt = chosen(args)
@@ -60,10 +59,10 @@ def run_arm_pattern(args) -> int:
     for number, new in enumerate(args.arms[1:]):
         pair = argparse.Namespace(**{**vars(args), "arms": [args.arms[0], new], "key": "question",
                                      "html": _html_for(args.html, new, len(args.arms))})
-        pooled, diagnosed, said = GroupPool(), Diagnosed(pair, rulesets[0], pooled=False), list(warnings)
+        diagnosed, said = Diagnosed(pair, rulesets[0], pooled=False), list(warnings)
         request = compare_request(pair, rulesets[0], arms=(args.arms[0], new))
         result = compare_arm_pair(request, refs, unmatched if number == 0 else (),
-                                  tuple(args.arms) if number == 0 else (), said, diagnosed, pooled)
+                                  tuple(args.arms) if number == 0 else (), said, diagnosed)
         result = attrs.evolve(result, header={**result.header, "arm_pattern": args.arm_pattern})
         pages.append((new, list(result.groups), os.path.basename(pair.html) if pair.html else ""))
         with contextlib.ExitStack() as stack:

@@ -20,7 +20,7 @@ from citeledger.cli.formats import write_pages
 from citeledger.cli.output import output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed
-from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option
+from citeledger.cli.sufficiency import add_sufficiency_option
 from citeledger.report.results import CompareResult
 from citeledger.cli.commands.common import add_corpus_options, add_diagnostics_options, one_ruleset, report_warnings
 from citeledger.report.compare import lines_up, unpaired_reason
@@ -116,10 +116,9 @@ def run(args) -> int:
     _check_passes(args)
     ruleset = load_many([one_ruleset(args.ruleset, "compare")])[0]
     key_function(args.key)  # a --key refused before any sidecar is read
-    pooled = GroupPool()
     diagnosed = Diagnosed(args, ruleset, pooled=False)
     warnings: list = []
-    result = compare(compare_request(args, ruleset), diagnosed, pooled, warnings)
+    result = compare(compare_request(args, ruleset), diagnosed, warnings)
     with contextlib.ExitStack() as stack:
         if args.out:
             stack.enter_context(output_dir(args.out))

@@ -43,10 +43,12 @@ def _svg(result) -> str:
 
 
 def _compare(result) -> str:
+    from citeledger.report.compare import pooled_rows
     from citeledger.report.html import compare_page
+    from citeledger.report.html.sufficiency import pooled_groups_section
 
     groups = list(result.groups)
-    pooled = result.sufficiency.section(groups, result.labels) if result.with_sufficiency else ""
+    pooled = pooled_groups_section(pooled_rows(groups), result.labels) if result.with_sufficiency else ""
     return compare_page(result.header, groups, list(result.files), list(result.unscored),
                         [w.as_dict() for w in result.warnings], _svg(result), list(result.other_arms),
                         pooled, list(result.diagnostics), list(result.behaviour))

@@ -61,9 +61,9 @@ def _explain(result) -> str:
 
 
 def _compare(result) -> str:
-    from citeledger.report.compare import lines_up, render_text
+    from citeledger.report.compare import lines_up, pooled_groups_text, render_text
 
-    pooled = result.sufficiency.text(list(result.groups), result.labels) if result.with_sufficiency else ""
+    pooled = pooled_groups_text(list(result.groups), result.labels) if result.with_sufficiency else ""
     whole = not result.brief and lines_up(list(result.groups))  # else the title and the table, or why not
     return render_text(dict(result.header, added=list(result.added)), list(result.groups), list(result.files),
                        list(result.unscored), list(result.plot_paths), list(result.other_arms),
