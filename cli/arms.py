@@ -7,9 +7,7 @@ named groups; `sweep --arm-pattern` labels every session record with them and
 
 from __future__ import annotations
 
-import os
 import re
-from typing import Optional
 
 import attrs
 
@@ -17,10 +15,9 @@ from citeledger.core.errors import UserError
 from citeledger.cli.commands.common import as_typed
 from citeledger.rules.loader import compile_pattern
 from citeledger.rules.safety import UnsafePattern
+from citeledger.engine.arms import labels_of
 
 GROUPS = ("question", "arm")
-# What sweep --arm-pattern adds to every session row and CSV row.
-ARM_COLUMNS = ("arm", "question")
 
 
 def arm_pattern(text: str, flag: str = "--arm-pattern"):
@@ -36,14 +33,6 @@ def arm_pattern(text: str, flag: str = "--arm-pattern"):
         raise UserError(f"{flag} {as_typed(text)}: needs the named group(s) {', '.join(missing)} "
                         "(?P<question>...) and (?P<arm>...)")
     return pattern
-
-
-def labels_of(pattern, key: str) -> Optional[tuple[str, str]]:
-    """(question, arm) of a session by its path relative to the root, or None when unmatched."""
-    m = pattern.search(key.replace(os.sep, "/"))
-    if m is None or m.group("question") is None or m.group("arm") is None:
-        return None
-    return m.group("question"), m.group("arm")
 
 
 def labelled(refs, pattern) -> tuple[list, list]:

@@ -50,11 +50,11 @@ def check_arm_pattern_args(args) -> None:
 
 def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, diagnosed, pooled):
     """One Comparison of arm `new` against `base`, grouped by question."""
-    from citeledger.cli.commands.common import completed_files
+    from citeledger.engine.reading import completed_files
     from citeledger.cli.commands.compare import PassRow
     from citeledger.engine.limits import window_tokens, workers
     from citeledger.cli.progress import progress_bar
-    from citeledger.cli.sufficiency import judged
+    from citeledger.engine.sufficiency import judged
     from citeledger.core.metric import MetricOptions
     from citeledger.corpus import score_corpus
     from citeledger.corpus.measured import Measured
@@ -86,7 +86,7 @@ def run_arm_pattern(args) -> int:
     from citeledger.cli.formats import check, chosen, write
     from citeledger.cli.output import output_dir, write_stdout
     from citeledger.cli.sidecars import Diagnosed
-    from citeledger.cli.sufficiency import GroupPool
+    from citeledger.engine.sufficiency import GroupPool
 
     check_arm_pattern_args(args)
     fmt = chosen(args)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 
 from citeledger.rules import compiled
 from citeledger.rules.compiled import shipped_names
 
 from citeledger.core import fs, printable
-from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 
 
 def add_session_inputs(parser) -> None:
@@ -32,6 +31,14 @@ def add_diagnostics_options(parser, automatic: bool) -> None:
         parser.add_argument("--no-diagnostics", action="store_true", help="do not pick up explore-<label>.jsonl sidecars")
     parser.add_argument("--diagnostics-out", metavar="DIR",
                         help="write the diagnostic join as DIR/diagnostics.{csv,json,png,svg}")
+
+
+def add_sufficiency_option(parser, per: str) -> None:
+    parser.add_argument(
+        "--sufficiency", action="store_true",
+        help="add the reference's explore sufficiency pooled " + per + ": each answered explore call "
+        "bucketed by the agent's next act, counted over every answered call (not averaged per run)",
+    )
 
 
 def add_format_options(parser, json_help: str, kind: str) -> None:
@@ -168,22 +175,6 @@ def add_ruleset_option(parser) -> None:
     )
 
 
-def completed_files(sessions, given) -> list[str]:
-    """Files read with a file given by name (the rest of its session, subagents included).
-
-    `sessions`: (root it was found under, files read) per session.
-    """
-    named = {os.path.normpath(g) for g in given}
-    return [f for root, files in sessions if os.path.normpath(root) in named and os.path.isfile(root)
-            for f in files if os.path.normpath(f) not in named]
-
-
-def outcome_inputs(outcome) -> tuple:
-    """(root, every file read) of a scored corpus outcome."""
-    read = next((s.inputs for s in outcome.scores if s is not None), outcome.ref.files)
-    return outcome.ref.root, tuple(read)
-
-
 def ruleset_from(args):
     return compiled.load(one_ruleset(args.ruleset, args.command))
 
@@ -219,6 +210,15 @@ def add_exclude_option(p) -> None:
         help="skip files and folders matching GLOB under a given directory (repeatable; with a '/' it "
         "matches the path relative to that directory, else any one name in it; ** any path, * within a name)",
     )
+
+
+def swept_status(result) -> int:
+    """A sweep's exit status (engine/sweep.py's result): 3 after an internal error (said on stderr),
+    1 with a session not scored or an input warning, else 0."""
+    if result.internal:
+        print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if result.unscored or result.warnings else EXIT_OK
 
 
 def no_sessions(paths, warnings) -> None:

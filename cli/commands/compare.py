@@ -30,13 +30,13 @@ from citeledger.cli.formats import write_pages
 from citeledger.cli.output import output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed
-from citeledger.cli.sufficiency import GroupPool, add_sufficiency_option, judged, split
+from citeledger.engine.sufficiency import GroupPool, judged, split
 from citeledger.report.sufficiency import counted_dict
 from citeledger.report.results import CompareResult
 from citeledger.cli.commands.common import (
-    add_corpus_options, add_diagnostics_options, as_typed, completed_files, one_ruleset, outcome_inputs,
-    report_warnings,
+    add_corpus_options, add_diagnostics_options, add_sufficiency_option, as_typed, one_ruleset, report_warnings,
 )
+from citeledger.engine.reading import completed_files, outcome_inputs
 from citeledger.report.compare import SIDES, Comparison, lines_up, unpaired_reason
 from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
 from citeledger.rules.compiled import load_many

@@ -25,9 +25,9 @@ from citeledger.cli.progress import progress_bar
 from citeledger.report.sensitivity import Sensitivity, Verdicts
 from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
-    add_exclude_option, add_format_options, add_html_option, add_jobs_options, completed_files, no_sessions,
-    outcome_inputs, report_warnings,
+    add_exclude_option, add_format_options, add_html_option, add_jobs_options, no_sessions, report_warnings,
 )
+from citeledger.engine.reading import completed_files, outcome_inputs
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 
 FORMAT = "citeledger-sensitivity/1"

@@ -1,4 +1,4 @@
-"""`--sufficiency` for the corpus commands: each session judged where it is read, pooled here.
+"""`--sufficiency` for the corpus commands (its option: cli/commands/common.add_sufficiency_option): each session judged where it is read, pooled here.
 
 The judging runs in score_corpus's workers, on the transcript the session's
 scoring read (citeledger.corpus `extra`): the transcript is not read again, and only
@@ -17,14 +17,6 @@ from citeledger.report.sufficiency import (
     PooledSufficiency, counted_dict, csv_columns, flat, from_counted, render_pooled_groups, render_pooled_slices,
 )
 from citeledger.report.tables import SLICE_COLUMNS, SLICES, slice_of
-
-
-def add_sufficiency_option(parser, per: str) -> None:
-    parser.add_argument(
-        "--sufficiency", action="store_true",
-        help="add the reference's explore sufficiency pooled " + per + ": each answered explore call "
-        "bucketed by the agent's next act, counted over every answered call (not averaged per run)",
-    )
 
 
 class Judged:
