@@ -175,3 +175,12 @@ def float_text(text: str) -> float:
 
 
 float_text.__name__ = "float"
+
+
+def as_typed(text: str) -> str:
+    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
+    repr where it holds a quote or a character that does not print."""
+    from citeledger.rules.loader import EXCERPT
+
+    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole

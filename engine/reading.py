@@ -7,8 +7,6 @@ engine/one_session.py), so the library never climbs into the command line.
 
 from __future__ import annotations
 
-import os
-
 import attrs
 
 from citeledger.core import fs, open_regular
@@ -101,19 +99,3 @@ def files_added(transcript, files) -> list[str]:
 
     given = named(files)
     return [f for f in transcript.files if f not in given] if files else []
-
-
-def completed_files(sessions, given) -> list[str]:
-    """Files read with a file given by name (the rest of its session, subagents included).
-
-    `sessions`: (root it was found under, files read) per session.
-    """
-    named = {os.path.normpath(g) for g in given}
-    return [f for root, files in sessions if os.path.normpath(root) in named and os.path.isfile(root)
-            for f in files if os.path.normpath(f) not in named]
-
-
-def outcome_inputs(outcome) -> tuple:
-    """(root, every file read) of a scored corpus outcome."""
-    read = next((s.inputs for s in outcome.scores if s is not None), outcome.ref.files)
-    return outcome.ref.root, tuple(read)

@@ -1,47 +1,15 @@
-"""`--sufficiency` for the corpus commands (its option: cli/commands/common.add_sufficiency_option): each session judged where it is read, pooled here.
-
-The judging runs in score_corpus's workers, on the transcript the session's
-scoring read (citeledger.corpus `extra`): the transcript is not read again, and only
-the numbers come back (Sufficiency.counted: no per-call list), whatever other
-`extra` the command already runs (the diagnostic join) riding along.
-"""
+"""`--sufficiency`'s pooling for the corpus commands: the numbers each session's worker judged
+(engine/judged.py) pooled per slice (a sweep) or per group and side (compare). The option
+itself is the command line's (cli/sufficiency.py)."""
 
 from __future__ import annotations
 
-import attrs
-
-from citeledger.harness.sufficiency import sufficiency
 from citeledger.report.compare import GROUP_COLUMNS, SIDES
 from citeledger.report.html.sufficiency import pooled_groups_section, pooled_slices_section
 from citeledger.report.sufficiency import (
     PooledSufficiency, counted_dict, csv_columns, flat, from_counted, render_pooled_groups, render_pooled_slices,
 )
 from citeledger.report.tables import SLICE_COLUMNS, SLICES, slice_of
-
-
-class Judged:
-    """score_corpus's `extra`: (what `inner` made, the session's sufficiency numbers). Picklable."""
-
-    def __init__(self, inner=None, tool=None):
-        self.inner, self.tool = inner, tool  # the explore tool: the first ruleset's
-
-    def __call__(self, ref, transcript, score):
-        made = self.inner(ref, transcript, score) if self.inner is not None else None
-        return made, sufficiency(transcript, self.tool).counted()
-
-
-def judged(extra, on: bool, ruleset):
-    """`extra` with the sufficiency added when `on` (explore calls are the calls of `ruleset`'s
-    explore tool: the one the transcript is read with), else `extra` as it was."""
-    return Judged(extra, ruleset.explore_tool) if on else extra
-
-
-def split(outcome, on: bool):
-    """(the outcome as its command knew it, its sufficiency or None): an unread session has none."""
-    if not on:
-        return outcome, None
-    made, counted = outcome.extra if outcome.extra is not None else (None, None)
-    return attrs.evolve(outcome, extra=made), counted
 
 
 class SlicePool:

@@ -25,8 +25,9 @@ from citeledger.corpus.measured import Measured, split_measured
 from citeledger.engine.arms import ARM_COLUMNS, labels_of
 from citeledger.engine.limits import max_jobs, workers
 from citeledger.engine.measures import metric_columns
-from citeledger.engine.reading import completed_files, outcome_inputs
-from citeledger.engine.sufficiency import SlicePool, judged, split
+from citeledger.engine.outcomes import completed_files, outcome_inputs
+from citeledger.engine.judged import judged, split
+from citeledger.engine.sufficiency import SlicePool
 from citeledger.report.html import sweep_session
 from citeledger.report.html.sweep import PageSessions
 from citeledger.report.jsonreport import json_bytes
@@ -51,7 +52,7 @@ class SweepRequest:
     window_tokens: Optional[int] = None  # the occupancy columns' window (None: CG_WINDOW_TOKENS, else 200,000)
     sufficiency: bool = False  # --sufficiency: pooled per slice
     by: str = ""  # --by day|project|model: a table per group (hooks.group names each session's)
-    arm_pattern: object = None  # --arm-pattern, compiled (cli/arms.py): each row's arm and question
+    arm_pattern: object = None  # --arm-pattern, compiled (engine/arms.arm_pattern): each row's arm and question
     json_lines: bool = False  # a JSON stream is written (--json, --out): each session's lines are made
     long_rows: bool = False  # the --out tables: sessions.csv, calls and files rows
     pages: bool = False  # the HTML page (--html, --out): what it keeps of each session

@@ -25,12 +25,39 @@ from citeledger.readers.gemini_tokens import result_event_of, stream_run_log
 from citeledger.readers import whereabouts
 
 _HEAD = 4096
+_LONG_HEAD = 64 << 10
+_SHAPE = 256  # where a cut line's `"type": "message"` would show
+_BEFORE_INIT = 2  # lines a harness may write before the run's init event (its prompt, a banner)
 
 
 def is_init_event(value) -> bool:
     """A headless Gemini run's first event: `{"type": "init", "session_id", "model"}` (no `subtype`)."""
     return (isinstance(value, dict) and value.get("type") == "init" and "subtype" not in value
             and isinstance(value.get("session_id"), str) and isinstance(value.get("model"), str))
+
+
+def _init_after_harness_lines(head: bytes, complete: bool) -> Optional[bool]:
+    """Whether the head's first event is `init` after at most `_BEFORE_INIT` harness lines; None
+    when the head ends before that is known (a harness line longer than the head)."""
+    lines = head.split(b"\n")
+    seen = 0
+    for raw in lines if complete else lines[:-1]:
+        if not raw.strip():
+            continue
+        try:
+            value = decode_line(raw)
+        except (ValueError, RecursionError):
+            value = None
+        if is_init_event(value):
+            return True
+        seen += 1
+        harness = value is None or (isinstance(value, dict) and value.get("type") == "message")
+        if not harness or seen > _BEFORE_INIT:
+            return False
+    if complete or seen > _BEFORE_INIT:
+        return False
+    rest = lines[-1].lstrip()  # the line the head cut: read on only if it may be a harness's
+    return None if not rest.startswith(b"{") or b'"message"' in rest[:_SHAPE] else False
 
 
 class GeminiStreamReader:
@@ -42,17 +69,20 @@ class GeminiStreamReader:
         return whereabouts.gemini_stream(paths)
 
     def claims(self, path: str) -> bool:
-        """A .jsonl file whose first non-blank line (within 4 KiB) is a Gemini `init` event."""
+        """A .jsonl file whose first event is a Gemini `init` event, after at most `_BEFORE_INIT`
+        lines a harness wrote first: a line that is not JSON, or Gemini's own `{"type": "message"}`
+        shape (the prompt echoed; no Claude stream event has that type). The head every reader
+        sniffs (4 KiB) decides; only a harness line longer than that reads on, to 64 KiB."""
         if not (path.endswith(".jsonl") and is_file(path)):
             return False
-        try:
-            head = read_head(path, _HEAD)
-            lines = head.split(b"\n")
-            for raw in lines if len(head) < _HEAD else lines[:-1]:
-                if raw.strip():
-                    return is_init_event(decode_line(raw))
-        except (OSError, ValueError, RecursionError):
-            return False
+        for size in (_HEAD, _LONG_HEAD):
+            try:
+                head = read_head(path, size)
+            except OSError:
+                return False
+            found = _init_after_harness_lines(head, complete=len(head) < size)
+            if found is not None:
+                return found
         return False
 
     def read(self, paths: Sequence[str], options: Optional[ReadOptions] = None) -> Transcript:
@@ -83,6 +113,7 @@ class _Run:
         self.turn = 0
         self.order = 0
         self.chunk = False  # the last event was an assistant chunk (a `delta` continues it)
+        self.prompted = False  # the last event was a user message (a harness's echo if `init` follows)
         self.ended: list = []  # the run's `result` events (readers/gemini_tokens.py)
 
     def feed(self, event, origin: Origin) -> int:
@@ -97,10 +128,12 @@ class _Run:
             self._result(event, origin)
         elif kind == "result":
             self.ended.append(result_event_of(event, origin))
+        elif kind == "init" and self.prompted:
+            self.turn -= 1  # the prompt a harness wrote before the run starts: the run's own message follows
         elif kind not in ("init", "error"):
             return 0
         if kind != "message":
-            self.chunk = False
+            self.chunk = self.prompted = False
         return 1
 
     def _message(self, event: dict, origin: Origin) -> None:
@@ -108,14 +141,16 @@ class _Run:
         text = content if isinstance(content, str) else ""
         if event.get("role") == "user":
             self.turn += 1
-            self.chunk = False
-        elif event.get("role") == "assistant":
+            self.chunk, self.prompted = False, True
+            return
+        if event.get("role") == "assistant":
             if self.chunk and event.get("delta") is True and self.texts:
                 turn, before, first = self.texts[-1]
                 self.texts[-1] = (turn, before + text, first)
             else:
                 self.texts.append((self.turn, text, origin))
             self.chunk = True
+        self.prompted = False
 
     def _use(self, event: dict, origin: Origin) -> None:
         name, tool_id = event.get("tool_name"), event.get("tool_id")

@@ -9,9 +9,14 @@ command made it: a format's `renders` names the kinds it can render.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import attrs
+
+if TYPE_CHECKING:  # the annotations' types; nothing of them is imported at run time
+    from citeledger.core import SessionScore, Sufficiency, Transcript
+    from citeledger.report.envelope import EnvelopeView
+    from citeledger.report.reads import PlacedReads
 
 
 @attrs.frozen(kw_only=True)
@@ -24,16 +29,16 @@ class SessionResult:
     """
 
     kind: str  # "score" or "explain"
-    score: object  # core.SessionScore
+    score: SessionScore
     added: tuple[str, ...] = ()  # files read beside those given (the text's "also read" line)
     json_added: tuple[str, ...] = ()  # the JSON's `added_inputs` (--session: its subagent logs)
     session_path: Optional[str] = None  # --session: the log scored (score's JSON `session_path`)
-    view: object = None  # report.envelope.EnvelopeView (--envelope, --answer), else None
-    sufficiency: object = None  # harness.Sufficiency (--sufficiency), else None
+    view: Optional[EnvelopeView] = None  # the envelope view (--envelope, --answer)
+    sufficiency: Optional[Sufficiency] = None  # the reference's sufficiency block (--sufficiency)
     retrieval_next: object = None  # harness.next_acts.RetrievalNext (--sufficiency, other sources' calls), else None
-    next_acts: object = None  # harness.Sufficiency for the page's next acts (--html), else None
-    transcript: object = attrs.field(default=None, eq=False, repr=False)  # core.Transcript the score is of
-    reads: object = None  # report.reads.PlacedReads (a ranked channel places reads: read_after), else None
+    next_acts: Optional[Sufficiency] = None  # each explore call's next act, for the page (--html)
+    transcript: Optional[Transcript] = attrs.field(default=None, eq=False, repr=False)  # what the score is of
+    reads: Optional[PlacedReads] = None  # the reads after each call (a ranked channel places them: read_after)
     extra_text: str = ""  # the diagnostic join, as text (cli/sidecars.py)
     extra_data: dict = attrs.field(factory=dict)  # the same, as JSON fields
     metrics: dict = attrs.field(factory=dict)  # the metric plugins' records by name (score's JSON), else empty

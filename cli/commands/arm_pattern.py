@@ -21,18 +21,7 @@ from typing import Optional
 import attrs
 
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.cli.arms import arm_pattern, labelled
-
-def discover_arms(root: str, pattern, exclude) -> tuple[list, list, list]:
-    """(labelled refs, unmatched session keys, discovery warnings) under `root`."""
-    from citeledger.corpus import discover
-
-    refs, warnings = discover([root], exclude)
-    if not refs:
-        raise UserError(f"{root}: no sessions found")
-    kept, unmatched = labelled(refs, pattern)
-    return kept, unmatched, list(warnings)
-
+from citeledger.engine.arms import arm_pattern, check_arms_found, discover_arms
 
 def check_arm_pattern_args(args) -> None:
     if not args.arms or len(args.arms) < 2:
@@ -48,40 +37,11 @@ def check_arm_pattern_args(args) -> None:
         raise UserError(f"{args.passes[0]}: not a directory")
 
 
-def _score_arm_pair(args, refs, base: str, new: str, rulesets, warnings: list, diagnosed, pooled):
-    """One Comparison of arm `new` against `base`, grouped by question."""
-    from citeledger.engine.reading import completed_files
-    from citeledger.cli.commands.compare import PassRow
-    from citeledger.engine.limits import window_tokens, workers
-    from citeledger.cli.progress import progress_bar
-    from citeledger.engine.sufficiency import judged
-    from citeledger.core.metric import MetricOptions
-    from citeledger.corpus import score_corpus
-    from citeledger.corpus.measured import Measured
-    from citeledger.report.compare import Comparison
-
-    comparison = Comparison(lambda row: row["group"])
-    side_of = {base: "base", new: "new"}
-    mine = [ref for ref in refs if ref.arm in side_of]
-    added: list = []
-    on = getattr(args, "sufficiency", False)
-    with progress_bar(len(mine), f"{new} vs {base}", args.quiet) as advance:
-        extra = judged(Measured(None, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
-        for one in score_corpus(mine, rulesets[:1], workers(args.jobs, len(mine)), advance, extra=extra,
-                                shape=PassRow(rulesets[0], on)):
-            warnings.extend(one.warnings)
-            added.extend(completed_files([one.inputs], [args.passes[0]]))
-            row = dict(one.row, arm=one.ref.arm, run=one.ref.run, question=one.ref.group)
-            comparison.add(side_of[one.ref.arm], row)
-            if on:
-                pooled.add(side_of[one.ref.arm], row, comparison.key)
-    return comparison, added
-
-
 def run_arm_pattern(args) -> int:
     """compare ROOT --arms A B [C ...] --arm-pattern REGEX: each arm after the first against it."""
     from citeledger.cli.commands.common import one_ruleset, report_warnings
-    from citeledger.cli.commands.compare import _result, _write_files
+    from citeledger.cli.commands.compare import _write_files, compare_request
+    from citeledger.engine.compare import compare_arm_pair
     from citeledger.rules.compiled import load_many
     from citeledger.cli.formats import check, chosen, write
     from citeledger.cli.output import output_dir, write_stdout
@@ -94,21 +54,16 @@ def run_arm_pattern(args) -> int:
     pattern = arm_pattern(args.arm_pattern)
     rulesets = load_many([one_ruleset(args.ruleset, "compare")])
     refs, unmatched, warnings = discover_arms(args.passes[0], pattern, args.exclude)
-    _check_arms_found(args, refs)
+    check_arms_found(args.passes[0], args.arms, refs)
     status = EXIT_OK
     pages: list = []  # (arm, its group records, its page) for the page of every arm
     for number, new in enumerate(args.arms[1:]):
         pair = argparse.Namespace(**{**vars(args), "arms": [args.arms[0], new], "key": "question",
                                      "html": _html_for(args.html, new, len(args.arms))})
         pooled, diagnosed, said = GroupPool(), Diagnosed(pair, rulesets[0], pooled=False), list(warnings)
-        comparison, added = _score_arm_pair(pair, refs, args.arms[0], new, rulesets, said, diagnosed, pooled)
-        for key in unmatched if number == 0 else ():
-            comparison.unscored.append({"side": "-", "session": key, "status": "unmatched",
-                                        "reason": "--arm-pattern does not match its path"})
-        for ref in refs if number == 0 else ():
-            if ref.arm not in args.arms:
-                comparison.other_arms.append({"session": ref.key, "arm": ref.arm})
-        result = _result(pair, comparison, pooled, diagnosed, said, rulesets[0].name, added)
+        request = compare_request(pair, rulesets[0], arms=(args.arms[0], new))
+        result = compare_arm_pair(request, refs, unmatched if number == 0 else (),
+                                  tuple(args.arms) if number == 0 else (), said, diagnosed, pooled)
         result = attrs.evolve(result, header={**result.header, "arm_pattern": args.arm_pattern})
         pages.append((new, list(result.groups), os.path.basename(pair.html) if pair.html else ""))
         with contextlib.ExitStack() as stack:
@@ -121,9 +76,9 @@ def run_arm_pattern(args) -> int:
         write(attrs.evolve(result, brief=args.brief), fmt)
         if fmt == "text":
             write_stdout(wrote)
-        if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
+        if any((u.get("reason") or "").startswith("internal error") for u in result.unscored):
             status = EXIT_INTERNAL
-        elif (comparison.unscored or said) and status == EXIT_OK:
+        elif (result.unscored or said) and status == EXIT_OK:
             status = EXIT_WARNINGS
     if args.html and len(args.arms) > 2:  # PATH itself: every arm side by side
         from citeledger.cli.output import write_file
@@ -133,14 +88,6 @@ def run_arm_pattern(args) -> int:
         if fmt == "text":
             write_stdout(f"wrote {wrote}\n")
     return status
-
-
-def _check_arms_found(args, refs) -> None:
-    found = {ref.arm for ref in refs}
-    for arm in args.arms:  # a mistyped arm would compare one arm with nothing
-        if arm not in found:
-            raise UserError(f"--arms {arm}: no session under {args.passes[0]} whose path --arm-pattern labels "
-                            f"with that arm (arms found: {', '.join(sorted(found)) or 'none'})")
 
 
 def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
@@ -155,21 +102,22 @@ def _html_for(path: Optional[str], arm: str, arms: int) -> Optional[str]:
 def run_arm_pattern_table(args) -> int:
     """compare ROOT --arms A B [C ...] --arm-pattern REGEX --harness: codegraph's arm table, each
     arm's runs its sessions (named by question), measured and rendered as a pass's runs are."""
-    from citeledger.cli.commands.arm_table import check_harness_args, measure_run
+    from citeledger.cli.commands.arm_table import check_harness_args
     from citeledger.cli.commands.common import report_warnings, ruleset_from
     from citeledger.cli.output import write_stdout
+    from citeledger.engine.arm_runs import measure_arms
     from citeledger.harness.arm_runs import ArmRun
     from citeledger.report.arm_table import render_arm_table
 
     check_harness_args(args)
     pattern = arm_pattern(args.arm_pattern)
     refs, _, warnings = discover_arms(args.passes[0], pattern, args.exclude)
-    _check_arms_found(args, refs)
+    check_arms_found(args.passes[0], args.arms, refs)
     ruleset = ruleset_from(args)
-    arms = []
-    for label in args.arms:
-        runs = [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label]
-        arms.append((label, [measure_run(label, run, ruleset, args, warnings).figures for run in runs]))
+    found = [(label, [ArmRun(name=ref.group, files=tuple(ref.files)) for ref in refs if ref.arm == label])
+             for label in args.arms]
+    measured = measure_arms(found, ruleset, warnings, window_tokens=getattr(args, "window_tokens", None))
+    arms = [(label, [one.figures for one in runs]) for label, runs in measured]
     write_stdout(render_arm_table(args.passes[0], arms))
     report_warnings(warnings, "score --harness of the run")
     return EXIT_OK

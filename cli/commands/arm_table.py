@@ -18,17 +18,13 @@ record (arm, stem, files, figures, block) beside the table's text.
 from __future__ import annotations
 
 import os
-from typing import Optional
-
 import attrs
 
-from citeledger.harness.arm_runs import ArmRun, RunFigures
+from citeledger.harness.arm_runs import ArmRun
 from citeledger.cli.commands.common import report_warnings, ruleset_from
-from citeledger.engine.reading import read_session
-from citeledger.cli.metrics import measured
 from citeledger.cli.output import write_stderr, write_stdout
-from citeledger.core.accountant import score
 from citeledger.core.errors import EXIT_OK, UserError
+from citeledger.engine.arm_runs import measure_arms
 
 # Options of the statistics view that the harness's table has no place for.
 _NOT_WITH = (("csv", "--csv"), ("format", "--format"), ("html", "--html"), ("out", "--out"),
@@ -46,38 +42,6 @@ def check_harness_args(args) -> None:
     if len(args.passes) != 1:
         raise UserError("compare --harness: one PASS directory (compare-arms.mjs reads one), "
                         f"not {len(args.passes)}")
-
-
-@attrs.frozen(slots=True, kw_only=True)
-class MeasuredRun:
-    """One run of an arm as the pass report uses it: its figures for the table and, with
-    `--runs`, its `parse-run.mjs --brief` block."""
-
-    arm: str
-    run: ArmRun
-    figures: RunFigures
-    block: Optional[str]
-
-
-def measure_run(label: str, run: ArmRun, ruleset, args, warnings: list) -> MeasuredRun:
-    """Read, measure and score one run once: its table figures and, when `--runs` asks, its brief block."""
-    from citeledger.core import metrics
-    from citeledger.corpus.measured import row_of
-    from citeledger.harness.arm_runs import run_figures
-    from citeledger.harness.sufficiency import sufficiency
-
-    transcript = read_session(list(run.files), None, ruleset)
-    records = measured(transcript, args)
-    scored = score(transcript, ruleset)
-    warnings.extend(scored.warnings)
-    judged = sufficiency(transcript, ruleset.explore_tool)
-    block = None
-    if getattr(args, "runs", False):
-        from citeledger.report.harness import render_harness
-
-        block = render_harness(list(run.files), records["run"], records["occupancy"], scored, judged, brief=True)
-    figures = run_figures(run.name, row_of(records, metrics()), scored, judged)
-    return MeasuredRun(arm=label, run=run, figures=figures, block=block)
 
 
 def run_stem(run: ArmRun) -> str:
@@ -113,7 +77,8 @@ def run_arm_table(args) -> int:
         if not runs:
             write_stderr(f"  WARN: no run logs for arm '{label}' in {folder}\n")
     warnings: list = []
-    per_arm = [(label, [measure_run(label, run, ruleset, args, warnings) for run in runs]) for label, runs in found]
+    per_arm = measure_arms(found, ruleset, warnings, window_tokens=getattr(args, "window_tokens", None),
+                           brief=bool(getattr(args, "runs", False)))
     measured_runs = [one for _, ones in per_arm for one in ones]  # an arm named twice is printed twice, as the script does
     arms = [(label, [one.figures for one in ones]) for label, ones in per_arm if ones]
     table = render_arm_table(folder, arms)

@@ -12,7 +12,8 @@ from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.commands.common import (
-    add_jobs_options, add_session_inputs, no_sessions, report_warnings, ruleset_from, session_note, swept_status,
+    add_jobs_options, add_session_inputs, no_sessions, one_ruleset, report_warnings, ruleset_from, session_note,
+    swept_status,
 )
 from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
 from citeledger.cli.formats import add_format_option, check as check_format, chosen, write
@@ -200,13 +201,21 @@ def _session_checks(spec, score, transcript, ruleset, groups, labels) -> list:
 
 
 def _arm_groups(args, warnings: list) -> tuple[list, tuple]:
-    """compare --arms's group rows for the two arms under the passes (its statistics, its seed)."""
+    """compare --arms's group rows for the two arms under the passes (its statistics, its seed), from the engine."""
     if not args.arms:
         return [], ()
-    from citeledger.cli.commands.compare import arm_groups
+    from citeledger.cli.progress import progress_bar
+    from citeledger.engine.compare import CompareRequest, arm_groups
+    from citeledger.rules.compiled import load_many
 
     labels = (args.arms[0], args.arms[1])
-    return arm_groups(args, labels, args.arms[2:], warnings), labels
+    request = CompareRequest(
+        passes=tuple(args.arms[2:]), arms=labels, ruleset=load_many([one_ruleset(args.ruleset, "check")])[0],
+        ruleset_named=bool(args.ruleset), seed=args.seed, resamples=args.resamples, confidence=args.confidence,
+        exclude=tuple(args.exclude), jobs=args.jobs, window_tokens=getattr(args, "window_tokens", None),
+        progress=lambda total, label: progress_bar(total, label, args.quiet),
+    )
+    return arm_groups(request, warnings), labels
 
 
 def _corpus_checks(spec, args) -> tuple[list, int]:

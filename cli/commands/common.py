@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 from citeledger.rules import compiled
@@ -10,6 +11,8 @@ from citeledger.rules.compiled import shipped_names
 
 from citeledger.core import fs, printable
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.engine.limits import as_typed  # noqa: F401 (the commands' names)
+from citeledger.engine.outcomes import completed_files, outcome_inputs  # noqa: F401
 
 
 def add_session_inputs(parser) -> None:
@@ -31,14 +34,6 @@ def add_diagnostics_options(parser, automatic: bool) -> None:
         parser.add_argument("--no-diagnostics", action="store_true", help="do not pick up explore-<label>.jsonl sidecars")
     parser.add_argument("--diagnostics-out", metavar="DIR",
                         help="write the diagnostic join as DIR/diagnostics.{csv,json,png,svg}")
-
-
-def add_sufficiency_option(parser, per: str) -> None:
-    parser.add_argument(
-        "--sufficiency", action="store_true",
-        help="add the reference's explore sufficiency pooled " + per + ": each answered explore call "
-        "bucketed by the agent's next act, counted over every answered call (not averaged per run)",
-    )
 
 
 def add_format_options(parser, json_help: str, kind: str) -> None:
@@ -177,15 +172,6 @@ def add_ruleset_option(parser) -> None:
 
 def ruleset_from(args):
     return compiled.load(one_ruleset(args.ruleset, args.command))
-
-
-def as_typed(text: str) -> str:
-    """`text` quoted as the user typed it in a shell ('ab-(\\w+', not repr's doubled backslash);
-    repr where it holds a quote or a character that does not print."""
-    from citeledger.rules.loader import EXCERPT
-
-    shown = f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
-    return shown if len(shown) <= EXCERPT else shown[: EXCERPT - 1] + "…"  # never echo a huge pattern whole
 
 
 def add_corpus_options(p, what: str, once: bool = False) -> None:

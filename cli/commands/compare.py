@@ -7,40 +7,28 @@ from citeledger.cli.commands import SUMMARY
 
 import contextlib
 import os
-import re
 import sys
-from typing import Iterator, Optional
 
-import orjson
-
-from citeledger.corpus import discover, score_corpus
-from citeledger.harness.layout import arm_and_run, arm_group, arm_label
-from citeledger.harness.layout import segment
-from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
-from citeledger.rules.loader import compile_pattern
-from citeledger.rules.safety import UnsafePattern
-
-from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text, window_tokens, workers
-from citeledger.core.metric import MetricOptions
-from citeledger.corpus.measured import Measured, split_measured
 import attrs
+
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, InputError, UserError
+from citeledger.engine.compare import CompareRequest, compare, key_function
+from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, MAX_TOP, float_text, int_text
 
 from citeledger.cli.formats import check, chosen, out_path, render, write
 from citeledger.cli.formats import write_pages
 from citeledger.cli.output import output_dir, write_file, write_stdout
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed
-from citeledger.engine.sufficiency import GroupPool, judged, split
-from citeledger.report.sufficiency import counted_dict
+from citeledger.cli.sufficiency import add_sufficiency_option
+from citeledger.engine.sufficiency import GroupPool
 from citeledger.report.results import CompareResult
-from citeledger.cli.commands.common import (
-    add_corpus_options, add_diagnostics_options, add_sufficiency_option, as_typed, one_ruleset, report_warnings,
-)
-from citeledger.engine.reading import completed_files, outcome_inputs
-from citeledger.report.compare import SIDES, Comparison, lines_up, unpaired_reason
-from citeledger.report.tables import SWEEP_FORMAT, session_rows, wrote_line
+from citeledger.cli.commands.common import add_corpus_options, add_diagnostics_options, one_ruleset, report_warnings
+from citeledger.report.compare import lines_up, unpaired_reason
+from citeledger.report.tables import wrote_line
 from citeledger.rules.compiled import load_many
 from citeledger.report.sweep import QUANTILE_NOTE
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -97,204 +85,16 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-# ---------------------------------------------------------------- reading a pass
-
-
-def sweep_file(path: str) -> Optional[str]:
-    """The sweep JSON-lines file `path` is or holds, else None (then it is transcripts)."""
-    candidate = os.path.join(path, "sweep.jsonl") if os.path.isdir(path) else path
-    if not os.path.isfile(candidate):
-        return None
-    try:
-        with open(candidate, "rb") as fh:
-            first = fh.readline(1 << 16)
-        head = orjson.loads(first)
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    if isinstance(head, dict) and head.get("record") == "sweep":
-        if head.get("format") != SWEEP_FORMAT:
-            raise InputError(candidate, f"sweep output format {head.get('format')!r}, expected {SWEEP_FORMAT!r}", 1)
-        return candidate
-    return None
-
-
-def read_sweep(path: str, ruleset: Optional[str]) -> Iterator[dict]:
-    """Session rows of one ruleset from a sweep output (default: its first ruleset)."""
-    with open(path, "rb") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                raise InputError(path, "not a JSON line of a sweep output", number)
-            if number == 1:
-                names = record.get("rulesets") or []
-                if ruleset is None:
-                    ruleset = names[0] if names else "default"
-                elif ruleset not in names:
-                    raise InputError(path, f"no ruleset {ruleset!r} in this sweep (it has: {', '.join(names)})", 1)
-                continue
-            if isinstance(record, dict) and record.get("record") == "session" and record.get("ruleset") == ruleset:
-                yield record
-
-
-def pass_rows(path: str, rulesets, args, label: str, warnings: list, used: set, arms=None,
-              added: Optional[list] = None, diagnosed=None) -> Iterator[dict]:
-    """Session rows of one pass; `used` collects the ruleset names they were scored under.
-
-    With `arms`, only sessions of those harness arms are scored; each row gets
-    `arm` and `run` (from its name, harness/layout.py), and the others come back
-    as rows with status `other-arm`, unscored. `diagnosed` (cli.sidecars.Diagnosed)
-    joins the sessions that have a diagnostic sidecar, by arm (else by `label`).
-    """
-    found = sweep_file(path)
-    on = getattr(args, "sufficiency", False)
-    if found:
-        for row in read_sweep(found, rulesets[0].name if args.ruleset else None):
-            used.add(row["ruleset"])
-            if on and "sufficiency" not in row:
-                raise InputError(found, "a sweep output made without --sufficiency: sweep again with it, "
-                                 "or compare without --sufficiency")
-            if arms:
-                row = dict(row, **row_arm(row))
-                if row["arm"] not in arms:
-                    row["status"] = "other-arm"
-            yield row
-        return
-    used.add(rulesets[0].name)
-    added = [] if added is None else added
-    refs, found_warnings = discover([path], args.exclude)
-    warnings.extend(found_warnings)
-    if not refs:
-        raise UserError(f"{path}: no sessions found (and not a sweep output)")
-    if arms:
-        for ref in refs:
-            if ref.arm not in arms:
-                yield {"session": ref.key, "group": ref.group, "arm": ref.arm, "run": ref.run, "status": "other-arm"}
-        refs = [ref for ref in refs if ref.arm in arms]
-        if not refs:
-            return
-    with progress_bar(len(refs), label, args.quiet) as advance:
-        join = diagnosed.join(label, by_arm=bool(arms)) if diagnosed is not None else None
-        extra = judged(Measured(join, MetricOptions(window_tokens=window_tokens(args))), on, rulesets[0])
-        for one in score_corpus(refs, rulesets[:1], workers(args.jobs, len(refs)), advance, extra=extra,
-                                shape=PassRow(rulesets[0], on)):
-            warnings.extend(one.warnings)
-            added.extend(completed_files([one.inputs], [path]))
-            if diagnosed is not None:
-                diagnosed.add_joined(one.ref, one.scored, one.diag, one.ref.arm if arms else label)
-            yield dict(one.row, arm=one.ref.arm, run=one.ref.run) if arms else dict(one.row, run=one.ref.run)
-
-
-@attrs.frozen(slots=True, kw_only=True)
-class PassSession:
-    """What compare keeps of one scored session: made in the worker, so the whole score
-    (every call and its response) never crosses back to this process."""
-
-    ref: object
-    warnings: tuple
-    inputs: tuple  # (root, every file read): outcome_inputs
-    scored: bool
-    diag: object  # the diagnostic join the worker made, or None
-    row: dict
-
-
-class PassRow:
-    """score_corpus's `shape` for compare: one outcome to its PassSession, in the worker.
-    Picklable (sent to each worker once)."""
-
-    def __init__(self, ruleset, sufficiency: bool):
-        self.ruleset, self.sufficiency = ruleset, sufficiency
-
-    def __call__(self, outcome) -> PassSession:
-        outcome, counted = split(outcome, self.sufficiency)
-        outcome, figures = split_measured(outcome)
-        row = session_rows(outcome, [self.ruleset])[0]
-        row.update(figures if figures is not None else {})  # the run and occupancy columns, as a sweep's rows
-        if self.sufficiency:
-            row["sufficiency"] = None if counted is None else counted_dict(counted)
-        return PassSession(ref=outcome.ref, warnings=tuple(outcome.warnings), inputs=outcome_inputs(outcome),
-                           scored=outcome.scores[0] is not None, diag=outcome.extra, row=row)
-
-
-def row_arm(row: dict) -> dict:
-    """Arm and run number of a sweep output's session row, from its key as discovery names them."""
-    key = row["session"]
-    arm, run = arm_and_run(segment(key)[0], os.path.dirname(key))
-    return {"arm": arm, "run": run}
-
-
-def arm_key(root: str, several: bool):
-    """Group of a harness run: its directory relative to the pass root (a `run<i>/` folder folded
-    into its parent); the root's own name at the top; prefixed by the root's name when several
-    passes are compared, so two passes' `ab-express` stay apart."""
-    name = os.path.basename(os.path.normpath(os.path.abspath(root)))
-
-    def key(row):
-        group = arm_group(row["group"])
-        if group == ".":
-            return name
-        return f"{name}/{group}" if several else group
-
-    return key
-
-
-def key_function(spec: str):
-    if spec == "parent":
-        return lambda row: row["group"]
-    if spec == "session":
-        return lambda row: row["session"]
-    try:
-        pattern = compile_pattern(spec)  # as a ruleset's patterns: on RE2, in linear time, or refused
-    except UnsafePattern as exc:
-        raise UserError(f"--key {as_typed(spec)}: refused ({exc})")
-    except re.error as exc:
-        raise UserError(f"--key {as_typed(spec)}: not a regular expression ({exc})")
-
-    def by_pattern(row):
-        m = pattern.search(row["session"])
-        if not m:
-            return None
-        return m.group(1) if pattern.groups else m.group(0)
-
-    return by_pattern
-
-
-# ---------------------------------------------------------------- the comparison
-
-
-def add_arms(args, names, passes, rulesets, comparison, warnings: list, used: set, added: list,
-             diagnosed=None, pooled=None) -> None:
-    """Every session of the two harness arms `names` (baseline, new) under `passes`, scored and added
-    to `comparison` (and to `pooled` with --sufficiency); a label with no run is a usage error."""
-    wanted = tuple(arm_label(a) for a in names)  # as runs carry them
-    if wanted[0] == wanted[1]:
-        raise UserError(f"--arms {names[0]} {names[1]}: the two labels must differ")
-    side_of = dict(zip(wanted, SIDES))
-    seen_arms: dict = {}
-    for path in passes:
-        key = arm_key(path, len(passes) > 1) if args.key == "parent" else None
-        for row in pass_rows(path, rulesets, args, os.path.basename(os.path.normpath(path)) or path,
-                             warnings, used, arms=wanted, added=added, diagnosed=diagnosed):
-            seen_arms[row.get("arm")] = None
-            comparison.add(side_of.get(row.get("arm"), "base"), row, key)
-            if pooled is not None and args.sufficiency:
-                pooled.add(side_of.get(row.get("arm"), "base"), row, key or comparison.key)
-    for name, label in zip(names, wanted):  # a mistyped label would compare one arm with nothing
-        if label not in seen_arms:
-            found = ", ".join(sorted(a for a in seen_arms if a is not None)) or "none"
-            raise UserError(f"--arms {name}: no run-{label}-N.jsonl or run-headless-{label}.jsonl under "
-                            f"{', '.join(passes)} (arms found: {found})")
-
-
-def arm_groups(args, names, passes, warnings: list) -> list[dict]:
-    """compare --arms's group rows (medians, their difference, its bootstrap interval at args.seed,
-    args.resamples, args.confidence) for the arms `names` under `passes`, grouped by directory."""
-    rulesets = load_many([one_ruleset(args.ruleset, "check")])
-    comparison = Comparison(key_function("parent"))
-    add_arms(args, names, passes, rulesets, comparison, warnings, set(), [])
-    return comparison.group_rows(args)
+def compare_request(args, ruleset, **changes) -> CompareRequest:
+    """The engine's CompareRequest from compare's options (`changes` for one arm pair)."""
+    fields = dict(
+        passes=tuple(args.passes), ruleset=ruleset, ruleset_named=bool(args.ruleset),
+        arms=tuple(args.arms) if args.arms else None, key=args.key, seed=args.seed, resamples=args.resamples,
+        confidence=args.confidence, top=args.top, exclude=tuple(args.exclude), jobs=args.jobs,
+        window_tokens=getattr(args, "window_tokens", None), sufficiency=bool(args.sufficiency),
+        progress=lambda total, label: progress_bar(total, label, args.quiet),
+    )
+    return CompareRequest(**{**fields, **changes})
 
 
 def run(args) -> int:
@@ -315,24 +115,12 @@ def run(args) -> int:
     fmt = chosen(args)
     check(fmt, "compare")
     _check_passes(args)
-    rulesets = load_many([one_ruleset(args.ruleset, "compare")])
-    comparison = Comparison(key_function(args.key))
+    ruleset = load_many([one_ruleset(args.ruleset, "compare")])[0]
+    key_function(args.key)  # a --key refused before any sidecar is read
     pooled = GroupPool()
-    diagnosed = Diagnosed(args, rulesets[0], pooled=False)
+    diagnosed = Diagnosed(args, ruleset, pooled=False)
     warnings: list = []
-    used: set = set()
-    added: list = []  # files read with a file given by name
-    if args.arms:
-        add_arms(args, args.arms, args.passes, rulesets, comparison, warnings, used, added, diagnosed, pooled)
-    else:
-        for side, path in zip(SIDES, args.passes):
-            for row in pass_rows(path, rulesets, args, "baseline" if side == "base" else "new", warnings, used,
-                                 added=added, diagnosed=diagnosed):
-                comparison.add(side, row)
-                if args.sufficiency:
-                    pooled.add(side, row, comparison.key)
-    warnings.extend(diagnosed.warnings())
-    result = _result(args, comparison, pooled, diagnosed, warnings, " vs ".join(sorted(used)) or rulesets[0].name, added)
+    result = compare(compare_request(args, ruleset), diagnosed, pooled, warnings)
     with contextlib.ExitStack() as stack:
         if args.out:
             stack.enter_context(output_dir(args.out))
@@ -345,9 +133,9 @@ def run(args) -> int:
         labels = result.labels
         print("citeledger: warning: " + unpaired_reason(result.header, list(result.groups), labels).strip(),
               file=sys.stderr)
-    if any((u.get("reason") or "").startswith("internal error") for u in comparison.unscored):
+    if any((u.get("reason") or "").startswith("internal error") for u in result.unscored):
         return EXIT_INTERNAL
-    return EXIT_WARNINGS if comparison.unscored or warnings or not lines_up(list(result.groups)) else EXIT_OK
+    return EXIT_WARNINGS if result.unscored or warnings or not lines_up(list(result.groups)) else EXIT_OK
 
 
 def _check_passes(args) -> None:
@@ -363,35 +151,6 @@ def _check_passes(args) -> None:
     for path in args.passes:
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
-
-
-def _result(args, comparison, pooled, diagnosed, warnings, ruleset_name: str, added) -> CompareResult:
-    groups = comparison.group_rows(args)
-    files = comparison.file_rows(args.top)
-    if args.sufficiency:
-        pooled.add_to(groups)
-    header = {
-        "record": "compare", "format": "citeledger-compare/1",
-        "baseline": args.arms[0] if args.arms else args.passes[0],
-        "new": args.arms[1] if args.arms else args.passes[1], "ruleset": ruleset_name,
-        "key": args.key, "seed": args.seed, "resamples": args.resamples, "confidence": args.confidence,
-        "quantiles": "type 7",
-    }
-    if args.arms:
-        header.update(arms=list(args.arms), passes=list(args.passes))
-    if added:  # read with a file given by name (the partial-session rule)
-        header["added_inputs"] = added
-    plotted = [g for g in groups if g["group"] != "(all)"]
-    labels = tuple(args.arms) if args.arms else ("baseline", "new")
-    return CompareResult(
-        header=header, added=tuple(added), groups=tuple(groups), files=tuple(files),
-        unscored=tuple(comparison.unscored), other_arms=tuple(comparison.other_arms), warnings=warnings,
-        diagnostics=tuple(diagnosed.records()), diagnostics_text=diagnosed.text("Diagnostics"),
-        sufficiency=pooled, with_sufficiency=bool(args.sufficiency), labels=labels,
-        plot_groups=tuple((plot_label(g["group"], args), [g["base_runs"], g["new_runs"]]) for g in plotted),
-        intervals=tuple((g["ci_low"], g["ci_high"]) for g in plotted),
-        behaviour=tuple(comparison.behaviour_arms(labels)),
-    )
 
 
 OUT_FILES = (("compare.jsonl", "json", None), ("groups.csv", "csv", "groups"), ("files.csv", "csv", "files"),
@@ -420,10 +179,3 @@ def _write_files(args, result, diagnosed) -> tuple[CompareResult, str]:
     # on stdout only: summary.txt stays the same wherever it is written
     return result, wrote_line(args.out, names + [os.path.basename(p) for p in inside])
 
-
-def plot_label(group: str, args) -> str:
-    """A group as the plot names it: `.` (files at the top of both passes) by the passes' names."""
-    if group != ".":
-        return group
-    names = [os.path.basename(os.path.normpath(os.path.abspath(p))) for p in args.passes]
-    return names[0] if len(set(names)) == 1 else " vs ".join(names)

@@ -27,7 +27,7 @@ from citeledger.rules.variation import one_at_a_time
 from citeledger.cli.commands.common import (
     add_exclude_option, add_format_options, add_html_option, add_jobs_options, no_sessions, report_warnings,
 )
-from citeledger.engine.reading import completed_files, outcome_inputs
+from citeledger.engine.outcomes import completed_files, outcome_inputs
 from citeledger.report.sweep import QUANTILE_NOTE, turn_counts
 
 FORMAT = "citeledger-sensitivity/1"

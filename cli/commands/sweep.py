@@ -13,7 +13,7 @@ import os
 import sys
 
 from citeledger.cli.commands import SUMMARY
-from citeledger.cli.arms import arm_pattern
+from citeledger.engine.arms import ARM_COLUMNS, arm_pattern
 from citeledger.rules.compiled import load_many
 from citeledger.core.errors import EXIT_WARNINGS, UserError
 from citeledger.cli.agents import add_agent_option, agent_folders, readers_of
@@ -25,13 +25,13 @@ from citeledger.cli.spool import Spool
 from citeledger.cli.long_tables import LongTables, require_pyarrow
 from citeledger.cli.progress import progress_bar
 from citeledger.cli.sidecars import Diagnosed
-from citeledger.engine.arms import ARM_COLUMNS
 from citeledger.engine.limits import int_text
 from citeledger.engine.measures import metric_columns
 from citeledger.engine.sweep import SweepHooks, SweepRequest, SweepSession, jsonl, run_sweep
 from citeledger.cli.commands.common import (
-    add_corpus_options, add_diagnostics_options, add_sufficiency_option, no_sessions, report_warnings, swept_status,
+    add_corpus_options, add_diagnostics_options, no_sessions, report_warnings, swept_status,
 )
+from citeledger.cli.sufficiency import add_sufficiency_option
 from citeledger.report.tables import SESSION_COLUMNS, CsvWriter, csv_text, csv_value, wrote_line
 from citeledger.report.sweep import QUANTILE_NOTE
 

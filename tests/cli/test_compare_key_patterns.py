@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeledger.cli import main
-from citeledger.cli.commands.compare import key_function
+from citeledger.engine.compare import key_function
 from citeledger.core.errors import UserError
 from citeledger.infra.re2text import LinearPattern
 

@@ -308,11 +308,9 @@ def test_builtins_come_from_the_entry_points():
     assert set(names) <= registered
 
 
-# What a command still takes from another command (issue 40's next step: the corpus pipelines as
-# engine functions): check's maxDrop takes the compare's group rows (its corpus keys run engine/sweep.py).
-COMMAND_PENDING = {
-    ("cli/commands/check.py", "citeledger.cli.commands.compare"),
-}
+# What a command still takes from another command: nothing (issue 40: check's corpus keys run
+# engine/sweep.py, its maxDrop takes the group rows from engine/compare.py).
+COMMAND_PENDING: set = set()
 
 
 def command_imports() -> list[str]:

@@ -49,3 +49,33 @@ def test_sweeping_set_a_reads_every_claude_interactive_log_with_its_real_prompts
     records = {r["session"]: r for r in swept("public-a/claude-reliability")}
     assert {r["reader"] for r in records.values()} == {"claude-interactive"}
     assert {r["turns"] for r in records.values()} == {1}
+
+
+# D5 (RESULTS.md): Gemini CLI headless stream-json whose harness wrote the prompt first.
+GEMINI_HEADLESS = ("010ac575", "49bdd49a", "65829f23", "d00f7a9b")
+
+
+def test_a_gemini_headless_log_after_the_harness_prompt_line_is_read_as_gemini_with_or_without_its_result_line():
+    from citeledger.core.plugins import readers
+    from citeledger.corpus import claim, reader_order
+    from public_transcripts import public
+
+    for run in GEMINI_HEADLESS:
+        path = str(public("public-a", "metaphi-gemini", run, "transcript.jsonl"))
+        assert claim(path, reader_order()) == "gemini-stream", run  # not the Claude stream reader, not refused
+        assert readers()["gemini-stream"]().claims(path)
+
+
+def test_a_gemini_headless_read_file_that_returned_nothing_is_no_retrieval():
+    # Every read_file of these runs returned "" or "File not found" (status error): nothing reached
+    # the context, so the session is no-explore, judged as a Gemini log with its calls seen.
+    for run in GEMINI_HEADLESS:
+        score = scored(f"public-a/metaphi-gemini/{run}/transcript.jsonl")
+        assert (score.status, score.envelope) == ("no-explore", 0), run
+        assert not any("Claude" in w.message for w in score.warnings), run
+
+
+def test_the_harness_prompt_line_before_a_gemini_run_is_no_turn_of_its_own():
+    # RESULTS.md rows 27-30: one prompt a run; 010ac575 and 49bdd49a hold a second run appended.
+    turns = {run: swept(f"public-a/metaphi-gemini/{run}/transcript.jsonl")[0]["turns"] for run in GEMINI_HEADLESS}
+    assert turns == {"010ac575": 2, "49bdd49a": 2, "65829f23": 1, "d00f7a9b": 1}

@@ -121,7 +121,7 @@ def test_grep_plain_path_lines_are_the_text_before_the_first_colon(tmp_path):
 
 def test_grep_content_lines_cost_cpu_linear_in_a_long_line_without_a_colon():
     # Issue 32 item 3: re's plain-line pattern backtracked quadratically: an 80 KB
-    # base64 line cost 15 s. Four times the line may cost at most six times the CPU
+    # base64 line cost 15 s. Four times the line may cost at most eight times the CPU
     # (measured 3.7x from 100 KB; a quadratic rescan is 16x).
     from citeledger.sources.grep import content_lines
 
