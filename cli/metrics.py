@@ -8,10 +8,3 @@ def measured(transcript, args) -> dict:
     from citeledger.engine.measures import measured as measure
 
     return measure(transcript, getattr(args, "window_tokens", None))
-
-
-def metric_columns() -> tuple[str, ...]:
-    from citeledger.core import metrics
-    from citeledger.corpus.measured import columns_of
-
-    return columns_of(metrics())

@@ -15,3 +15,11 @@ def measured(transcript, window_tokens: Optional[int] = None) -> dict:
 
     window = window_tokens if window_tokens is not None else default_window_tokens()
     return measure_all(transcript, MetricOptions(window_tokens=window), metrics())
+
+
+def metric_columns() -> tuple[str, ...]:
+    """The run and occupancy columns of a sweep's session rows: the installed metric plugins'."""
+    from citeledger.core import metrics
+    from citeledger.corpus.measured import columns_of
+
+    return columns_of(metrics())

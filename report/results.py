@@ -164,7 +164,7 @@ class SensitivityResult:
 @attrs.frozen
 class SweepResult:
     """`sweep`: per ruleset, the slice table; the sessions not scored. Its JSON lines are made
-    where each session is scored (cli/commands/sweep.Rows) and streamed, never held whole."""
+    where each session is scored (engine/sweep.Rows) and streamed, never held whole."""
 
     header: dict
     added: tuple[str, ...]
@@ -174,14 +174,15 @@ class SweepResult:
     warnings: tuple
     floors: dict  # ruleset name -> its first-ranked channel
     diagnostics_text: str
-    sufficiency: object  # cli/sufficiency.SlicePool
+    sufficiency: object  # engine/sufficiency.SlicePool
     with_sufficiency: bool
     occupancy: tuple = ()  # the `occupancy` records per slice and arm (report/occupancy_pool.py)
     kind: str = "sweep"
     by: str = ""  # --by: day, project or model ("" without)
-    by_rows: tuple = ()  # --by: per ruleset, its `group` records (cli/commands/sweep.grouped_rows)
+    by_rows: tuple = ()  # --by: per ruleset, its `group` records (engine/sweep.grouped_rows)
     session_rows: tuple = ()  # --sessions: each session's row, by start time
-    arms: tuple = ()  # check --corpus (sweep.swept): (harness arm, its slice rows per ruleset), by arm
+    arms: tuple = ()  # check --corpus (SweepRequest.arm_tables): (harness arm, its slice rows per ruleset), by arm
+    internal: bool = False  # scoring some session met a bug (listed as not scored; exit status 3)
 
     def tables(self) -> dict:
         """The slices table: each row's columns, its pooled sufficiency (--sufficiency), its slice's

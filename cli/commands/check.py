@@ -12,7 +12,8 @@ from typing import Optional
 
 from citeledger.cli.commands import SUMMARY
 from citeledger.cli.commands.common import (
-    add_jobs_options, add_session_inputs, one_ruleset, report_warnings, ruleset_from, session_note,
+    add_jobs_options, add_session_inputs, no_sessions, one_ruleset, report_warnings, ruleset_from, session_note,
+    swept_status,
 )
 from citeledger.engine.limits import MAX_RESAMPLES, MAX_SEED, float_text, int_text
 from citeledger.cli.formats import add_format_option, check as check_format, chosen, write
@@ -221,15 +222,45 @@ def _corpus_checks(spec, args) -> tuple[list, int]:
     """The corpus keys judged on `sweep`'s own slice table of --corpus, and the sweep's exit status."""
     if not spec.corpus:
         return [], EXIT_OK
-    from citeledger.cli.commands.sweep import swept
     from citeledger.harness.check_corpus import corpus_checks
 
     names = args.ruleset or []
-    status, result = swept(args.corpus, names[0] if names else None, args.jobs)
-    if result is None:  # nothing in the window: nothing judged
-        return [], status
+    result = swept(args.corpus, names[0] if names else None, args.jobs)
+    status = swept_status(result)
     arms = {arm: rows[0] for arm, rows in result.arms}
     return list(corpus_checks(spec.corpus, result.slices[0], arms, result.header["rulesets"][0])), status
+
+
+def swept(paths, ruleset: Optional[str], jobs: int):
+    """What `citeledger sweep PATHS --ruleset RULESET -q` computes, with nothing written on stdout
+    (its warnings and notes on stderr as ever): `check --corpus` judges the sweep's own numbers,
+    its slice tables and, per harness arm (SessionRef.arm), the same tables of that arm's sessions."""
+    import contextlib
+    from types import SimpleNamespace
+
+    from citeledger.cli.hints import hint_sweep
+    from citeledger.cli.sidecars import Diagnosed
+    from citeledger.engine.sweep import NullSink, SweepHooks, SweepRequest, run_sweep
+    from citeledger.rules.compiled import load_many
+
+    rulesets = tuple(load_many([ruleset] if ruleset else None))
+    # sweep's own sidecar defaults: each run's explore-<label>.jsonl beside it, nothing written
+    diagnosed = Diagnosed(SimpleNamespace(diagnostics=[], no_diagnostics=False, diagnostics_out=None),
+                          rulesets[0], pooled=True, keep=False)
+
+    def finish(result, sink) -> None:
+        report_warnings(result.warnings)
+        hint_sweep(result.unscored, rulesets)
+
+    def select(refs, found_warnings):
+        return refs or no_sessions(list(paths), found_warnings)
+
+    hooks = SweepHooks(diagnosed=diagnosed, select=select, outputs=lambda: contextlib.nullcontext(NullSink()),
+                       finish=finish)
+    try:
+        return run_sweep(SweepRequest(paths=tuple(paths), rulesets=rulesets, jobs=jobs, arm_tables=True), hooks)
+    finally:
+        diagnosed.close()
 
 
 def _summary_path(args) -> Optional[str]:
@@ -282,7 +313,7 @@ def run(args) -> int:
     groups, labels = _arm_groups(args, warnings)
     results = _fixtures(spec, matchers, reports, texts, args.diagnostics)
     session_checks = _session_checks(spec, score, transcript, ruleset, groups, labels)
-    corpus, swept_status = _corpus_checks(spec, args)
+    corpus, sweep_status = _corpus_checks(spec, args)
     from citeledger.report.results import CheckResult
 
     result = CheckResult(
@@ -298,9 +329,9 @@ def run(args) -> int:
     report_warnings(warnings, "--json")
     if passed == args.expect_fail:
         return EXIT_CHECK_FAILED
-    if swept_status not in (EXIT_OK, EXIT_WARNINGS):
-        return swept_status  # an internal error while sweeping (listed by the sweep)
-    return EXIT_WARNINGS if warnings or swept_status == EXIT_WARNINGS else EXIT_OK
+    if sweep_status not in (EXIT_OK, EXIT_WARNINGS):
+        return sweep_status  # an internal error while sweeping (listed by the sweep)
+    return EXIT_WARNINGS if warnings or sweep_status == EXIT_WARNINGS else EXIT_OK
 
 
 def _session_title(args, score) -> str:

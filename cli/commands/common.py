@@ -10,7 +10,7 @@ from citeledger.rules import compiled
 from citeledger.rules.compiled import shipped_names
 
 from citeledger.core import fs, printable
-from citeledger.core.errors import EXIT_OK, EXIT_WARNINGS, UserError
+from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
 from citeledger.engine.limits import as_typed  # noqa: F401 (the commands' names)
 from citeledger.engine.outcomes import completed_files, outcome_inputs  # noqa: F401
 
@@ -196,6 +196,15 @@ def add_exclude_option(p) -> None:
         help="skip files and folders matching GLOB under a given directory (repeatable; with a '/' it "
         "matches the path relative to that directory, else any one name in it; ** any path, * within a name)",
     )
+
+
+def swept_status(result) -> int:
+    """A sweep's exit status (engine/sweep.py's result): 3 after an internal error (said on stderr),
+    1 with a session not scored or an input warning, else 0."""
+    if result.internal:
+        print("citeledger: internal error while scoring some sessions (listed as not scored)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_WARNINGS if result.unscored or result.warnings else EXIT_OK
 
 
 def no_sessions(paths, warnings) -> None:

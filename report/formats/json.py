@@ -7,7 +7,7 @@ from citeledger.core import hookimpl
 
 class Json:
     name = "json"
-    # sweep's JSON lines are made where each session is scored and streamed (cli/commands/sweep.py)
+    # sweep's JSON lines are made where each session is scored and streamed (engine/sweep.py, cli/commands/sweep.py)
     renders = frozenset({"score", "explain", "compare", "sensitivity", "check"})
 
     def render(self, result) -> bytes:

@@ -111,7 +111,7 @@ def test_nothing_found_is_an_input_error(capsys, tmp_path):
 
 
 def test_a_text_sweep_makes_no_json_line_and_the_json_lines_are_its_records(capsys, monkeypatch):
-    from citeledger.cli.commands import sweep as command
+    from citeledger.engine import sweep as command
 
     made = []
     real = command.Rows.__call__

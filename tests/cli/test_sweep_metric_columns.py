@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from citeledger.cli import main
-from citeledger.cli.metrics import metric_columns
+from citeledger.engine.measures import metric_columns
 
 PASS = Path(__file__).parents[1] / "fixtures" / "pass" / "cg22" / "headless-express"
 CODEX = Path(__file__).parents[1] / "fixtures" / "codex"

@@ -308,12 +308,9 @@ def test_builtins_come_from_the_entry_points():
     assert set(names) <= registered
 
 
-# What a command still takes from another command (issue 40's next step: the corpus pipelines as
-# engine functions): check's corpus keys run the sweep itself (its maxDrop takes the group rows
-# from engine/compare.py).
-COMMAND_PENDING = {
-    ("cli/commands/check.py", "citeledger.cli.commands.sweep"),
-}
+# What a command still takes from another command: nothing (issue 40: check's corpus keys run
+# engine/sweep.py, its maxDrop takes the group rows from engine/compare.py).
+COMMAND_PENDING: set = set()
 
 
 def command_imports() -> list[str]:
