@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 
 from citeledger.rules import compiled
@@ -11,8 +10,6 @@ from citeledger.rules.compiled import shipped_names
 
 from citeledger.core import fs, printable
 from citeledger.core.errors import EXIT_INTERNAL, EXIT_OK, EXIT_WARNINGS, UserError
-from citeledger.engine.limits import as_typed  # noqa: F401 (the commands' names)
-from citeledger.engine.outcomes import completed_files, outcome_inputs  # noqa: F401
 
 
 def add_session_inputs(parser) -> None:
