@@ -265,7 +265,7 @@ def test_interactive_reader_never_crashes(tmp_path_factory, main, agent, meta):
     score(transcript, DEFAULT)
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(
     st.lists(st.text(alphabet="ab_$ .\n\u00e9`1", max_size=6), min_size=2, max_size=5),
     st.sampled_from([r"[A-Za-z_$][\w$]*", r"a+b?", r"\b\w+\b", r"\w+\s?", r"^a\w*", r"a(?=b)", r"(?:b|\n)a+"]),

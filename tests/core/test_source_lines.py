@@ -17,7 +17,7 @@ def _by_records(text, lines, measure):
     return sum(measure(line.raw) for line in shipped_lines(text) if lines is None or line.number in lines)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_LINE, max_size=12), st.booleans(), st.data())
 def test_line_cost_is_the_sum_over_the_shipped_lines(lines, final_newline, data):
     text = "\n".join(lines) + ("\n" if final_newline else "")
@@ -37,7 +37,7 @@ def test_the_last_line_has_no_newline_to_charge():
     assert line_cost("1\tab\n2\tcd", frozenset({2}), len) == 4
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_LINE, max_size=12), st.booleans())
 def test_shipped_numbers_are_the_shipped_lines_numbers(lines, final_newline):
     text = "\n".join(lines) + ("\n" if final_newline else "")

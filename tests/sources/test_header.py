@@ -83,7 +83,7 @@ def _fine_read(path, suffix):
         return tuple(map(header_mod._symbol, tokens)), None, ()
 
 
-@settings(max_examples=800)
+@settings(max_examples=400)
 @given(paths, suffixes)
 def test_coarse_terminals_read_every_header_as_per_character_ones(path, suffix):
     assert read_names(path, suffix) == _fine_read(path, suffix)
@@ -194,7 +194,7 @@ def _both_readings(path, suffix):
     return header_mod._terminals().read(path, suffix), header_mod.parsed_names(path, suffix)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=500)
 @given(paths, suffixes)
 def test_the_terminals_read_a_line_as_larks_parser_does_or_leave_it_to_it(path, suffix):
     plain, parsed = _both_readings(path, suffix)
