@@ -145,7 +145,7 @@ class DaskPool:
 
         def submit(part):
             return client.submit(_run_part, self.token, self.initializer, self._args, task, part,
-                                 pure=False, retries=RETRIES)
+                                 pure=False, retries=RETRIES), part
 
         pending: collections.deque = collections.deque()
         for part in parts:
@@ -153,7 +153,7 @@ class DaskPool:
             if len(pending) >= 4 * size:
                 break
         while pending:
-            results = pending.popleft().result()
+            results = self._result(*pending.popleft(), submit)
             nxt = next(parts, None)
             if nxt is not None:
                 pending.append(submit(nxt))
@@ -163,6 +163,20 @@ class DaskPool:
                 yield from results
             else:
                 yield results
+
+    def _result(self, future, part, submit):
+        """A part's results. A worker that dies holding the only copy of the scattered initializer
+        arguments takes them with it, and Dask cancels every part that needs them ("already
+        forgotten"): they are scattered again and the part run again, up to RETRIES times."""
+        from distributed import CancelledError
+
+        for _ in range(RETRIES):
+            try:
+                return future.result()
+            except CancelledError:
+                self._args = self._client.scatter(self.initargs, broadcast=True)
+                future, part = submit(part)
+        return future.result()
 
 
 def _handshake(address: str, timeout: float) -> None:
