@@ -37,7 +37,7 @@ import attrs
 from citeledger.core.reader import KeptTools, ReadOptions
 from citeledger.core.sections import Section
 from citeledger.core.sections.units import MEASURES
-from citeledger.core.context import DROPPED, tool_notice
+from citeledger.harness.context import DROPPED, tool_notice
 from citeledger.core.transcript import InputWarning, Origin, ToolResult
 
 # The file a result is charged to when its source cannot tell which it is.
@@ -224,7 +224,7 @@ class ResultSource:
             pieces, why = self.pieces(text, result)
             if pieces is None:  # not this source's to charge (a bash command that reads nothing)
                 continue
-            notice = tool_notice(text)  # the tool's own words are no file's content (core/context.py)
+            notice = tool_notice(text)  # the tool's own words are no file's content (harness/context.py)
             if notice in DROPPED:
                 continue
             if notice:

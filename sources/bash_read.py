@@ -6,11 +6,11 @@ never a read; `cat`, `sed -n`, `head`, `tail`, `nl`, ... at a command
 position with a path argument is a read of that path). A read's whole
 output is charged to the path; any other command (a search, a write, a
 build) retrieved no file and is no call of this source. What the output holds of
-the file is `core.context.shell_output`'s: a failed read or an output of only the
+the file is `harness/context.shell_output`'s: a failed read or an output of only the
 command's own `echo` lines is no call; a tool notice ("(Bash completed with no
 output)") or what another command printed after the read is meta. A script whose `echo`
 markers show where each command's output starts is split per command
-(`core.shell_split`): each part to the file its command read (an error line's part and
+(`harness/shell_split.py`): each part to the file its command read (an error line's part and
 a listing's to no file), the markers meta; several files printed with nothing between
 them are charged jointly (`core.source.joint`: `JOINT[a | b]`, never cited).
 
@@ -58,7 +58,7 @@ class BashReadSource(ResultSource):
                 return pieces, ""
         if not intent.reads:  # a search, a write or neither: no file retrieved
             return None, ""
-        # What reached the context (core/context.py): the file's part, the rest meta.
+        # What reached the context (harness/context.py): the file's part, the rest meta.
         read_at = max(command.find(intent.path), 0)
         output = shell_output(command, text, read_at)
         if output.notice in DROPPED:  # a failed read, or only the command's own echo lines

@@ -1,11 +1,11 @@
-"""A shell script's output split at its markers (core/shell_split.py). The real cases are
+"""A shell script's output split at its markers (harness/shell_split.py). The real cases are
 tests/cli/test_retrieval_tools.py (EnterpriseBench's baseline arm, FACTS.md §6),
 tests/readers/test_opencode.py (§15) and tests/readers/test_codex.py (code mode, §9); these
 hand-made commands are the shapes no real file shows yet: where the rule gives up."""
 
 from __future__ import annotations
 
-from citeledger.core.shell_split import printf_text, simple_commands, split_output
+from citeledger.harness.shell_split import printf_text, simple_commands, split_output
 
 
 def reads(simple):
